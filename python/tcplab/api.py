@@ -1,0 +1,170 @@
+"""The Python API: ``tcplab.run`` and its result.
+
+>>> res = tcplab.run("scenarios/dumbbell.toml", seed=3, overrides=["simulation.duration=5s"])
+>>> res.summary["flows"][0]["goodput_bps"]
+>>> res.events.query("kind == 'segment_retransmitted'")
+
+A run is a pure function of (scenario, seed): the same inputs give the same summary (apart
+from ``wall_s``) and identical tables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence, Union
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import _core
+from .errors import ScenarioError, TcplabError, _translate
+from .tables import to_arrow
+
+ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
+
+#: Table names written by ``RunResult.write`` (as ``<name>.parquet``).
+TABLES = ("flows", "events", "timeseries")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario, ready to run. Build it with :func:`load_scenario`."""
+
+    _spec: Any = field(repr=False)
+    name: str
+    default_seed: int
+    link_names: tuple[str, ...]
+
+
+def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Scenario:
+    """Load and validate a scenario from a TOML file path, TOML text or a dict.
+
+    ``overrides`` are ``"path.to.key=value"`` strings, as ``tcplab run --set``.
+    Raises :class:`ScenarioError` with one line naming the field on any problem.
+    """
+    if isinstance(scenario, Scenario):
+        if list(overrides):
+            raise ScenarioError("overrides cannot be applied to an already loaded Scenario")
+        return scenario
+    ov = [str(o) for o in overrides]
+    try:
+        if isinstance(scenario, Mapping):
+            name = str(scenario.get("name", "scenario"))
+            spec = _core.load_scenario_json(json.dumps(scenario), name, ov)
+        else:
+            path = Path(scenario)
+            if not path.exists():
+                raise ScenarioError(f"{path}: no such scenario file")
+            if path.is_dir():
+                raise ScenarioError(f"{path}: is a directory, not a scenario file")
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise ScenarioError(f"{path}: cannot read scenario file ({e})") from None
+            spec = _core.load_scenario(text, path.stem, ov)
+    except _core.ScenarioError as e:
+        raise _translate(e) from None
+    return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names))
+
+
+class RunResult:
+    """Results of one run: ``summary`` (dict) and tables as pandas DataFrames or Arrow."""
+
+    def __init__(self, summary: dict, tables: Mapping[str, pa.Table]):
+        self.summary = summary
+        self._arrow = dict(tables)
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def arrow(self, name: str) -> pa.Table:
+        """The Arrow table ``name`` (one of ``flows``, ``events``, ``timeseries``)."""
+        try:
+            return self._arrow[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r}; tables are {', '.join(self._arrow)}") from None
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = self.arrow(name).to_pandas()
+        return self._frames[name]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self._frame("flows")
+
+    @property
+    def events(self) -> pd.DataFrame:
+        return self._frame("events")
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        return self._frame("timeseries")
+
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``summary.json`` and one Parquet file per table into ``out_dir``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        for name, table in self._arrow.items():
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
+        return out
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<RunResult scenario={s['scenario']!r} seed={s['seed']} flows={len(s['flows'])} "
+            f"sim_time_s={s['sim_time_s']:.3f} events={s['events']}>"
+        )
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    overrides: Iterable[str] = (),
+    *,
+    out: str | os.PathLike | None = None,
+    pcap: Sequence[str] = (),
+    trace: bool = True,
+) -> RunResult:
+    """Run one simulation.
+
+    - ``scenario``: path to a TOML file, TOML as a dict, or a :class:`Scenario`.
+    - ``seed``: overrides the scenario's ``simulation.seed``.
+    - ``overrides``: ``"path.to.key=value"`` strings.
+    - ``out``: if given, outputs are written there (``summary.json``, Parquet tables, and
+      ``<link>.pcap`` for each link named in ``pcap``).
+    - ``trace``: record the ``events`` and ``timeseries`` tables (off for fast sweeps).
+
+    Raises :class:`ScenarioError` for any invalid input.
+    """
+    sc = load_scenario(scenario, overrides)
+    if seed is None:
+        seed = sc.default_seed
+    if not isinstance(seed, int) or isinstance(seed, bool) or not (0 <= seed < 2**64):
+        raise ScenarioError(f"seed: must be an integer from 0 to 2^64-1, got {seed!r}")
+    pcap_paths: list[tuple[str, str]] = []
+    if pcap:
+        if out is None:
+            raise ScenarioError("pcap: writing pcap files needs an output directory (out=...)")
+        Path(out).mkdir(parents=True, exist_ok=True)
+        pcap_paths = [(name, str(Path(out) / f"{name}.pcap")) for name in pcap]
+    t0 = time.perf_counter()
+    try:
+        raw = _core.run(sc._spec, seed, trace, pcap_paths)
+    except _core.ScenarioError as e:
+        raise _translate(e) from None
+    wall_s = time.perf_counter() - t0
+    summary = json.loads(raw.summary_json)
+    summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s}
+    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
+    result = RunResult(summary, tables)
+    if out is not None:
+        result.write(out)
+    return result
+
+
+__all__ = ["Scenario", "RunResult", "load_scenario", "run", "ScenarioError", "TcplabError"]

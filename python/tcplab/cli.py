@@ -1,0 +1,152 @@
+"""The ``tcplab`` command line.
+
+Every user error ends in one line on stderr and exit code 2 (click's own usage errors also
+exit 2). Nothing a user can type produces a Python traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import ScenarioError, TcplabError
+
+EXIT_USER_ERROR = 2
+
+
+def _user_errors(fn):
+    """Turn tcplab's user errors (and unwritable outputs) into one line + exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TcplabError as e:
+            click.echo(f"tcplab: error: {e}", err=True)
+            sys.exit(EXIT_USER_ERROR)
+        except OSError as e:
+            where = f" {e.filename}" if getattr(e, "filename", None) else ""
+            click.echo(f"tcplab: error:{where}: {e.strerror or e}", err=True)
+            sys.exit(EXIT_USER_ERROR)
+        except KeyboardInterrupt:
+            click.echo("tcplab: interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tcplab")
+def main() -> None:
+    """tcplab: how TCP starts up and recovers from loss.
+
+    \b
+    tcplab run scenarios/dumbbell.toml -o out      simulate, write results
+    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace
+    tcplab bench                                   simulator speed suite
+    tcplab schema                                  JSON Schema of scenario files
+    """
+
+
+def _fmt_rate(bps: float) -> str:
+    for unit, div in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
+        if bps >= div:
+            return f"{bps / div:.2f} {unit}"
+    return f"{bps:.0f} b/s"
+
+
+def _print_summary(summary: dict, out: Path) -> None:
+    flows = summary["flows"]
+    click.echo(
+        f"{summary['scenario']}: {len(flows)} flows, {summary['sim_time_s']:.3f} s simulated, "
+        f"{summary['events']} events in {summary['wall_s']:.2f} s wall"
+    )
+    header = f"{'flow':>4} {'src':>6} {'dst':>6} {'delivered':>12} {'fct_s':>9} {'goodput':>12} {'rexmit':>7} {'spur':>5} {'rto':>4}"
+    click.echo(header)
+    for f in flows[:50]:
+        fct = "-" if f["fct_s"] is None else f"{f['fct_s']:.3f}"
+        click.echo(
+            f"{f['id']:>4} {f['src']:>6} {f['dst']:>6} {f['bytes_delivered']:>12} {fct:>9} "
+            f"{_fmt_rate(f['goodput_bps']):>12} {f['retransmissions']:>7} "
+            f"{f['spurious_retransmissions']:>5} {f['timeouts']:>4}"
+        )
+    if len(flows) > 50:
+        click.echo(f"... and {len(flows) - 50} more flows (see flows.parquet)")
+    click.echo(f"results in {out}/")
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output directory (created if missing).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
+              help="Run seed (default: the scenario's simulation.seed).")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
+              help="Override a scenario key, e.g. --set links.bottleneck.bandwidth=10Mbps.")
+@click.option("--pcap", "pcap", multiple=True, metavar="LINK",
+              help="Write OUT/LINK.pcap with every packet crossing that link.")
+@click.option("--no-trace", is_flag=True, help="Skip the events and timeseries tables.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@_user_errors
+def run(scenario: Path, out: Path, seed, overrides, pcap, no_trace: bool, quiet: bool) -> None:
+    """Simulate SCENARIO and write summary.json, flows/events/timeseries.parquet to OUT."""
+    from .api import run as api_run
+
+    res = api_run(scenario, seed=seed, overrides=overrides, out=out, pcap=pcap, trace=not no_trace)
+    if not quiet:
+        _print_summary(res.summary, out)
+
+
+@main.command()
+@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE")
+@_user_errors
+def check(scenario: Path, overrides) -> None:
+    """Validate SCENARIO without running it."""
+    from .api import load_scenario
+
+    sc = load_scenario(scenario, overrides)
+    click.echo(f"{scenario}: ok ({sc._spec.num_flows} flows, {len(sc.link_names)} links)")
+
+
+@main.command()
+@click.argument("results", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--flow", type=int, default=0, show_default=True, help="Flow id to draw.")
+@click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Image file (.png, .pdf, .svg).")
+@click.option("--start", type=float, default=None, help="Start of the time axis (s).")
+@click.option("--end", type=float, default=None, help="End of the time axis (s).")
+@_user_errors
+def plot(results: Path, flow: int, out: Path, start, end) -> None:
+    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory."""
+    from .plot import plot_flow
+
+    plot_flow(results, flow, out, t_start=start, t_end=end)
+    click.echo(f"wrote {out}")
+
+
+@main.command()
+@click.option("--case", "cases", multiple=True, help="Run only this case (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per case on stdout.")
+@_user_errors
+def bench(cases, as_json: bool) -> None:
+    """Run the simulator speed suite (release build, tracing off)."""
+    from .bench import run_bench
+
+    run_bench(list(cases) or None, as_json=as_json)
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files (for editor completion)."""
+    from . import _core
+
+    click.echo(_core.schema())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "scenarios"
+
+#: A small two-host scenario used across tests (one bottleneck, one finite flow).
+SMALL = """
+name = "small"
+[simulation]
+duration = "5s"
+seed = 1
+
+[tcp]
+mss = "1460B"
+recv_buffer = "64KB"
+
+[[nodes]]
+name = "a"
+kind = "host"
+[[nodes]]
+name = "r"
+kind = "router"
+[[nodes]]
+name = "b"
+kind = "host"
+
+[[links]]
+name = "access"
+a = "a"
+b = "r"
+bandwidth = "100Mbps"
+delay = "1ms"
+queue = "100pkt"
+
+[[links]]
+name = "bottleneck"
+a = "r"
+b = "b"
+bandwidth = "10Mbps"
+delay = "20ms"
+queue = "20pkt"
+
+[[flows]]
+src = "a"
+dst = "b"
+start = "0s"
+size = "200KB"
+"""
+
+
+@pytest.fixture
+def small_scenario(tmp_path: Path) -> Path:
+    p = tmp_path / "small.toml"
+    p.write_text(SMALL)
+    return p
+
+
+def tcplab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the installed CLI as a user would (a separate process)."""
+    return subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        timeout=600,
+    )
