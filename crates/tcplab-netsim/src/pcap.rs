@@ -1,0 +1,1 @@
+//! pcap writer (in progress).
