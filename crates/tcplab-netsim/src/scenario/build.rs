@@ -56,8 +56,8 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
     let lookup_node = |at: &P, name: &str| -> R<NodeId> {
         node_ids.get(name).copied().ok_or_else(|| {
             let hint = match suggestion(name, &node_names) {
-                Some(s) => format!("; did you mean \"{s}\"?"),
-                None if node_names.is_empty() => " (no [[nodes]] are defined)".to_string(),
+                _ if node_names.is_empty() => " (no [[nodes]] are defined)".to_string(),
+                Some(s) => format!("; did you mean \"{s}\"? (nodes are: {})", node_names.join(", ")),
                 None => format!(" (nodes are: {})", node_names.join(", ")),
             };
             ctx.err(at, format!("unknown node \"{name}\"{hint}"))
@@ -167,7 +167,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         let dst = lookup_node(&at.k("dst"), &r.dst)?;
         let link = *link_ids.get(&r.link).ok_or_else(|| {
             let hint = match suggestion(&r.link, &link_names) {
-                Some(s) => format!("; did you mean \"{s}\"?"),
+                Some(s) => format!("; did you mean \"{s}\"? (links are: {})", link_names.join(", ")),
                 None => format!(" (links are: {})", link_names.join(", ")),
             };
             ctx.err(&at.k("link"), format!("unknown link \"{}\"{hint}", r.link))

@@ -93,7 +93,7 @@ pub fn load_str(text: &str, name: &str, overrides: &[String]) -> Result<SimSpec,
             let location = e.span().map(|s| line_col(text, s.start));
             return Err(ScenarioError {
                 path: None,
-                message: format!("invalid TOML: {}", one_line(e.message())),
+                message: format!("invalid TOML: {}", syntax_message(e.message())),
                 location,
                 from_override: None,
             });
@@ -310,6 +310,12 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
             return (Some(field.to_string()), "required key is missing".to_string());
         }
     }
+    if let Some(rest) = msg.strip_prefix("invalid value: integer `") {
+        // "invalid value: integer `-1`, expected u32"
+        if let Some((n, expected)) = rest.split_once("`, expected ") {
+            return (None, format!("expected {}, found {n}", humanize_expected(expected)));
+        }
+    }
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
         // "invalid type: string \"x\", expected u32" → "expected u32, found string \"x\""
         if let Some((found, expected)) = rest.rsplit_once(", expected ") {
@@ -337,14 +343,21 @@ fn suggest_tail(word: &str, expected: &[String]) -> String {
     }
 }
 
-/// The closest expected word within [`MAX_SUGGESTION_DISTANCE`] edits, if any.
+/// The closest expected word within [`MAX_SUGGESTION_DISTANCE`] edits, if there is exactly one.
 pub(crate) fn suggestion(word: &str, expected: &[String]) -> Option<String> {
-    expected
+    let scored: Vec<(usize, &String)> = expected
         .iter()
         .map(|e| (edit_distance(word, e), e))
         .filter(|(d, _)| *d <= MAX_SUGGESTION_DISTANCE)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, e)| e.clone())
+        .collect();
+    let best = scored.iter().map(|(d, _)| *d).min()?;
+    let mut at_best = scored.iter().filter(|(d, _)| *d == best);
+    let first = at_best.next()?;
+    // Two equally close candidates ("d9" vs d1 and d2): no guess.
+    if at_best.next().is_some() {
+        return None;
+    }
+    Some(first.1.clone())
 }
 
 /// Words between backticks.
@@ -384,6 +397,11 @@ fn line_col(text: &str, pos: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
     (line, col)
+}
+
+/// The parser's multi-line message as one line: lines joined with "; ".
+fn syntax_message(m: &str) -> String {
+    m.lines().map(one_line).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ").replace('`', "\"")
 }
 
 /// Collapse white space (including newlines) to single spaces.

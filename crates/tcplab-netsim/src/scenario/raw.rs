@@ -168,6 +168,17 @@ fn quantity_text(v: &toml::Value, example: &str) -> Result<String, String> {
     }
 }
 
+/// A unit parser's message about a bare TOML number shows the number as written (`30`, not
+/// `"30"`), so the user is not told about quotes they never typed.
+fn unquote_number(v: &toml::Value, s: &str, e: impl std::fmt::Display) -> String {
+    let m = e.to_string();
+    if v.is_str() {
+        m
+    } else {
+        m.replace(&format!("\"{s}\""), s)
+    }
+}
+
 /// "a boolean `true`" and the like, for messages.
 pub fn describe(v: &toml::Value) -> String {
     match v {
@@ -190,7 +201,7 @@ macro_rules! quantity {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let v = toml::Value::deserialize(d)?;
                 let s = quantity_text(&v, $example).map_err(D::Error::custom)?;
-                ($parse)(&s).map($name).map_err(|e| D::Error::custom(e.to_string()))
+                ($parse)(&s).map($name).map_err(|e| D::Error::custom(unquote_number(&v, &s, e)))
             }
         }
     };
@@ -279,7 +290,9 @@ impl<'de> Deserialize<'de> for DelayedAck {
             other => {
                 let s = quantity_text(other, "200ms")
                     .map_err(|e| D::Error::custom(format!("{e} or false")))?;
-                parse_duration(&s).map(|d| DelayedAck(Some(d))).map_err(|e| D::Error::custom(e.to_string()))
+                parse_duration(&s)
+                    .map(|d| DelayedAck(Some(d)))
+                    .map_err(|e| D::Error::custom(unquote_number(other, &s, e)))
             }
         }
     }
@@ -324,7 +337,9 @@ impl<'de> Deserialize<'de> for RawQueue {
                 let limit = t.get("limit").ok_or_else(|| D::Error::custom("missing field `limit`"))?;
                 limit_of(limit).map(RawQueue).map_err(|e| D::Error::custom(format!("limit: {e}")))
             }
-            other => limit_of(other).map(RawQueue).map_err(D::Error::custom),
+            other => limit_of(other)
+                .map(RawQueue)
+                .map_err(|e| D::Error::custom(if other.is_str() { e } else { e.replace(&format!("\"{other}\""), &other.to_string()) })),
         }
     }
 }
