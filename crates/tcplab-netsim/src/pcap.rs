@@ -382,6 +382,10 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 3);
+        // For checking the file with tshark by hand: TCPLAB_KEEP_PCAP=/tmp/x.pcap cargo test.
+        if let Some(keep) = std::env::var_os("TCPLAB_KEEP_PCAP") {
+            std::fs::copy(&path, keep).unwrap();
+        }
         std::fs::remove_file(&path).ok();
     }
 
