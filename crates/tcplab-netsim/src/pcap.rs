@@ -222,6 +222,7 @@ fn encode(pkt: &WirePacket<'_>) -> io::Result<(Vec<u8>, u32)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use etherparse::{LaxNetSlice, LaxSlicedPacket, TransportSlice};
@@ -349,7 +350,7 @@ mod tests {
             assert_eq!(tcp.fin(), seg.flags.contains(TcpFlags::FIN));
             assert_eq!(tcp.ack(), seg.flags.contains(TcpFlags::ACK));
             assert_eq!(tcp.psh(), seg.flags.contains(TcpFlags::PSH));
-            assert_eq!(tcp.header_len() as usize, seg.header_len());
+            assert_eq!(tcp.header_len(), seg.header_len());
 
             // TCP checksum over pseudo-header + header + zero payload (RFC 9293 §3.1).
             let tcp_len = tcp.header_len() as u32 + seg.len;

@@ -26,6 +26,7 @@ pub mod overrides;
 mod raw;
 mod schema;
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests;
 
 use crate::spec::SimSpec;
@@ -104,7 +105,7 @@ pub fn load_str(text: &str, name: &str, overrides: &[String]) -> Result<SimSpec,
     let ctx = Ctx { overrides: applied, ..ctx };
     let raw: raw::RawScenario = match serde_path_to_error::deserialize(value) {
         Ok(r) => r,
-        Err(e) => return Err(ctx.from_serde(e)),
+        Err(e) => return Err(ctx.serde_error(e)),
     };
     build::build(&ctx, raw, name)
 }
@@ -262,7 +263,7 @@ impl<'a> Ctx<'a> {
 
     /// Turn a serde error into a one-line `path: message`, with "did you mean" for unknown
     /// keys and values.
-    fn from_serde(&self, e: serde_path_to_error::Error<toml::de::Error>) -> ScenarioError {
+    fn serde_error(&self, e: serde_path_to_error::Error<toml::de::Error>) -> ScenarioError {
         let mut segs: Vec<Seg> = Vec::new();
         for s in e.path().iter() {
             match s {
@@ -374,8 +375,8 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
