@@ -30,6 +30,41 @@ pub struct RawScenario {
     pub routes: Vec<RawRoute>,
     #[serde(default)]
     pub flows: Vec<RawFlow>,
+    /// Optional generator of nodes and links (added before `nodes` and `links`).
+    pub topology: Option<RawTopology>,
+}
+
+/// `[topology]`: generate a standard topology instead of listing nodes and links.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopology {
+    pub kind: RawTopologyKind,
+    /// Hosts on the left (`s1`..`sN`), attached to router `r1`.
+    pub senders: u32,
+    /// Hosts on the right (`d1`..`dM`), attached to router `r2`; defaults to `senders`.
+    pub receivers: Option<u32>,
+    /// The `r1`–`r2` link, named "bottleneck".
+    pub bottleneck: RawLinkParams,
+    /// Every host's link to its router.
+    pub access: RawLinkParams,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RawTopologyKind {
+    Dumbbell,
+}
+
+/// The properties of a generated link (a `[[links]]` entry without name and endpoints).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLinkParams {
+    pub bandwidth: Bw,
+    pub delay: Dur,
+    pub queue: Option<RawQueue>,
+    pub loss: Option<RawLoss>,
+    pub loss_ab: Option<RawLoss>,
+    pub loss_ba: Option<RawLoss>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,7 +135,7 @@ pub struct RawLink {
     pub loss_ba: Option<RawLoss>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawLoss {
     None,

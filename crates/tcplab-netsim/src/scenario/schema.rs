@@ -94,6 +94,26 @@ fn tcp_table() -> Value {
     })
 }
 
+fn link_params(desc: &str) -> Value {
+    let packet_or_bytes = unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"));
+    json!({
+        "type": "object", "additionalProperties": false, "required": ["bandwidth", "delay"],
+        "description": desc,
+        "properties": {
+            "bandwidth": bandwidth("Rate of each direction"),
+            "delay": duration("One-way propagation delay"),
+            "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
+                {"type": "string", "pattern": packet_or_bytes},
+                {"type": "object", "additionalProperties": false, "required": ["limit"],
+                 "properties": {"kind": {"const": "droptail"}, "limit": {"type": "string", "pattern": packet_or_bytes}}}
+            ]},
+            "loss": loss_model(),
+            "loss_ab": loss_model(),
+            "loss_ba": loss_model()
+        }
+    })
+}
+
 /// The JSON Schema of the scenario file format, pretty-printed.
 pub fn json_schema() -> String {
     let schema = json!({
@@ -115,6 +135,18 @@ pub fn json_schema() -> String {
                 }
             },
             "tcp": tcp_table(),
+            "topology": {
+                "type": "object", "additionalProperties": false,
+                "required": ["kind", "senders", "bottleneck", "access"],
+                "description": "Generate a dumbbell: s1..sN - r1 = bottleneck = r2 - d1..dM",
+                "properties": {
+                    "kind": {"const": "dumbbell"},
+                    "senders": {"type": "integer", "minimum": 1, "description": "Hosts s1..sN attached to r1"},
+                    "receivers": {"type": "integer", "minimum": 1, "description": "Hosts d1..dM attached to r2 (default: senders)"},
+                    "bottleneck": link_params("The r1-r2 link, named \"bottleneck\""),
+                    "access": link_params("Each host's link to its router")
+                }
+            },
             "nodes": {"type": "array", "items": {
                 "type": "object", "additionalProperties": false, "required": ["name", "kind"],
                 "properties": {"name": name("Node name"), "kind": {"enum": ["host", "router"]}}

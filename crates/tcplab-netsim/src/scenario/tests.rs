@@ -427,6 +427,82 @@ fn every_error_is_one_line() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// [topology]
+
+const GENERATED_DUMBBELL: &str = r#"name = "dumbbell"
+[simulation]
+duration = "15s"
+timeseries_interval = "10ms"
+[tcp]
+recv_buffer = "256KiB"
+[topology]
+kind = "dumbbell"
+senders = 3
+bottleneck = { bandwidth = "10Mbps", delay = "20ms", queue = "40pkt" }
+access = { bandwidth = "100Mbps", delay = "1ms" }
+[[flows]]
+src = "s1"
+dst = "d1"
+size = "unlimited"
+[[flows]]
+src = "s2"
+dst = "d2"
+start = "3s"
+size = "2MB"
+[[flows]]
+src = "s3"
+dst = "d3"
+start = "6s"
+size = "100KB"
+count = 3
+[[flows]]
+src = "s3"
+dst = "d3"
+start = "9s"
+size = "100KB"
+tcp = { initial_window = "rfc6928" }
+"#;
+
+#[test]
+fn the_dumbbell_generator_builds_the_same_spec_as_the_listed_dumbbell() {
+    let listed = load_path(&std::path::Path::new(SCENARIO_DIR).join("dumbbell.toml"), &[]).unwrap();
+    let generated = load(GENERATED_DUMBBELL).unwrap();
+    assert_eq!(generated, listed);
+}
+
+#[test]
+fn generated_topologies_take_overrides_and_extra_nodes() {
+    let spec = set(GENERATED_DUMBBELL, &["topology.senders=5", "topology.receivers=4", "topology.bottleneck.bandwidth=1Mbps"]);
+    assert_eq!(spec.nodes.len(), 5 + 2 + 4);
+    assert_eq!(spec.links.len(), 1 + 5 + 4);
+    assert_eq!(spec.links[0].bandwidth, Bandwidth::mbps(1));
+    let extra = format!("{GENERATED_DUMBBELL}\n[[nodes]]\nname = \"x\"\nkind = \"host\"\n[[links]]\na = \"x\"\nb = \"r1\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n");
+    let spec = load(&extra).unwrap();
+    assert_eq!(spec.nodes.last().unwrap().name, "x");
+    assert_eq!(spec.links.last().unwrap().name, "x-r1");
+}
+
+#[test]
+fn generated_topology_errors_name_the_topology_keys() {
+    assert_eq!(
+        err(&format!("{GENERATED_DUMBBELL}\n[[nodes]]\nname = \"s1\"\nkind = \"host\"\n")),
+        "nodes[0].name: node \"s1\" is defined twice (line 35, column 1)"
+    );
+    assert_eq!(
+        err_set(GENERATED_DUMBBELL, &["topology.senders=0"]),
+        "topology.senders: must be between 1 and 10000 (from --set topology.senders=0)"
+    );
+    assert_eq!(
+        err_set(GENERATED_DUMBBELL, &["topology.bottleneck.loss={ model = \"bernoulli\", p = 2 }"]),
+        "topology.bottleneck.loss.p: 2 is not a probability (must be between 0 and 1) (from --set topology.bottleneck.loss={ model = \"bernoulli\", p = 2 })"
+    );
+    assert_eq!(
+        err(&GENERATED_DUMBBELL.replace("kind = \"dumbbell\"", "kind = \"dumbell\"")),
+        "topology.kind: unknown value \"dumbell\"; did you mean \"dumbbell\"? (expected one of \"dumbbell\") (line 8, column 1)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Overrides
 
 fn set(text: &str, sets: &[&str]) -> SimSpec {
