@@ -74,6 +74,8 @@ pub struct WirePacket<'a> {
 #[derive(Debug)]
 pub struct PcapLinkWriter {
     writer: PcapWriter<BufWriter<File>>,
+    /// Reused for each record's header bytes.
+    buf: Vec<u8>,
 }
 
 fn pcap_err(e: pcap_file::PcapError) -> io::Error {
@@ -103,13 +105,13 @@ impl PcapLinkWriter {
         };
         let writer = PcapWriter::with_header(BufWriter::with_capacity(BUF_CAPACITY, file), header)
             .map_err(pcap_err)?;
-        Ok(PcapLinkWriter { writer })
+        Ok(PcapLinkWriter { writer, buf: Vec::with_capacity(MAX_HEADER_BYTES) })
     }
 
     /// Append one packet seen at simulated time `t`.
     pub fn write(&mut self, t: SimTime, pkt: &WirePacket<'_>) -> io::Result<()> {
-        let (bytes, orig_len) = encode(pkt)?;
-        let packet = PcapPacket::new(Duration::from_nanos(t.as_nanos()), orig_len, &bytes);
+        let orig_len = encode(pkt, &mut self.buf)?;
+        let packet = PcapPacket::new(Duration::from_nanos(t.as_nanos()), orig_len, &self.buf);
         self.writer.write_packet(&packet).map_err(pcap_err)?;
         Ok(())
     }
@@ -134,12 +136,39 @@ fn ecn_bits(e: Ecn) -> Ipv4Ecn {
     }
 }
 
+/// Most option elements [`options`] emits: MSS; NOP NOP TS (or SACK_PERM TS); NOP WS;
+/// NOP NOP SACK.
+const MAX_OPTION_ELEMENTS: usize = 9;
+
+/// A fixed-capacity list of option elements (no allocation per packet).
+struct OptionList {
+    items: [TcpOptionElement; MAX_OPTION_ELEMENTS],
+    len: usize,
+}
+
+impl OptionList {
+    fn extend<const N: usize>(&mut self, els: [TcpOptionElement; N]) {
+        for e in els {
+            if let Some(slot) = self.items.get_mut(self.len) {
+                *slot = e;
+                self.len += 1;
+            }
+        }
+    }
+    fn push(&mut self, e: TcpOptionElement) {
+        self.extend([e]);
+    }
+    fn as_slice(&self) -> &[TcpOptionElement] {
+        &self.items[..self.len]
+    }
+}
+
 /// TCP options in the engine's layout (see the module doc), trimmed to 40 bytes by dropping
 /// trailing SACK blocks.
-fn options(seg: &Segment) -> Vec<TcpOptionElement> {
+fn options(seg: &Segment) -> OptionList {
     use TcpOptionElement::*;
     let o = &seg.options;
-    let mut v = Vec::with_capacity(8);
+    let mut v = OptionList { items: std::array::from_fn(|_| Noop), len: 0 };
     if let Some(mss) = o.mss {
         v.push(MaximumSegmentSize(mss));
     }
@@ -159,7 +188,7 @@ fn options(seg: &Segment) -> Vec<TcpOptionElement> {
     }
     let blocks = o.sack.as_slice();
     if let Some(first) = blocks.first() {
-        let used: usize = o.encoded_len() - (4 + 8 * blocks.len());
+        let used: usize = o.encoded_len().saturating_sub(4 + 8 * blocks.len());
         // NOP NOP kind len = 4 bytes, then 8 per block.
         let room = MAX_TCP_OPTION_BYTES.saturating_sub(used).saturating_sub(4) / 8;
         let n = blocks.len().min(room);
@@ -174,8 +203,9 @@ fn options(seg: &Segment) -> Vec<TcpOptionElement> {
     v
 }
 
-/// IPv4 + TCP header bytes of `pkt`, and the full IP datagram length.
-fn encode(pkt: &WirePacket<'_>) -> io::Result<(Vec<u8>, u32)> {
+/// Write the IPv4 + TCP header bytes of `pkt` into `out` (cleared first); returns the full
+/// IP datagram length.
+fn encode(pkt: &WirePacket<'_>, out: &mut Vec<u8>) -> io::Result<u32> {
     let seg = pkt.segment;
     let f = seg.flags;
     let mut tcp = TcpHeader::new(pkt.src_port, pkt.dst_port, seg.seq.0, seg.window);
@@ -188,7 +218,7 @@ fn encode(pkt: &WirePacket<'_>) -> io::Result<(Vec<u8>, u32)> {
     tcp.urg = f.contains(TcpFlags::URG);
     tcp.ece = f.contains(TcpFlags::ECE);
     tcp.cwr = f.contains(TcpFlags::CWR);
-    tcp.set_options(&options(seg)).map_err(|e| invalid(format!("TCP options: {e}")))?;
+    tcp.set_options(options(seg).as_slice()).map_err(|e| invalid(format!("TCP options: {e}")))?;
 
     let payload_len = usize::try_from(seg.len).map_err(|_| invalid("payload too large".into()))?;
     let tcp_len = tcp.header_len() + payload_len;
@@ -201,9 +231,8 @@ fn encode(pkt: &WirePacket<'_>) -> io::Result<(Vec<u8>, u32)> {
                 seg.len
             ))
         })?;
-    let payload = ZERO_PAYLOAD
-        .get(..payload_len)
-        .ok_or_else(|| invalid("payload too large".into()))?;
+    let payload =
+        ZERO_PAYLOAD.get(..payload_len).ok_or_else(|| invalid("payload too large".into()))?;
     tcp.checksum = tcp
         .calc_checksum_ipv4_raw(pkt.src_ip, pkt.dst_ip, payload)
         .map_err(|e| invalid(format!("TCP checksum: {e}")))?;
@@ -215,10 +244,10 @@ fn encode(pkt: &WirePacket<'_>) -> io::Result<(Vec<u8>, u32)> {
     ip.ecn = ecn_bits(seg.ecn);
     ip.header_checksum = ip.calc_header_checksum();
 
-    let mut bytes = Vec::with_capacity(ip.header_len() + tcp.header_len());
-    ip.write(&mut bytes)?;
-    tcp.write(&mut bytes)?;
-    Ok((bytes, u32::from(ip.total_len)))
+    out.clear();
+    ip.write(out)?;
+    tcp.write(out)?;
+    Ok(u32::from(ip.total_len))
 }
 
 #[cfg(test)]
@@ -365,7 +394,13 @@ mod tests {
             match n {
                 0 => assert_eq!(
                     opts,
-                    vec![MaximumSegmentSize(1460), SelectiveAcknowledgementPermitted, Timestamp(11, 0), Noop, WindowScale(7)]
+                    vec![
+                        MaximumSegmentSize(1460),
+                        SelectiveAcknowledgementPermitted,
+                        Timestamp(11, 0),
+                        Noop,
+                        WindowScale(7)
+                    ]
                 ),
                 1 => assert_eq!(
                     opts,
@@ -394,21 +429,25 @@ mod tests {
     fn four_sack_blocks_with_timestamps_are_trimmed_to_three() {
         let mut seg = data_with_sack();
         for k in 0..2u32 {
-            seg.options.sack.push(SackBlock { left: SeqNum(20_000 + k * 4000), right: SeqNum(21_000 + k * 4000) });
+            seg.options.sack.push(SackBlock {
+                left: SeqNum(20_000 + k * 4000),
+                right: SeqNum(21_000 + k * 4000),
+            });
         }
         assert_eq!(seg.options.sack.len(), 4);
-        let (bytes, _) = encode(&wire(&seg, 1)).unwrap();
+        let mut bytes = Vec::new();
+        encode(&wire(&seg, 1), &mut bytes).unwrap();
         assert_eq!(bytes.len(), 20 + 20 + 40);
     }
 
     #[test]
     fn an_oversized_segment_is_an_error_not_a_panic() {
         let seg = Segment { len: 70_000, flags: TcpFlags::ACK, ..Segment::default() };
-        assert!(encode(&wire(&seg, 1)).is_err());
+        assert!(encode(&wire(&seg, 1), &mut Vec::new()).is_err());
         let seg = Segment { len: 65_535 - 40, flags: TcpFlags::ACK, ..Segment::default() };
-        assert!(encode(&wire(&seg, 1)).is_ok());
+        assert!(encode(&wire(&seg, 1), &mut Vec::new()).is_ok());
         let seg = Segment { len: 65_535 - 39, flags: TcpFlags::ACK, ..Segment::default() };
-        assert!(encode(&wire(&seg, 1)).is_err());
+        assert!(encode(&wire(&seg, 1), &mut Vec::new()).is_err());
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub use schema::json_schema;
 pub const DEFAULT_SEED: u64 = 1;
 /// Largest edit distance for a "did you mean" suggestion.
 const MAX_SUGGESTION_DISTANCE: usize = 2;
+/// Words longer than this get no suggestion (they are not typos, and the edit distance
+/// table grows with the product of the lengths).
+const MAX_SUGGESTION_LEN: usize = 64;
 
 /// Why a scenario was rejected. `Display` is a single line naming the field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +68,12 @@ impl ScenarioError {
         self.location
     }
     pub(crate) fn plain(message: impl Into<String>) -> Self {
-        ScenarioError { path: None, message: one_line(&message.into()), location: None, from_override: None }
+        ScenarioError {
+            path: None,
+            message: one_line(&message.into()),
+            location: None,
+            from_override: None,
+        }
     }
 }
 
@@ -181,12 +189,8 @@ impl<'a> Ctx<'a> {
     /// An error about the field at `path`.
     pub fn err(&self, path: &P, message: impl Into<String>) -> ScenarioError {
         let segs = &path.0;
-        let from_override = self
-            .overrides
-            .iter()
-            .rev()
-            .find(|(o, _)| segs.starts_with(o))
-            .map(|(_, s)| s.clone());
+        let from_override =
+            self.overrides.iter().rev().find(|(o, _)| segs.starts_with(o)).map(|(_, s)| s.clone());
         ScenarioError {
             path: if segs.is_empty() { None } else { Some(render_path(segs)) },
             message: one_line(&message.into()),
@@ -211,7 +215,9 @@ impl<'a> Ctx<'a> {
                     let tl: Option<&dyn toml_edit::TableLike> = match c {
                         Cur::Item(i) => i.as_table_like(),
                         Cur::Table(t) => Some(*t as &dyn toml_edit::TableLike),
-                        Cur::Value(v) => v.as_inline_table().map(|t| t as &dyn toml_edit::TableLike),
+                        Cur::Value(v) => {
+                            v.as_inline_table().map(|t| t as &dyn toml_edit::TableLike)
+                        }
                     };
                     match tl.and_then(|t| t.get_key_value(k)) {
                         Some((key, item)) => {
@@ -269,7 +275,9 @@ impl<'a> Ctx<'a> {
             match s {
                 serde_path_to_error::Segment::Seq { index } => segs.push(Seg::Index(*index)),
                 serde_path_to_error::Segment::Map { key } => segs.push(Seg::Key(key.clone())),
-                serde_path_to_error::Segment::Enum { variant } => segs.push(Seg::Key(variant.clone())),
+                serde_path_to_error::Segment::Enum { variant } => {
+                    segs.push(Seg::Key(variant.clone()))
+                }
                 serde_path_to_error::Segment::Unknown => {}
             }
         }
@@ -292,7 +300,10 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         if let Some((field, tail)) = rest.split_once('`') {
             let expected = backticked(tail);
-            return (Some(field.to_string()), format!("unknown field{}", suggest_tail(field, &expected)));
+            return (
+                Some(field.to_string()),
+                format!("unknown field{}", suggest_tail(field, &expected)),
+            );
         }
     }
     if let Some(rest) = msg.strip_prefix("unknown variant `") {
@@ -301,7 +312,9 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
             let list = expected.iter().map(|e| format!("\"{e}\"")).collect::<Vec<_>>().join(", ");
             let mut m = format!("unknown value \"{variant}\"; expected one of {list}");
             if let Some(s) = suggestion(variant, &expected) {
-                m = format!("unknown value \"{variant}\"; did you mean \"{s}\"? (expected one of {list})");
+                m = format!(
+                    "unknown value \"{variant}\"; did you mean \"{s}\"? (expected one of {list})"
+                );
             }
             return (None, m);
         }
@@ -320,7 +333,14 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
         // "invalid type: string \"x\", expected u32" → "expected u32, found string \"x\""
         if let Some((found, expected)) = rest.rsplit_once(", expected ") {
-            return (None, format!("expected {}, found {}", humanize_expected(expected), found.replace('`', "")));
+            return (
+                None,
+                format!(
+                    "expected {}, found {}",
+                    humanize_expected(expected),
+                    found.replace('`', "")
+                ),
+            );
         }
     }
     (None, msg.replace('`', "\""))
@@ -346,8 +366,12 @@ fn suggest_tail(word: &str, expected: &[String]) -> String {
 
 /// The closest expected word within [`MAX_SUGGESTION_DISTANCE`] edits, if there is exactly one.
 pub(crate) fn suggestion(word: &str, expected: &[String]) -> Option<String> {
+    if word.chars().count() > MAX_SUGGESTION_LEN {
+        return None;
+    }
     let scored: Vec<(usize, &String)> = expected
         .iter()
+        .filter(|e| e.chars().count() <= MAX_SUGGESTION_LEN)
         .map(|e| (edit_distance(word, e), e))
         .filter(|(d, _)| *d <= MAX_SUGGESTION_DISTANCE)
         .collect();
@@ -402,7 +426,12 @@ fn line_col(text: &str, pos: usize) -> (usize, usize) {
 
 /// The parser's multi-line message as one line: lines joined with "; ".
 fn syntax_message(m: &str) -> String {
-    m.lines().map(one_line).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ").replace('`', "\"")
+    m.lines()
+        .map(one_line)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+        .replace('`', "\"")
 }
 
 /// Collapse white space (including newlines) to single spaces.

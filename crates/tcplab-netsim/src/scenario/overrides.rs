@@ -13,7 +13,10 @@ use super::{render_path, suggestion, ScenarioError, Seg};
 
 /// Apply every override in order; returns each one's resolved path (indices instead of names)
 /// with its original text, for error messages.
-pub(crate) fn apply_all(root: &mut toml::Value, overrides: &[String]) -> Result<Vec<(Vec<Seg>, String)>, ScenarioError> {
+pub(crate) fn apply_all(
+    root: &mut toml::Value,
+    overrides: &[String],
+) -> Result<Vec<(Vec<Seg>, String)>, ScenarioError> {
     overrides.iter().map(|o| apply(root, o).map(|segs| (segs, o.clone()))).collect()
 }
 
@@ -21,21 +24,25 @@ pub(crate) fn apply_all(root: &mut toml::Value, overrides: &[String]) -> Result<
 pub fn parse_value(text: &str) -> toml::Value {
     let doc = format!("v = {text}");
     match doc.parse::<toml::Table>() {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(text.to_string())),
-        Err(_) => toml::Value::String(text.to_string()),
+        // Exactly one key: text like "1\nx = 2" is not one value.
+        Ok(mut t) if t.len() == 1 => {
+            t.remove("v").unwrap_or_else(|| toml::Value::String(text.to_string()))
+        }
+        _ => toml::Value::String(text.to_string()),
     }
 }
 
 fn apply(root: &mut toml::Value, spec: &str) -> Result<Vec<Seg>, ScenarioError> {
     let fail = |m: String| ScenarioError::plain(format!("--set {spec}: {m}"));
-    let (path, value) = spec
-        .split_once('=')
-        .ok_or_else(|| fail("expected path.to.key=value".to_string()))?;
+    let (path, value) =
+        spec.split_once('=').ok_or_else(|| fail("expected path.to.key=value".to_string()))?;
     let path = path.trim();
     let value = parse_value(value.trim());
     let parts: Vec<&str> = path.split('.').collect();
     if path.is_empty() || parts.iter().any(|p| p.is_empty()) {
-        return Err(fail(format!("\"{path}\" is not a valid key path (write it like simulation.duration)")));
+        return Err(fail(format!(
+            "\"{path}\" is not a valid key path (write it like simulation.duration)"
+        )));
     }
     let mut resolved: Vec<Seg> = Vec::new();
     let mut cur = root;
@@ -64,7 +71,9 @@ fn apply(root: &mut toml::Value, spec: &str) -> Result<Vec<Seg>, ScenarioError> 
                     Err(_) => {
                         let names: Vec<String> = items
                             .iter()
-                            .filter_map(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string))
+                            .filter_map(|v| {
+                                v.get("name").and_then(|n| n.as_str()).map(str::to_string)
+                            })
                             .collect();
                         match names.iter().position(|n| n == part) {
                             Some(_) => items
@@ -75,11 +84,14 @@ fn apply(root: &mut toml::Value, spec: &str) -> Result<Vec<Seg>, ScenarioError> 
                                 let hint = match suggestion(part, &names) {
                                     Some(s) => format!("; did you mean \"{s}\"?"),
                                     None if names.is_empty() => {
-                                        " (its items have no names; use an index like 0)".to_string()
+                                        " (its items have no names; use an index like 0)"
+                                            .to_string()
                                     }
                                     None => format!(" (names are: {})", names.join(", ")),
                                 };
-                                return Err(fail(format!("{here} has no item named \"{part}\"{hint}")));
+                                return Err(fail(format!(
+                                    "{here} has no item named \"{part}\"{hint}"
+                                )));
                             }
                         }
                     }

@@ -264,8 +264,11 @@ impl<'de> Deserialize<'de> for BytesOrInf {
         if v.as_str() == Some(INF) {
             return Ok(BytesOrInf(u64::MAX));
         }
-        let s = quantity_text(&v, "64KB").map_err(|e| D::Error::custom(format!("{e} or \"inf\"")))?;
-        parse_bytes(&s).map(|b| BytesOrInf(b.0)).map_err(|e| D::Error::custom(format!("{e} (or \"inf\" for no limit)")))
+        let s =
+            quantity_text(&v, "64KB").map_err(|e| D::Error::custom(format!("{e} or \"inf\"")))?;
+        parse_bytes(&s)
+            .map(|b| BytesOrInf(b.0))
+            .map_err(|e| D::Error::custom(format!("{e} (or \"inf\" for no limit)")))
     }
 }
 
@@ -369,12 +372,17 @@ impl<'de> Deserialize<'de> for RawQueue {
                         )))
                     }
                 }
-                let limit = t.get("limit").ok_or_else(|| D::Error::custom("missing field `limit`"))?;
+                let limit =
+                    t.get("limit").ok_or_else(|| D::Error::custom("missing field `limit`"))?;
                 limit_of(limit).map(RawQueue).map_err(|e| D::Error::custom(format!("limit: {e}")))
             }
-            other => limit_of(other)
-                .map(RawQueue)
-                .map_err(|e| D::Error::custom(if other.is_str() { e } else { e.replace(&format!("\"{other}\""), &other.to_string()) })),
+            other => limit_of(other).map(RawQueue).map_err(|e| {
+                D::Error::custom(if other.is_str() {
+                    e
+                } else {
+                    e.replace(&format!("\"{other}\""), &other.to_string())
+                })
+            }),
         }
     }
 }

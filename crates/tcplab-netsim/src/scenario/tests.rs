@@ -73,7 +73,6 @@ fn with(old: &str, new: &str) -> String {
     BASE.replacen(old, new, 1)
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Shipped scenarios
 
@@ -93,7 +92,11 @@ fn every_shipped_scenario_loads() {
     assert!(files.len() >= 3, "{files:?}");
     for f in files {
         let spec = load_path(&f, &[]).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        assert_eq!(spec.name, f.file_stem().unwrap().to_string_lossy(), "name key matches file stem");
+        assert_eq!(
+            spec.name,
+            f.file_stem().unwrap().to_string_lossy(),
+            "name key matches file stem"
+        );
         assert!(!spec.flows.is_empty());
     }
 }
@@ -106,7 +109,9 @@ fn the_dumbbell_has_a_10mbps_20ms_bottleneck_and_a_bulk_flow() {
     assert_eq!(b.delay, SimDuration::from_millis(20));
     assert!(spec.flows.iter().any(|f| f.size.is_none()));
     assert!(spec.flows.iter().filter(|f| f.size.is_some()).count() >= 3);
-    assert!(spec.duration >= SimDuration::from_secs(10) && spec.duration <= SimDuration::from_secs(20));
+    assert!(
+        spec.duration >= SimDuration::from_secs(10) && spec.duration <= SimDuration::from_secs(20)
+    );
     assert_eq!(spec.default_seed, 1);
     // Per-flow override of [tcp]: only the last flow uses the RFC 6928 window.
     assert_eq!(spec.flows.last().unwrap().tcp.initial_window, InitialWindow::Rfc6928);
@@ -122,13 +127,17 @@ fn the_dumbbell_has_a_10mbps_20ms_bottleneck_and_a_bulk_flow() {
 /// bandwidth of 155Mbps." "we use a TCP advertised window size of 512KB".
 #[test]
 fn aron98_fig1_matches_the_paper() {
-    let spec = load_path(&std::path::Path::new(SCENARIO_DIR).join("aron98-fig1.toml"), &[]).unwrap();
+    let spec =
+        load_path(&std::path::Path::new(SCENARIO_DIR).join("aron98-fig1.toml"), &[]).unwrap();
     assert_eq!(spec.flows.len(), 8);
     let b = spec.links.iter().find(|l| l.name == "bottleneck").unwrap();
     assert_eq!(b.bandwidth, Bandwidth::mbps(155));
     let rtt: u64 = spec.links.iter().map(|l| l.delay.0).max().unwrap() * 2;
     assert_eq!(rtt, SimDuration::from_millis(60).0);
-    assert!(spec.links.iter().all(|l| l.queue == QueueSpec::DropTail { limit: QueueLimit::Packets(200) }));
+    assert!(spec
+        .links
+        .iter()
+        .all(|l| l.queue == QueueSpec::DropTail { limit: QueueLimit::Packets(200) }));
     assert_eq!(spec.links.iter().filter(|l| l.bandwidth == Bandwidth::mbps(100)).count(), 16);
     for f in &spec.flows {
         assert_eq!(f.size, Some(100_000_000));
@@ -146,7 +155,8 @@ fn aron98_fig1_matches_the_paper() {
 /// packets" ... "For the low speed WAN, an advertised window of 64KB was used."
 #[test]
 fn aron98_fig2_matches_the_paper() {
-    let spec = load_path(&std::path::Path::new(SCENARIO_DIR).join("aron98-fig2.toml"), &[]).unwrap();
+    let spec =
+        load_path(&std::path::Path::new(SCENARIO_DIR).join("aron98-fig2.toml"), &[]).unwrap();
     let b = spec.links.iter().find(|l| l.name == "bottleneck").unwrap();
     assert_eq!(b.bandwidth, Bandwidth::bps(1_500_000));
     assert_eq!(b.delay, SimDuration::from_millis(50));
@@ -219,9 +229,13 @@ fn loss_models_convert_per_direction() {
          loss_ba = { model = \"drop_nth\", flow = 0, nth = [5, 3, 3] }",
     );
     let l = &load(&text).unwrap().links[1];
-    assert_eq!(l.loss_ab, LossSpec::GilbertElliott { p_gb: 0.01, p_bg: 0.5, loss_good: 0.0, loss_bad: 1.0 });
+    assert_eq!(
+        l.loss_ab,
+        LossSpec::GilbertElliott { p_gb: 0.01, p_bg: 0.5, loss_good: 0.0, loss_bad: 1.0 }
+    );
     assert_eq!(l.loss_ba, LossSpec::DropNth { flow: 0, nth: vec![3, 5] });
-    let both = with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernoulli\", p = 0 }");
+    let both =
+        with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernoulli\", p = 0 }");
     let l = &load(&both).unwrap().links[1];
     assert_eq!(l.loss_ab, LossSpec::Bernoulli { p: 0.0 });
     assert_eq!(l.loss_ba, l.loss_ab);
@@ -231,7 +245,11 @@ fn loss_models_convert_per_direction() {
 fn queue_takes_the_short_or_the_table_form() {
     let short = load(&with("delay = \"20ms\"", "delay = \"20ms\"\nqueue = \"64KB\"")).unwrap();
     assert_eq!(short.links[1].queue, QueueSpec::DropTail { limit: QueueLimit::Bytes(64_000) });
-    let table = load(&with("delay = \"20ms\"", "delay = \"20ms\"\nqueue = { kind = \"droptail\", limit = \"20pkt\" }")).unwrap();
+    let table = load(&with(
+        "delay = \"20ms\"",
+        "delay = \"20ms\"\nqueue = { kind = \"droptail\", limit = \"20pkt\" }",
+    ))
+    .unwrap();
     assert_eq!(table.links[1].queue, QueueSpec::DropTail { limit: QueueLimit::Packets(20) });
 }
 
@@ -331,11 +349,17 @@ fn unknown_enum_values_suggest_the_closest() {
 #[test]
 fn unknown_keys_inside_inline_tables_are_located() {
     assert_eq!(
-        err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernoulli\", pp = 0.1 }")),
+        err(&with(
+            "delay = \"20ms\"",
+            "delay = \"20ms\"\nloss = { model = \"bernoulli\", pp = 0.1 }"
+        )),
         "links[1].loss.pp: unknown field; did you mean \"p\"? (line 36, column 31)"
     );
     assert_eq!(
-        err(&with("delay = \"20ms\"", "delay = \"20ms\"\nqueue = { kind = \"droptail\", limt = \"3pkt\" }")),
+        err(&with(
+            "delay = \"20ms\"",
+            "delay = \"20ms\"\nqueue = { kind = \"droptail\", limt = \"3pkt\" }"
+        )),
         "links[1].queue.limt: unknown field; did you mean \"limit\"? (line 36, column 30)"
     );
 }
@@ -343,13 +367,34 @@ fn unknown_keys_inside_inline_tables_are_located() {
 #[test]
 fn range_checks_name_the_field() {
     let cases: &[(&str, &str)] = &[
-        ("[tcp]\nmss = \"10B\"", "tcp.mss: 10B is out of range (64B to 65495B) (line 43, column 1)"),
-        ("[tcp]\nmss = \"65496B\"", "tcp.mss: 65496B is out of range (64B to 65495B) (line 43, column 1)"),
-        ("[tcp]\ninitial_window = 0", "tcp.initial_window: 0 segments: must be at least 1 (line 43, column 1)"),
-        ("[tcp]\ndupack_threshold = 0", "tcp.dupack_threshold: must be at least 1 (line 43, column 1)"),
-        ("[tcp]\nack_every = -1", "tcp.ack_every: expected a non-negative integer, found -1 (line 43, column 1)"),
-        ("[tcp]\nsack = \"yes\"", "tcp.sack: expected true or false, found string \"yes\" (line 43, column 1)"),
-        ("[tcp]\nmin_rto = \"2s\"\nmax_rto = \"1s\"", "tcp.min_rto: min_rto (2s) is larger than max_rto (1s) (line 43, column 1)"),
+        (
+            "[tcp]\nmss = \"10B\"",
+            "tcp.mss: 10B is out of range (64B to 65495B) (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nmss = \"65496B\"",
+            "tcp.mss: 65496B is out of range (64B to 65495B) (line 43, column 1)",
+        ),
+        (
+            "[tcp]\ninitial_window = 0",
+            "tcp.initial_window: 0 segments: must be at least 1 (line 43, column 1)",
+        ),
+        (
+            "[tcp]\ndupack_threshold = 0",
+            "tcp.dupack_threshold: must be at least 1 (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nack_every = -1",
+            "tcp.ack_every: expected a non-negative integer, found -1 (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nsack = \"yes\"",
+            "tcp.sack: expected true or false, found string \"yes\" (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nmin_rto = \"2s\"\nmax_rto = \"1s\"",
+            "tcp.min_rto: min_rto (2s) is larger than max_rto (1s) (line 43, column 1)",
+        ),
     ];
     for (tail, want) in cases {
         assert_eq!(err(&format!("{BASE}\n{tail}\n")), *want);
@@ -359,7 +404,10 @@ fn range_checks_name_the_field() {
 #[test]
 fn probabilities_must_be_between_zero_and_one() {
     assert_eq!(
-        err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernoulli\", p = 1.5 }")),
+        err(&with(
+            "delay = \"20ms\"",
+            "delay = \"20ms\"\nloss = { model = \"bernoulli\", p = 1.5 }"
+        )),
         "links[1].loss.p: 1.5 is not a probability (must be between 0 and 1) (line 36, column 31)"
     );
 }
@@ -472,7 +520,10 @@ fn the_dumbbell_generator_builds_the_same_spec_as_the_listed_dumbbell() {
 
 #[test]
 fn generated_topologies_take_overrides_and_extra_nodes() {
-    let spec = set(GENERATED_DUMBBELL, &["topology.senders=5", "topology.receivers=4", "topology.bottleneck.bandwidth=1Mbps"]);
+    let spec = set(
+        GENERATED_DUMBBELL,
+        &["topology.senders=5", "topology.receivers=4", "topology.bottleneck.bandwidth=1Mbps"],
+    );
     assert_eq!(spec.nodes.len(), 5 + 2 + 4);
     assert_eq!(spec.links.len(), 1 + 5 + 4);
     assert_eq!(spec.links[0].bandwidth, Bandwidth::mbps(1));
@@ -556,7 +607,10 @@ fn unknown_override_paths_are_named() {
         err_set(BASE, &["simulation.duraton=1s"]),
         "simulation.duraton: unknown field; did you mean \"duration\"? (from --set simulation.duraton=1s)"
     );
-    assert_eq!(err_set(BASE, &["flows.3.size=1MB"]), "--set flows.3.size=1MB: flows has 1 item, so there is no index 3");
+    assert_eq!(
+        err_set(BASE, &["flows.3.size=1MB"]),
+        "--set flows.3.size=1MB: flows has 1 item, so there is no index 3"
+    );
     assert_eq!(
         err_set(BASE, &["simulation.duration.x=1"]),
         "--set simulation.duration.x=1: simulation.duration is the string \"10s\", not a table, so it has no key \"x\""
@@ -614,16 +668,30 @@ mod prop {
 
     const NAMES: &[&str] = &["a", "b", "c", "d", "e"];
 
-    fn scenario(kinds: Vec<bool>, links: Vec<(usize, usize)>, flows: Vec<(usize, usize)>) -> String {
+    fn scenario(
+        kinds: Vec<bool>,
+        links: Vec<(usize, usize)>,
+        flows: Vec<(usize, usize)>,
+    ) -> String {
         let mut t = String::from("[simulation]\nduration = \"1s\"\n");
         for (i, host) in kinds.iter().enumerate() {
-            t += &format!("[[nodes]]\nname = \"{}\"\nkind = \"{}\"\n", NAMES[i], if *host { "host" } else { "router" });
+            t += &format!(
+                "[[nodes]]\nname = \"{}\"\nkind = \"{}\"\n",
+                NAMES[i],
+                if *host { "host" } else { "router" }
+            );
         }
         for (a, b) in links {
-            t += &format!("[[links]]\na = \"{}\"\nb = \"{}\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n", NAMES[a], NAMES[b]);
+            t += &format!(
+                "[[links]]\na = \"{}\"\nb = \"{}\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n",
+                NAMES[a], NAMES[b]
+            );
         }
         for (s, d) in flows {
-            t += &format!("[[flows]]\nsrc = \"{}\"\ndst = \"{}\"\nsize = \"1KB\"\n", NAMES[s], NAMES[d]);
+            t += &format!(
+                "[[flows]]\nsrc = \"{}\"\ndst = \"{}\"\nsize = \"1KB\"\n",
+                NAMES[s], NAMES[d]
+            );
         }
         t
     }
