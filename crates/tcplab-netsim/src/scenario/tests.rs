@@ -731,3 +731,19 @@ mod prop {
         }
     }
 }
+
+#[test]
+fn misspelt_tables_and_flow_tcp_keys_get_suggestions() {
+    assert_eq!(
+        err(&BASE.replace("[simulation]", "[simulaton]")),
+        "simulaton: unknown field; did you mean \"simulation\"? (line 1, column 2)"
+    );
+    assert_eq!(
+        err(&format!("{BASE}\n[[link]]\na = \"s2\"\n")),
+        "link: unknown field; did you mean \"links\"? (line 42, column 3)"
+    );
+    assert_eq!(
+        err(&with("size = \"1MB\"", "size = \"1MB\"\ntcp = { sak = false }")),
+        "flows[0].tcp.sak: unknown field; did you mean \"sack\"? (line 41, column 9)"
+    );
+}
