@@ -1,6 +1,7 @@
 //! Hand-written JSON Schema (draft 2020-12) of the scenario format, for `tcplab schema` and
-//! editor completion (e.g. taplo / Even Better TOML). Kept next to `raw.rs`; a test checks that
-//! every key the loader accepts appears here and vice versa for the shipped scenarios.
+//! editor completion (e.g. taplo / Even Better TOML). Hand-written, so it must be kept in step
+//! with `raw.rs` by hand; a test checks that every top-level table and every key of the
+//! shipped scenarios' top-level tables (`[simulation]`, `[tcp]`, `[topology]`) is described.
 //!
 //! Unit strings are described with `pattern`s that match the `tcplab-time` parsers' accepted
 //! spellings closely enough for completion; the loader remains the authority.
