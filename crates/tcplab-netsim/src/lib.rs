@@ -3,5 +3,9 @@
 //! | where | what |
 //! |---|---|
 //! | [`spec`] | `SimSpec`, the validated description of a run |
+//! | [`scenario`] | TOML scenario files → `SimSpec` |
+//! | [`pcap`] | pcap writer for captured links |
 
+pub mod pcap;
+pub mod scenario;
 pub mod spec;

@@ -30,6 +30,9 @@ pub struct SimSpec {
     /// Sampling of the per-flow time series; `None` records a row whenever the sender's
     /// congestion state changes.
     pub timeseries_interval: Option<SimDuration>,
+    /// Seed used when the caller gives none (`simulation.seed` in the scenario file; a CLI
+    /// `--seed` takes precedence). Added by the scenario loader.
+    pub default_seed: u64,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,198 @@
+//! Hand-written JSON Schema (draft 2020-12) of the scenario format, for `tcplab schema` and
+//! editor completion (e.g. taplo / Even Better TOML). Hand-written, so it must be kept in step
+//! with `raw.rs` by hand; a test checks that every top-level table and every key of the
+//! shipped scenarios' top-level tables (`[simulation]`, `[tcp]`, `[topology]`) is described.
+//!
+//! Unit strings are described with `pattern`s that match the `tcplab-time` parsers' accepted
+//! spellings closely enough for completion; the loader remains the authority.
+
+use serde_json::{json, Value};
+
+/// A number with optional decimals, optional space, then the unit alternatives.
+fn unit_pattern(units: &str) -> String {
+    format!(r"^[0-9]+(\.[0-9]+)?\s*({units})$")
+}
+
+const DURATION_UNITS: &str = "ns|us|µs|μs|ms|s|sec|min";
+const BANDWIDTH_UNITS: &str =
+    "bps|bit/s|b/s|kbps|Kbps|kbit/s|Kbit/s|kb/s|Kb/s|Mbps|Mbit/s|Mb/s|Gbps|Gbit/s|Gb/s|Tbps|Tbit/s|Tb/s|B/s|KB/s|kB/s|MB/s|GB/s";
+const BYTE_UNITS: &str = "B|bytes|byte|KB|kB|MB|GB|TB|KiB|MiB|GiB|TiB";
+const PACKET_UNITS: &str = "pkt|pkts|p|packet|packets";
+
+fn duration(desc: &str) -> Value {
+    json!({"type": "string", "pattern": unit_pattern(DURATION_UNITS), "description": desc, "examples": ["30ms", "1.5s"]})
+}
+fn bandwidth(desc: &str) -> Value {
+    json!({"type": "string", "pattern": unit_pattern(BANDWIDTH_UNITS), "description": desc, "examples": ["10Mbps", "1.5Mbit/s"]})
+}
+fn bytes(desc: &str) -> Value {
+    json!({"type": "string", "pattern": unit_pattern(BYTE_UNITS), "description": desc, "examples": ["64KB", "1460B"]})
+}
+fn bytes_or(word: &str, desc: &str) -> Value {
+    json!({"description": desc, "anyOf": [
+        {"type": "string", "pattern": unit_pattern(BYTE_UNITS)},
+        {"const": word}
+    ]})
+}
+fn probability(desc: &str) -> Value {
+    json!({"type": "number", "minimum": 0, "maximum": 1, "description": desc})
+}
+fn name(desc: &str) -> Value {
+    json!({"type": "string", "minLength": 1, "pattern": r"^[^\s.]+$", "description": desc})
+}
+
+fn loss_model() -> Value {
+    json!({
+        "description": "Loss model of a link direction",
+        "oneOf": [
+            {"type": "object", "additionalProperties": false, "required": ["model"],
+             "properties": {"model": {"const": "none"}}},
+            {"type": "object", "additionalProperties": false, "required": ["model", "p"],
+             "properties": {"model": {"const": "bernoulli"}, "p": probability("Loss probability per packet")}},
+            {"type": "object", "additionalProperties": false, "required": ["model", "p_gb", "p_bg"],
+             "properties": {
+                "model": {"const": "gilbert_elliott"},
+                "p_gb": probability("Per-packet probability Good → Bad"),
+                "p_bg": probability("Per-packet probability Bad → Good"),
+                "loss_good": probability("Loss probability in Good (default 0)"),
+                "loss_bad": probability("Loss probability in Bad (default 1)")}},
+            {"type": "object", "additionalProperties": false, "required": ["model", "flow", "nth"],
+             "properties": {
+                "model": {"const": "drop_nth"},
+                "flow": {"type": "integer", "minimum": 0, "description": "Flow index (after count expansion)"},
+                "nth": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1,
+                        "description": "1-based occurrences of the flow's data segments to drop"}}}
+        ]
+    })
+}
+
+fn tcp_table() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "TCP settings (TcpConfig); unset keys use the RFC defaults",
+        "properties": {
+            "mss": bytes("Maximum segment size, payload bytes (default 1460B; 64B..65495B)"),
+            "initial_window": {"description": "Initial cwnd: segments, or a rule (default rfc3390)",
+                "anyOf": [{"type": "integer", "minimum": 1}, {"enum": ["rfc3390", "rfc6928"]}]},
+            "initial_ssthresh": bytes_or("inf", "Initial ssthresh (default inf, RFC 5681 §3.1)"),
+            "sack": {"type": "boolean", "description": "Offer SACK (RFC 2018), default true"},
+            "timestamps": {"type": "boolean", "description": "Offer timestamps (RFC 7323), default true"},
+            "window_scale": {"type": "boolean", "description": "Offer window scaling (RFC 7323), default true"},
+            "recv_buffer": bytes("Receive buffer = largest advertised window (default 65535B)"),
+            "send_buffer": bytes_or("inf", "Send buffer (default inf)"),
+            "min_rto": duration("RTO lower bound (default 1s, RFC 6298 (2.4))"),
+            "initial_rto": duration("Initial RTO (default 1s, RFC 6298 (2.1))"),
+            "max_rto": duration("RTO upper bound (default 60s, RFC 6298 (2.5))"),
+            "clock_granularity": duration("Clock granularity G of RFC 6298 (default 1ms)"),
+            "delayed_ack": {"description": "Delayed-ACK timeout, or false (default 200ms)",
+                "anyOf": [{"type": "string", "pattern": unit_pattern(DURATION_UNITS)}, {"const": false}]},
+            "ack_every": {"type": "integer", "minimum": 1, "description": "ACK at least every N full segments (default 2)"},
+            "dupack_threshold": {"type": "integer", "minimum": 1, "description": "Fast retransmit threshold (default 3)"},
+            "limited_transmit": {"type": "boolean", "description": "RFC 3042 Limited Transmit (default true)"},
+            "recovery": {"enum": ["sack", "newreno"], "description": "Loss recovery (default sack)"}
+        }
+    })
+}
+
+fn link_params(desc: &str) -> Value {
+    let packet_or_bytes = unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"));
+    json!({
+        "type": "object", "additionalProperties": false, "required": ["bandwidth", "delay"],
+        "description": desc,
+        "properties": {
+            "bandwidth": bandwidth("Rate of each direction"),
+            "delay": duration("One-way propagation delay"),
+            "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
+                {"type": "string", "pattern": packet_or_bytes},
+                {"type": "object", "additionalProperties": false, "required": ["limit"],
+                 "properties": {"kind": {"const": "droptail"}, "limit": {"type": "string", "pattern": packet_or_bytes}}}
+            ]},
+            "loss": loss_model(),
+            "loss_ab": loss_model(),
+            "loss_ba": loss_model()
+        }
+    })
+}
+
+/// The JSON Schema of the scenario file format, pretty-printed.
+pub fn json_schema() -> String {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://tcplab.invalid/scenario.schema.json",
+        "title": "tcplab scenario",
+        "description": "A tcplab simulation scenario (TOML). See docs/scenarios.md.",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["simulation"],
+        "properties": {
+            "name": {"type": "string", "description": "Scenario name (default: file stem)"},
+            "simulation": {
+                "type": "object", "additionalProperties": false, "required": ["duration"],
+                "properties": {
+                    "duration": duration("Simulated time at which the run stops"),
+                    "seed": {"type": "integer", "minimum": 0, "description": "Default RNG seed (default 1; --seed overrides)"},
+                    "timeseries_interval": duration("Sampling interval of the per-flow time series (default: on every change)")
+                }
+            },
+            "tcp": tcp_table(),
+            "topology": {
+                "type": "object", "additionalProperties": false,
+                "required": ["kind", "senders", "bottleneck", "access"],
+                "description": "Generate a dumbbell: s1..sN - r1 = bottleneck = r2 - d1..dM",
+                "properties": {
+                    "kind": {"const": "dumbbell"},
+                    "senders": {"type": "integer", "minimum": 1, "description": "Hosts s1..sN attached to r1"},
+                    "receivers": {"type": "integer", "minimum": 1, "description": "Hosts d1..dM attached to r2 (default: senders)"},
+                    "bottleneck": link_params("The r1-r2 link, named \"bottleneck\""),
+                    "access": link_params("Each host's link to its router")
+                }
+            },
+            "nodes": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["name", "kind"],
+                "properties": {"name": name("Node name"), "kind": {"enum": ["host", "router"]}}
+            }},
+            "links": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false,
+                "required": ["a", "b", "bandwidth", "delay"],
+                "properties": {
+                    "name": name("Link name (default \"a-b\")"),
+                    "a": {"type": "string", "description": "Node at one end"},
+                    "b": {"type": "string", "description": "Node at the other end"},
+                    "bandwidth": bandwidth("Rate of each direction"),
+                    "delay": duration("One-way propagation delay"),
+                    "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
+                        {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))},
+                        {"type": "object", "additionalProperties": false, "required": ["limit"],
+                         "properties": {"kind": {"const": "droptail"},
+                                        "limit": {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))}}}
+                    ]},
+                    "loss": loss_model(),
+                    "loss_ab": loss_model(),
+                    "loss_ba": loss_model()
+                }
+            }},
+            "routes": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["node", "dst", "link"],
+                "properties": {
+                    "node": {"type": "string", "description": "Node where the route applies"},
+                    "dst": {"type": "string", "description": "Destination node"},
+                    "link": {"type": "string", "description": "Outgoing link (must attach to node)"}
+                }
+            }},
+            "flows": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["src", "dst", "size"],
+                "properties": {
+                    "name": name("Label for --set and messages"),
+                    "src": {"type": "string", "description": "Sending host"},
+                    "dst": {"type": "string", "description": "Receiving host"},
+                    "start": duration("When the SYN is sent (default 0s)"),
+                    "size": bytes_or("unlimited", "Bytes to send, or unlimited"),
+                    "tcp": tcp_table(),
+                    "count": {"type": "integer", "minimum": 1, "description": "Number of identical flows (default 1)"}
+                }
+            }}
+        }
+    });
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}

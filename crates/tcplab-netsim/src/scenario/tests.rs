@@ -1,0 +1,749 @@
+use super::*;
+use crate::spec::{LossSpec, NodeKind, QueueSpec};
+use tcplab_tcp::{InitialWindow, RecoveryAlgorithm};
+use tcplab_time::units::QueueLimit;
+use tcplab_time::{Bandwidth, SimDuration};
+
+const SCENARIO_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+
+/// A small valid scenario; tests append to it or replace lines of it.
+const BASE: &str = r#"[simulation]
+duration = "10s"
+
+[[nodes]]
+name = "s1"
+kind = "host"
+[[nodes]]
+name = "s2"
+kind = "host"
+[[nodes]]
+name = "r1"
+kind = "router"
+[[nodes]]
+name = "r2"
+kind = "router"
+[[nodes]]
+name = "d1"
+kind = "host"
+[[nodes]]
+name = "d2"
+kind = "host"
+
+[[links]]
+name = "access"
+a = "s1"
+b = "r1"
+bandwidth = "100Mbps"
+delay = "1ms"
+
+[[links]]
+name = "bottleneck"
+a = "r1"
+b = "r2"
+bandwidth = "10Mbps"
+delay = "20ms"
+
+[[flows]]
+src = "s1"
+dst = "d1"
+size = "1MB"
+"#;
+
+fn load(text: &str) -> Result<SimSpec, ScenarioError> {
+    load_str(text, "t", &[])
+}
+
+fn err(text: &str) -> String {
+    match load(text) {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn err_set(text: &str, sets: &[&str]) -> String {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    match load_str(text, "t", &sets) {
+        Ok(_) => panic!("expected an error for {sets:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn with(old: &str, new: &str) -> String {
+    assert!(BASE.contains(old), "{old}");
+    BASE.replacen(old, new, 1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shipped scenarios
+
+fn shipped() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(SCENARIO_DIR)
+        .expect("scenarios/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_shipped_scenario_loads() {
+    let files = shipped();
+    assert!(files.len() >= 3, "{files:?}");
+    for f in files {
+        let spec = load_path(&f, &[]).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(
+            spec.name,
+            f.file_stem().unwrap().to_string_lossy(),
+            "name key matches file stem"
+        );
+        assert!(!spec.flows.is_empty());
+    }
+}
+
+#[test]
+fn the_dumbbell_has_a_10mbps_20ms_bottleneck_and_a_bulk_flow() {
+    let spec = load_path(&std::path::Path::new(SCENARIO_DIR).join("dumbbell.toml"), &[]).unwrap();
+    let b = spec.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(b.bandwidth, Bandwidth::mbps(10));
+    assert_eq!(b.delay, SimDuration::from_millis(20));
+    assert!(spec.flows.iter().any(|f| f.size.is_none()));
+    assert!(spec.flows.iter().filter(|f| f.size.is_some()).count() >= 3);
+    assert!(
+        spec.duration >= SimDuration::from_secs(10) && spec.duration <= SimDuration::from_secs(20)
+    );
+    assert_eq!(spec.default_seed, 1);
+    // Per-flow override of [tcp]: only the last flow uses the RFC 6928 window.
+    assert_eq!(spec.flows.last().unwrap().tcp.initial_window, InitialWindow::Rfc6928);
+    assert_eq!(spec.flows[0].tcp.initial_window, InitialWindow::Rfc3390);
+    assert_eq!(spec.flows[0].tcp.recv_buffer, 256 * 1024);
+    // Unnamed links get "a-b".
+    assert!(spec.links.iter().any(|l| l.name == "s1-r1"));
+}
+
+/// Aron & Druschel TR98-318 §2: "eight senders ... The routers were configured to have a
+/// buffer size of 200 packets. The round-trip propagation delay is 60ms. The links connecting
+/// the end-hosts to the routers have a bandwidth of 100Mbps while the bottleneck link has a
+/// bandwidth of 155Mbps." "we use a TCP advertised window size of 512KB".
+#[test]
+fn aron98_fig1_matches_the_paper() {
+    let spec =
+        load_path(&std::path::Path::new(SCENARIO_DIR).join("aron98-fig1.toml"), &[]).unwrap();
+    assert_eq!(spec.flows.len(), 8);
+    let b = spec.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(b.bandwidth, Bandwidth::mbps(155));
+    let rtt: u64 = spec.links.iter().map(|l| l.delay.0).max().unwrap() * 2;
+    assert_eq!(rtt, SimDuration::from_millis(60).0);
+    assert!(spec
+        .links
+        .iter()
+        .all(|l| l.queue == QueueSpec::DropTail { limit: QueueLimit::Packets(200) }));
+    assert_eq!(spec.links.iter().filter(|l| l.bandwidth == Bandwidth::mbps(100)).count(), 16);
+    for f in &spec.flows {
+        assert_eq!(f.size, Some(100_000_000));
+        assert_eq!(f.tcp.mss, 1460);
+        assert!(!f.tcp.sack && !f.tcp.timestamps && f.tcp.window_scale);
+        assert_eq!(f.tcp.recv_buffer, 512 * 1024);
+        assert_eq!(f.tcp.recovery, RecoveryAlgorithm::NewReno);
+        assert_eq!(f.tcp.initial_window, InitialWindow::Segments(1));
+    }
+    assert_eq!(spec.duration, SimDuration::from_secs(30));
+}
+
+/// TR98-318 §2: "the bottleneck link that connects R1 and R2 has a bandwidth of 1.5Mbps" ...
+/// "round-trip propagation delay of 100ms and the buffer sizes at the routers were set to 20
+/// packets" ... "For the low speed WAN, an advertised window of 64KB was used."
+#[test]
+fn aron98_fig2_matches_the_paper() {
+    let spec =
+        load_path(&std::path::Path::new(SCENARIO_DIR).join("aron98-fig2.toml"), &[]).unwrap();
+    let b = spec.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(b.bandwidth, Bandwidth::bps(1_500_000));
+    assert_eq!(b.delay, SimDuration::from_millis(50));
+    assert_eq!(b.queue, QueueSpec::DropTail { limit: QueueLimit::Packets(20) });
+    assert_eq!(spec.flows.len(), 2);
+    assert_eq!(spec.flows[1].start, SimDuration::from_secs(15));
+    assert!(spec.flows.iter().all(|f| f.tcp.recv_buffer == 65_535 && !f.tcp.window_scale));
+}
+
+#[test]
+fn the_base_scenario_resolves_names_to_indices_with_defaults() {
+    let spec = load(BASE).unwrap();
+    assert_eq!(spec.name, "t");
+    assert_eq!(spec.nodes[2].kind, NodeKind::Router);
+    assert_eq!((spec.links[1].a, spec.links[1].b), (2, 3));
+    assert_eq!(spec.links[0].queue, QueueSpec::DropTail { limit: QueueLimit::Packets(100) });
+    assert_eq!(spec.links[0].loss_ab, LossSpec::None);
+    assert_eq!((spec.flows[0].src, spec.flows[0].dst), (0, 4));
+    assert_eq!(spec.flows[0].start, SimDuration::ZERO);
+    assert_eq!(spec.flows[0].tcp, tcplab_tcp::TcpConfig::default());
+    assert_eq!(spec.default_seed, DEFAULT_SEED);
+    assert_eq!(spec.timeseries_interval, None);
+}
+
+#[test]
+fn every_tcp_key_reaches_tcp_config() {
+    let text = format!(
+        "{BASE}\n[tcp]\nmss = \"536B\"\ninitial_window = 4\ninitial_ssthresh = \"64KB\"\nsack = false\n\
+         timestamps = false\nwindow_scale = false\nrecv_buffer = \"32KB\"\nsend_buffer = \"1MB\"\n\
+         min_rto = \"200ms\"\ninitial_rto = \"3s\"\nmax_rto = \"120s\"\nclock_granularity = \"500ms\"\n\
+         delayed_ack = false\nack_every = 1\ndupack_threshold = 2\nlimited_transmit = false\n\
+         recovery = \"newreno\"\n"
+    );
+    let c = &load(&text).unwrap().flows[0].tcp;
+    assert_eq!(c.mss, 536);
+    assert_eq!(c.initial_window, InitialWindow::Segments(4));
+    assert_eq!(c.initial_ssthresh, 64_000);
+    assert!(!c.sack && !c.timestamps && !c.window_scale && !c.limited_transmit);
+    assert_eq!((c.recv_buffer, c.send_buffer), (32_000, 1_000_000));
+    assert_eq!(c.rto.min, SimDuration::from_millis(200));
+    assert_eq!(c.rto.initial, SimDuration::from_secs(3));
+    assert_eq!(c.rto.max, SimDuration::from_secs(120));
+    assert_eq!(c.rto.granularity, SimDuration::from_millis(500));
+    assert_eq!(c.ack.delayed_ack, None);
+    assert_eq!((c.ack.ack_every, c.dupack_threshold), (1, 2));
+    assert_eq!(c.recovery, RecoveryAlgorithm::NewReno);
+}
+
+#[test]
+fn flow_tcp_overrides_the_tcp_table_key_by_key() {
+    let text = with("size = \"1MB\"", "size = \"1MB\"\ntcp = { mss = \"1000B\" }")
+        + "\n[tcp]\nsack = false\nmss = \"536B\"\n";
+    let c = &load(&text).unwrap().flows[0].tcp;
+    assert_eq!(c.mss, 1000);
+    assert!(!c.sack);
+}
+
+#[test]
+fn count_expands_into_identical_flows() {
+    let spec = load(&with("size = \"1MB\"", "size = \"unlimited\"\ncount = 3")).unwrap();
+    assert_eq!(spec.flows.len(), 3);
+    assert!(spec.flows.iter().all(|f| f.size.is_none() && f.src == 0));
+}
+
+#[test]
+fn loss_models_convert_per_direction() {
+    let text = with(
+        "delay = \"20ms\"",
+        "delay = \"20ms\"\nloss_ab = { model = \"gilbert_elliott\", p_gb = 0.01, p_bg = 0.5 }\n\
+         loss_ba = { model = \"drop_nth\", flow = 0, nth = [5, 3, 3] }",
+    );
+    let l = &load(&text).unwrap().links[1];
+    assert_eq!(
+        l.loss_ab,
+        LossSpec::GilbertElliott { p_gb: 0.01, p_bg: 0.5, loss_good: 0.0, loss_bad: 1.0 }
+    );
+    assert_eq!(l.loss_ba, LossSpec::DropNth { flow: 0, nth: vec![3, 5] });
+    let both =
+        with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernoulli\", p = 0 }");
+    let l = &load(&both).unwrap().links[1];
+    assert_eq!(l.loss_ab, LossSpec::Bernoulli { p: 0.0 });
+    assert_eq!(l.loss_ba, l.loss_ab);
+}
+
+#[test]
+fn queue_takes_the_short_or_the_table_form() {
+    let short = load(&with("delay = \"20ms\"", "delay = \"20ms\"\nqueue = \"64KB\"")).unwrap();
+    assert_eq!(short.links[1].queue, QueueSpec::DropTail { limit: QueueLimit::Bytes(64_000) });
+    let table = load(&with(
+        "delay = \"20ms\"",
+        "delay = \"20ms\"\nqueue = { kind = \"droptail\", limit = \"20pkt\" }",
+    ))
+    .unwrap();
+    assert_eq!(table.links[1].queue, QueueSpec::DropTail { limit: QueueLimit::Packets(20) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error messages: one line each, exact.
+
+#[test]
+fn an_unknown_key_suggests_the_closest_one_with_its_location() {
+    assert_eq!(
+        err(&with("bandwidth = \"10Mbps\"", "bandwdith = \"10Mbps\"")),
+        "links[1].bandwdith: unknown field; did you mean \"bandwidth\"? (line 34, column 1)"
+    );
+}
+
+#[test]
+fn an_unknown_key_far_from_every_expected_one_lists_them() {
+    assert_eq!(
+        err(&format!("{BASE}\n[tcp]\nzzzzzz = 1\n")),
+        "tcp.zzzzzz: unknown field; expected one of: mss, initial_window, initial_ssthresh, sack, \
+         timestamps, window_scale, recv_buffer, send_buffer, min_rto, initial_rto, max_rto, \
+         clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery \
+         (line 43, column 1)"
+    );
+}
+
+#[test]
+fn a_quantity_without_unit_is_rejected_with_an_example() {
+    assert_eq!(
+        err(&with("delay = \"1ms\"", "delay = \"30\"")),
+        "links[0].delay: \"30\" has no unit; write a duration with its unit, like \"30ms\" (line 28, column 1)"
+    );
+    assert_eq!(
+        err(&with("delay = \"1ms\"", "delay = 30")),
+        "links[0].delay: 30 has no unit; write a duration with its unit, like \"30ms\" (line 28, column 1)"
+    );
+}
+
+#[test]
+fn lower_case_mbps_is_ambiguous() {
+    assert_eq!(
+        err(&with("bandwidth = \"10Mbps\"", "bandwidth = \"10mbps\"")),
+        "links[1].bandwidth: ambiguous bandwidth unit \"mbps\" in \"10mbps\": write Mbps/Gbps for \
+         bits per second or MB/s/GB/s for bytes per second (line 34, column 1)"
+    );
+}
+
+#[test]
+fn an_unknown_node_lists_the_nodes() {
+    assert_eq!(
+        err(&with("dst = \"d1\"", "dst = \"d9\"")),
+        "flows[0].dst: unknown node \"d9\" (nodes are: s1, s2, r1, r2, d1, d2) (line 39, column 1)"
+    );
+    assert_eq!(
+        err(&with("dst = \"d1\"", "dst = \"dd1\"")),
+        "flows[0].dst: unknown node \"dd1\"; did you mean \"d1\"? (nodes are: s1, s2, r1, r2, d1, d2) (line 39, column 1)"
+    );
+}
+
+#[test]
+fn a_zero_duration_is_rejected() {
+    assert_eq!(
+        err(&with("duration = \"10s\"", "duration = \"0s\"")),
+        "simulation.duration: must be greater than zero (line 2, column 1)"
+    );
+}
+
+#[test]
+fn malformed_toml_gives_the_parser_message_on_one_line() {
+    assert_eq!(
+        err("[simulation\nduration = \"1s\"\n"),
+        "invalid TOML: invalid table header; expected \".\", \"]\" (line 1, column 12)"
+    );
+}
+
+#[test]
+fn a_missing_required_key_points_at_its_table() {
+    assert_eq!(
+        err(&with("bandwidth = \"10Mbps\"", "")),
+        "links[1].bandwidth: required key is missing (line 30, column 1)"
+    );
+    assert_eq!(err("name = \"x\"\n"), "simulation: required key is missing");
+}
+
+#[test]
+fn unknown_enum_values_suggest_the_closest() {
+    assert_eq!(
+        err(&format!("{BASE}\n[tcp]\nrecovery = \"newrno\"\n")),
+        "tcp.recovery: unknown value \"newrno\"; did you mean \"newreno\"? (expected one of \"sack\", \"newreno\") (line 43, column 1)"
+    );
+    assert_eq!(
+        err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernouli\", p = 0.1 }")),
+        "links[1].loss.model: unknown value \"bernouli\"; did you mean \"bernoulli\"? (expected one of \
+         \"none\", \"bernoulli\", \"gilbert_elliott\", \"drop_nth\") (line 36, column 10)"
+    );
+}
+
+#[test]
+fn unknown_keys_inside_inline_tables_are_located() {
+    assert_eq!(
+        err(&with(
+            "delay = \"20ms\"",
+            "delay = \"20ms\"\nloss = { model = \"bernoulli\", pp = 0.1 }"
+        )),
+        "links[1].loss.pp: unknown field; did you mean \"p\"? (line 36, column 31)"
+    );
+    assert_eq!(
+        err(&with(
+            "delay = \"20ms\"",
+            "delay = \"20ms\"\nqueue = { kind = \"droptail\", limt = \"3pkt\" }"
+        )),
+        "links[1].queue.limt: unknown field; did you mean \"limit\"? (line 36, column 30)"
+    );
+}
+
+#[test]
+fn range_checks_name_the_field() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[tcp]\nmss = \"10B\"",
+            "tcp.mss: 10B is out of range (64B to 65495B) (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nmss = \"65496B\"",
+            "tcp.mss: 65496B is out of range (64B to 65495B) (line 43, column 1)",
+        ),
+        (
+            "[tcp]\ninitial_window = 0",
+            "tcp.initial_window: 0 segments: must be at least 1 (line 43, column 1)",
+        ),
+        (
+            "[tcp]\ndupack_threshold = 0",
+            "tcp.dupack_threshold: must be at least 1 (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nack_every = -1",
+            "tcp.ack_every: expected a non-negative integer, found -1 (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nsack = \"yes\"",
+            "tcp.sack: expected true or false, found string \"yes\" (line 43, column 1)",
+        ),
+        (
+            "[tcp]\nmin_rto = \"2s\"\nmax_rto = \"1s\"",
+            "tcp.min_rto: min_rto (2s) is larger than max_rto (1s) (line 43, column 1)",
+        ),
+    ];
+    for (tail, want) in cases {
+        assert_eq!(err(&format!("{BASE}\n{tail}\n")), *want);
+    }
+}
+
+#[test]
+fn probabilities_must_be_between_zero_and_one() {
+    assert_eq!(
+        err(&with(
+            "delay = \"20ms\"",
+            "delay = \"20ms\"\nloss = { model = \"bernoulli\", p = 1.5 }"
+        )),
+        "links[1].loss.p: 1.5 is not a probability (must be between 0 and 1) (line 36, column 31)"
+    );
+}
+
+#[test]
+fn structural_errors_are_caught() {
+    assert_eq!(
+        err(&with("b = \"r2\"", "b = \"r1\"")),
+        "links[1].b: a link cannot connect \"r1\" to itself (line 33, column 1)"
+    );
+    assert_eq!(
+        err(&with("dst = \"d1\"", "dst = \"r2\"")),
+        "flows[0].dst: \"r2\" is a router; flows run between hosts (line 39, column 1)"
+    );
+    assert_eq!(
+        err(&with("dst = \"d1\"", "dst = \"s1\"")),
+        "flows[0].dst: same node as src (\"s1\") (line 39, column 1)"
+    );
+    assert_eq!(
+        err(&with("name = \"d2\"", "name = \"d1\"")),
+        "nodes[5].name: node \"d1\" is defined twice (line 20, column 1)"
+    );
+    assert_eq!(
+        err(&with("name = \"access\"", "name = \"bottleneck\"")),
+        "links[1].name: link \"bottleneck\" is defined twice (line 31, column 1)"
+    );
+    assert_eq!(
+        err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"drop_nth\", flow = 1, nth = [3] }")),
+        "links[1].loss.flow: no flow 1: the scenario has 1 flow (numbered from 0, after count expansion) (line 36, column 30)"
+    );
+    assert_eq!(
+        err(&with("size = \"1MB\"", "size = \"1MB\"\nstart = \"10s\"")),
+        "flows[0].start: 10s is not before the end of the run (simulation.duration = 10s) (line 41, column 1)"
+    );
+}
+
+#[test]
+fn routes_must_use_a_link_attached_to_their_node() {
+    let ok = format!("{BASE}\n[[routes]]\nnode = \"r1\"\ndst = \"d1\"\nlink = \"bottleneck\"\n");
+    assert_eq!(load(&ok).unwrap().routes[0], crate::spec::RouteSpec { node: 2, dst: 4, link: 1 });
+    let bad = format!("{BASE}\n[[routes]]\nnode = \"s2\"\ndst = \"d1\"\nlink = \"bottleneck\"\n");
+    assert_eq!(
+        err(&bad),
+        "routes[0].link: link \"bottleneck\" connects r1 and r2, not \"s2\" (line 45, column 1)"
+    );
+    let typo = format!("{BASE}\n[[routes]]\nnode = \"r1\"\ndst = \"d1\"\nlink = \"botleneck\"\n");
+    assert_eq!(
+        err(&typo),
+        "routes[0].link: unknown link \"botleneck\"; did you mean \"bottleneck\"? (links are: access, bottleneck) (line 45, column 1)"
+    );
+}
+
+#[test]
+fn every_error_is_one_line() {
+    let texts = [
+        "[simulation\nduration = 1\n\n\n".to_string(),
+        "a = [\n1,\n".to_string(),
+        "[simulation]\nduration = \"1s\"\n[simulation]\n".to_string(),
+        with("delay = \"1ms\"", "delay = { x = 1 }"),
+    ];
+    for t in texts {
+        let e = err(&t);
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// [topology]
+
+const GENERATED_DUMBBELL: &str = r#"name = "dumbbell"
+[simulation]
+duration = "15s"
+timeseries_interval = "10ms"
+[tcp]
+recv_buffer = "256KiB"
+[topology]
+kind = "dumbbell"
+senders = 3
+bottleneck = { bandwidth = "10Mbps", delay = "20ms", queue = "40pkt" }
+access = { bandwidth = "100Mbps", delay = "1ms" }
+[[flows]]
+src = "s1"
+dst = "d1"
+size = "unlimited"
+[[flows]]
+src = "s2"
+dst = "d2"
+start = "3s"
+size = "2MB"
+[[flows]]
+src = "s3"
+dst = "d3"
+start = "6s"
+size = "100KB"
+count = 3
+[[flows]]
+src = "s3"
+dst = "d3"
+start = "9s"
+size = "100KB"
+tcp = { initial_window = "rfc6928" }
+"#;
+
+#[test]
+fn the_dumbbell_generator_builds_the_same_spec_as_the_listed_dumbbell() {
+    let listed = load_path(&std::path::Path::new(SCENARIO_DIR).join("dumbbell.toml"), &[]).unwrap();
+    let generated = load(GENERATED_DUMBBELL).unwrap();
+    assert_eq!(generated, listed);
+}
+
+#[test]
+fn generated_topologies_take_overrides_and_extra_nodes() {
+    let spec = set(
+        GENERATED_DUMBBELL,
+        &["topology.senders=5", "topology.receivers=4", "topology.bottleneck.bandwidth=1Mbps"],
+    );
+    assert_eq!(spec.nodes.len(), 5 + 2 + 4);
+    assert_eq!(spec.links.len(), 1 + 5 + 4);
+    assert_eq!(spec.links[0].bandwidth, Bandwidth::mbps(1));
+    let extra = format!("{GENERATED_DUMBBELL}\n[[nodes]]\nname = \"x\"\nkind = \"host\"\n[[links]]\na = \"x\"\nb = \"r1\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n");
+    let spec = load(&extra).unwrap();
+    assert_eq!(spec.nodes.last().unwrap().name, "x");
+    assert_eq!(spec.links.last().unwrap().name, "x-r1");
+}
+
+#[test]
+fn generated_topology_errors_name_the_topology_keys() {
+    assert_eq!(
+        err(&format!("{GENERATED_DUMBBELL}\n[[nodes]]\nname = \"s1\"\nkind = \"host\"\n")),
+        "nodes[0].name: node \"s1\" is defined twice (line 35, column 1)"
+    );
+    assert_eq!(
+        err_set(GENERATED_DUMBBELL, &["topology.senders=0"]),
+        "topology.senders: must be between 1 and 10000 (from --set topology.senders=0)"
+    );
+    assert_eq!(
+        err_set(GENERATED_DUMBBELL, &["topology.bottleneck.loss={ model = \"bernoulli\", p = 2 }"]),
+        "topology.bottleneck.loss.p: 2 is not a probability (must be between 0 and 1) (from --set topology.bottleneck.loss={ model = \"bernoulli\", p = 2 })"
+    );
+    assert_eq!(
+        err(&GENERATED_DUMBBELL.replace("kind = \"dumbbell\"", "kind = \"dumbell\"")),
+        "topology.kind: unknown value \"dumbell\"; did you mean \"dumbbell\"? (expected one of \"dumbbell\") (line 8, column 1)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+fn set(text: &str, sets: &[&str]) -> SimSpec {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    load_str(text, "t", &sets).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn overrides_address_tables_indices_and_names() {
+    let spec = set(
+        BASE,
+        &[
+            "simulation.duration=3s",
+            "links.bottleneck.bandwidth=1.5Mbps",
+            "links.0.delay=5ms",
+            "flows.0.size=2MB",
+            "tcp.sack=false",
+            "tcp.initial_window=10",
+            "simulation.seed=42",
+            "links.bottleneck.loss={ model = \"bernoulli\", p = 0.5 }",
+        ],
+    );
+    assert_eq!(spec.duration, SimDuration::from_secs(3));
+    assert_eq!(spec.links[1].bandwidth, Bandwidth::bps(1_500_000));
+    assert_eq!(spec.links[0].delay, SimDuration::from_millis(5));
+    assert_eq!(spec.flows[0].size, Some(2_000_000));
+    assert!(!spec.flows[0].tcp.sack);
+    assert_eq!(spec.flows[0].tcp.initial_window, InitialWindow::Segments(10));
+    assert_eq!(spec.default_seed, 42);
+    assert_eq!(spec.links[1].loss_ab, LossSpec::Bernoulli { p: 0.5 });
+}
+
+#[test]
+fn override_values_parse_as_toml_or_fall_back_to_strings() {
+    use overrides::parse_value;
+    assert_eq!(parse_value("true"), toml::Value::Boolean(true));
+    assert_eq!(parse_value("3"), toml::Value::Integer(3));
+    assert_eq!(parse_value("0.5"), toml::Value::Float(0.5));
+    assert_eq!(parse_value("\"x\""), toml::Value::String("x".into()));
+    assert_eq!(parse_value("10s"), toml::Value::String("10s".into()));
+    assert_eq!(parse_value("1.5Mbps"), toml::Value::String("1.5Mbps".into()));
+}
+
+#[test]
+fn unknown_override_paths_are_named() {
+    assert_eq!(
+        err_set(BASE, &["links.bottlneck.bandwidth=1Mbps"]),
+        "--set links.bottlneck.bandwidth=1Mbps: links has no item named \"bottlneck\"; did you mean \"bottleneck\"?"
+    );
+    assert_eq!(
+        err_set(BASE, &["simulation.duraton=1s"]),
+        "simulation.duraton: unknown field; did you mean \"duration\"? (from --set simulation.duraton=1s)"
+    );
+    assert_eq!(
+        err_set(BASE, &["flows.3.size=1MB"]),
+        "--set flows.3.size=1MB: flows has 1 item, so there is no index 3"
+    );
+    assert_eq!(
+        err_set(BASE, &["simulation.duration.x=1"]),
+        "--set simulation.duration.x=1: simulation.duration is the string \"10s\", not a table, so it has no key \"x\""
+    );
+    assert_eq!(err_set(BASE, &["nonsense"]), "--set nonsense: expected path.to.key=value");
+}
+
+#[test]
+fn an_invalid_override_value_names_the_override() {
+    assert_eq!(
+        err_set(BASE, &["links.bottleneck.delay=30"]),
+        "links[1].delay: 30 has no unit; write a duration with its unit, like \"30ms\" (from --set links.bottleneck.delay=30)"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edit distance, schema
+
+#[test]
+fn edit_distance_counts_a_transposition_as_one() {
+    assert_eq!(edit_distance("bandwdith", "bandwidth"), 1);
+    assert_eq!(edit_distance("", "abc"), 3);
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+}
+
+#[test]
+fn the_json_schema_is_valid_json_and_names_every_tcp_key() {
+    let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+    assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    let tcp = s["properties"]["tcp"]["properties"].as_object().unwrap();
+    for key in ["mss", "initial_window", "recovery", "delayed_ack", "clock_granularity"] {
+        assert!(tcp.contains_key(key), "{key}");
+    }
+    // Every top-level table of the shipped scenarios is described.
+    for f in shipped() {
+        let t: toml::Table = std::fs::read_to_string(&f).unwrap().parse().unwrap();
+        for (k, v) in &t {
+            assert!(s["properties"].get(k).is_some(), "{k}");
+            if let toml::Value::Table(inner) = v {
+                for ik in inner.keys() {
+                    assert!(s["properties"][k]["properties"].get(ik).is_some(), "{k}.{ik}");
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property: whatever names and kinds a scenario uses, a loaded spec's flows join two distinct
+// existing hosts, and links and routes refer to existing nodes and links.
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    const NAMES: &[&str] = &["a", "b", "c", "d", "e"];
+
+    fn scenario(
+        kinds: Vec<bool>,
+        links: Vec<(usize, usize)>,
+        flows: Vec<(usize, usize)>,
+    ) -> String {
+        let mut t = String::from("[simulation]\nduration = \"1s\"\n");
+        for (i, host) in kinds.iter().enumerate() {
+            t += &format!(
+                "[[nodes]]\nname = \"{}\"\nkind = \"{}\"\n",
+                NAMES[i],
+                if *host { "host" } else { "router" }
+            );
+        }
+        for (a, b) in links {
+            t += &format!(
+                "[[links]]\na = \"{}\"\nb = \"{}\"\nbandwidth = \"1Mbps\"\ndelay = \"1ms\"\n",
+                NAMES[a], NAMES[b]
+            );
+        }
+        for (s, d) in flows {
+            t += &format!(
+                "[[flows]]\nsrc = \"{}\"\ndst = \"{}\"\nsize = \"1KB\"\n",
+                NAMES[s], NAMES[d]
+            );
+        }
+        t
+    }
+
+    proptest! {
+        #[test]
+        fn loaded_flows_join_two_distinct_existing_hosts(
+            kinds in proptest::collection::vec(any::<bool>(), 1..=4),
+            links in proptest::collection::vec((0..5usize, 0..5usize), 0..4),
+            flows in proptest::collection::vec((0..5usize, 0..5usize), 0..4),
+        ) {
+            let text = scenario(kinds, links, flows);
+            match load(&text) {
+                Ok(spec) => {
+                    for f in &spec.flows {
+                        prop_assert!(f.src < spec.nodes.len() && f.dst < spec.nodes.len());
+                        prop_assert_eq!(spec.nodes[f.src].kind, NodeKind::Host);
+                        prop_assert_eq!(spec.nodes[f.dst].kind, NodeKind::Host);
+                        prop_assert_ne!(f.src, f.dst);
+                    }
+                    for l in &spec.links {
+                        prop_assert!(l.a < spec.nodes.len() && l.b < spec.nodes.len() && l.a != l.b);
+                    }
+                }
+                Err(e) => prop_assert!(!e.to_string().contains('\n')),
+            }
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+            let _ = load(&text);
+        }
+
+        #[test]
+        fn arbitrary_overrides_never_panic(path in "[a-z0-9.]{0,20}", value in "\\PC{0,10}") {
+            let _ = load_str(BASE, "t", &[format!("{path}={value}")]);
+        }
+    }
+}
+
+#[test]
+fn misspelt_tables_and_flow_tcp_keys_get_suggestions() {
+    assert_eq!(
+        err(&BASE.replace("[simulation]", "[simulaton]")),
+        "simulaton: unknown field; did you mean \"simulation\"? (line 1, column 2)"
+    );
+    assert_eq!(
+        err(&format!("{BASE}\n[[link]]\na = \"s2\"\n")),
+        "link: unknown field; did you mean \"links\"? (line 42, column 3)"
+    );
+    assert_eq!(
+        err(&with("size = \"1MB\"", "size = \"1MB\"\ntcp = { sak = false }")),
+        "flows[0].tcp.sak: unknown field; did you mean \"sack\"? (line 41, column 9)"
+    );
+}
