@@ -145,3 +145,35 @@ mod tests {
         assert_eq!(st.cwnd, 8 * S);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn cwnd_never_falls_below_one_smss(
+            ops in prop::collection::vec((0u8..6, 0u64..1_000_000), 1..300),
+            abc in any::<bool>(),
+        ) {
+            let smss = 1460;
+            let mut r = if abc { Reno::with_abc() } else { Reno::new() };
+            let mut st = CcState { cwnd: 2 * smss, ssthresh: u64::MAX };
+            for (op, n) in ops {
+                let loss = CcLossEvent { flight_size: n, smss, style: if n % 2 == 0 { RecoveryStyle::Sack } else { RecoveryStyle::NewReno } };
+                let ack = CcAckEvent { bytes_acked: n, smss };
+                st = match op {
+                    0 => r.on_ack(st, &ack),
+                    1 => r.on_enter_recovery(st, &loss),
+                    2 => r.on_dupack_in_recovery(st, smss),
+                    3 => r.on_partial_ack(st, &ack),
+                    4 => r.on_exit_recovery(st, &loss),
+                    _ => r.on_rto(st, &loss, n % 3 == 0),
+                };
+                prop_assert!(st.cwnd >= smss);
+                prop_assert!(st.ssthresh >= 2 * smss);
+            }
+        }
+    }
+}

@@ -210,3 +210,28 @@ mod tests {
         assert_eq!(e.rto(), SimDuration::from_secs(3));
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+    use tcplab_time::SimTime;
+
+    proptest! {
+        #[test]
+        fn rto_stays_within_min_and_max_for_any_samples_and_backoffs(
+            ops in prop::collection::vec((any::<bool>(), 0u64..200_000_000_000), 1..200),
+        ) {
+            let cfg = RtoConfig::default();
+            let mut e = Rfc6298::new(cfg);
+            for (timeout, r) in ops {
+                if timeout {
+                    e.on_timeout();
+                } else {
+                    e.on_sample(&RttSampleEvent { now: SimTime(0), rtt: SimDuration(r) });
+                }
+                prop_assert!(e.rto() >= cfg.min && e.rto() <= cfg.max);
+            }
+        }
+    }
+}

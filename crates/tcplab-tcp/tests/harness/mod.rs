@@ -202,5 +202,13 @@ pub fn check(c: &Connection) {
     assert!(s.rto_ns >= cfg.rto.min.as_nanos() && s.rto_ns <= cfg.rto.max.as_nanos(), "rto {}", s.rto_ns);
     let (una, nxt) = c.snd_seq();
     assert!(una.le(nxt));
-    assert!(s.bytes_in_flight <= u64::from(nxt - una), "in flight {} > outstanding {}", s.bytes_in_flight, nxt - una);
+    // RFC 6675 SetPipe counts an octet at most twice (once un-SACKed and not lost, once more
+    // if retransmitted, e.g. by NextSeg rule (3)); outside SACK recovery it is exactly
+    // SND.NXT - SND.UNA.
+    let outstanding = u64::from(nxt - una);
+    assert!(s.bytes_in_flight <= 2 * outstanding, "in flight {} > 2 * outstanding {}", s.bytes_in_flight, outstanding);
+    assert!(s.bytes_in_flight <= c.stats().bytes_sent + 1, "in flight {} > bytes sent", s.bytes_in_flight);
+    if !matches!(c.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. } | tcplab_tcp::loss::RecoveryPhase::Loss { .. }) {
+        assert_eq!(s.bytes_in_flight, outstanding);
+    }
 }
