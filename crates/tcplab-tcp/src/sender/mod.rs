@@ -86,6 +86,8 @@ pub struct Sender {
     rtt_timing: Option<(SeqNum, SimTime)>,
     consecutive_rtos: u32,
     persist_backoff: u32,
+    /// Upper bound of the persist interval (the configured maximum RTO).
+    persist_max: SimDuration,
     pub sack_ok: bool,
     pub ts_ok: bool,
     established: bool,
@@ -121,6 +123,7 @@ impl Clone for Sender {
             rtt_timing: self.rtt_timing,
             consecutive_rtos: self.consecutive_rtos,
             persist_backoff: self.persist_backoff,
+            persist_max: self.persist_max,
             sack_ok: self.sack_ok,
             ts_ok: self.ts_ok,
             established: self.established,
@@ -159,6 +162,7 @@ impl Sender {
             rtt_timing: None,
             consecutive_rtos: 0,
             persist_backoff: 0,
+            persist_max: cfg.rto.max,
             sack_ok: false,
             ts_ok: false,
             established: false,
@@ -559,7 +563,7 @@ impl Sender {
             } else {
                 if self.snd_wnd == 0 && outstanding == 0 && !timers.is_armed(TimerKind::Persist) {
                     // RFC 9293 §3.8.6.1: zero window -> persist timer.
-                    let after = self.rtt.rto().saturating_mul(1 << self.persist_backoff.min(16));
+                    let after = self.persist_interval();
                     timers.arm(TimerKind::Persist, now, after);
                 }
                 return None;
@@ -617,6 +621,12 @@ impl Sender {
         timers.arm(TimerKind::Rto, now, self.rtt.rto());
     }
 
+    /// RFC 9293 §3.8.6.1: the persist timer backs off exponentially like the RTO, bounded by
+    /// the maximum RTO.
+    fn persist_interval(&self) -> SimDuration {
+        self.rtt.rto().saturating_mul(1 << self.persist_backoff.min(16)).min(self.persist_max)
+    }
+
     /// The persist timer expired: returns true if a window probe must be sent.
     pub fn on_persist(&mut self, now: SimTime, timers: &mut Timers) -> bool {
         let pending = self.unsent() > 0 || (self.fin_queued && !self.fin_sent);
@@ -624,7 +634,7 @@ impl Sender {
             return false;
         }
         self.persist_backoff = (self.persist_backoff + 1).min(16);
-        let after = self.rtt.rto().saturating_mul(1 << self.persist_backoff);
+        let after = self.persist_interval();
         timers.arm(TimerKind::Persist, now, after);
         true
     }

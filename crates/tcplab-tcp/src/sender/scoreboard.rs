@@ -373,16 +373,28 @@ impl Scoreboard {
     /// RFC 6675 §4 NextSeg() rule (1): the first un-SACKed, lost, not yet retransmitted
     /// segment at or above HighRxt. With `rule3`, also rule (3): an un-SACKed segment above
     /// HighRxt and below the highest SACKed byte.
-    pub fn next_retransmit(&self, rule3: bool) -> Option<usize> {
+    ///
+    /// Every un-SACKed segment below `lost_upto` is lost, so the segments the scan skips are
+    /// SACKed or already retransmitted; they can never become candidates again without
+    /// `mark_front_lost`/`mark_all_lost` resetting the cursor, so the cursor moves past them
+    /// and the scan is amortised O(1).
+    pub fn next_retransmit(&mut self, rule3: bool) -> Option<usize> {
         let mut i = self.index_from(self.high_rxt);
         let limit = if rule3 { self.high_sacked.unwrap_or(self.lost_upto).max(self.lost_upto) } else { self.lost_upto };
+        let mut leading = true;
         while i < self.segs.len() {
-            let g = &self.segs[i];
+            let g = self.segs[i];
             if !g.start.lt(limit) {
                 return None;
             }
-            if !g.has(SACKED) && !g.has(RETRANS) && (g.has(LOST) || rule3) {
+            let skip = g.has(SACKED) || g.has(RETRANS);
+            if !skip && (g.has(LOST) || rule3) {
                 return Some(i);
+            }
+            if skip && leading {
+                self.high_rxt = self.high_rxt.max(g.end());
+            } else {
+                leading = false;
             }
             i += 1;
         }
