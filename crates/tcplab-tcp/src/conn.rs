@@ -518,6 +518,28 @@ impl Connection {
 
     // ---- additions (not in the original skeleton) ----
 
+    /// Replaces the timer clock (default: [`FineGrainedClock`]). Call before the first poll.
+    pub fn set_timer_clock(&mut self, clock: Box<dyn crate::timer::TimerClock>) {
+        self.timers = Timers::new(clock);
+    }
+    /// Replaces the RTT estimator (default: RFC 6298). Call before the first poll.
+    pub fn set_rtt_estimator(&mut self, e: Box<dyn crate::rtt::RttEstimator>) {
+        self.snd.rtt = e;
+    }
+    /// Replaces the congestion controller (default: RFC 5681/6582 Reno).
+    pub fn set_congestion_controller(&mut self, c: Box<dyn crate::cc::CongestionController>) {
+        self.snd.ccalg = c;
+    }
+    /// Replaces the startup policy (default: initial window from the configuration). Call
+    /// before the handshake completes.
+    pub fn set_startup_policy(&mut self, p: Box<dyn crate::startup::StartupPolicy>) {
+        self.snd.startup = p;
+    }
+    /// Replaces the spurious-retransmission detector (default: none).
+    pub fn set_spurious_detector(&mut self, d: Box<dyn crate::spurious::SpuriousDetector>) {
+        self.snd.spurious = d;
+    }
+
     /// SACK, timestamps and window scaling as negotiated: (sack, timestamps, window_scale).
     pub fn negotiated(&self) -> (bool, bool, bool) {
         (self.sack_ok, self.ts_ok, self.ws_ok)

@@ -370,3 +370,115 @@ fn bulk_transfer_keeps_the_pipe_full_and_grows_cwnd() {
     assert!(h.a.cc_snapshot().cwnd > 100 * MSS);
     assert!(h.b.stats().bytes_delivered > 500 * MSS);
 }
+
+#[test]
+fn reordering_by_less_than_the_dupack_threshold_triggers_no_retransmission() {
+    for c in [cfg(), no_sack()] {
+        let mut h = Harness::new(c.clone(), quick_ack(c), ms(50));
+        // Segment 5 arrives after segments 6 and 7 (1 ms spacing, 2.5 ms extra).
+        h.set_fate(|p| {
+            if p.dir == Dir::AtoB && p.seg.len > 0 {
+                let extra = if p.data_idx == 5 { 7_500 } else { 1_000 * u64::from(p.data_idx) };
+                return Fate::Delay(tcplab_time::SimDuration::from_micros(extra));
+            }
+            Fate::Deliver
+        });
+        h.a.send(30 * MSS);
+        assert!(h.run());
+        assert_eq!(h.data_from(Dir::AtoB).filter(|p| p.rtx.is_some()).count(), 0);
+        assert_eq!(h.b.stats().bytes_delivered, 30 * MSS);
+    }
+}
+
+fn synack(window: u16) -> tcplab_tcp::Segment {
+    tcplab_tcp::Segment {
+        seq: SeqNum(500),
+        ack: SeqNum(101),
+        flags: tcplab_tcp::TcpFlags::SYN | tcplab_tcp::TcpFlags::ACK,
+        window,
+        options: tcplab_tcp::TcpOptions { mss: Some(1000), ..Default::default() },
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_zero_window_is_probed_when_the_persist_timer_fires() {
+    let mut c = tcplab_tcp::Connection::client(cfg(), SeqNum(100), SimTime(0));
+    let syn = c.poll_transmit(SimTime(0)).expect("syn");
+    assert!(syn.segment.flags.contains(tcplab_tcp::TcpFlags::SYN));
+    c.handle_segment(at_ms(100), &synack(0));
+    c.send(3000);
+    let t = c.poll_transmit(at_ms(100)).expect("handshake ack");
+    assert_eq!(t.segment.len, 0);
+    assert!(c.poll_transmit(at_ms(100)).is_none(), "zero window: no data");
+    // RTO from the 100 ms handshake sample is the 1 s minimum.
+    assert_eq!(c.poll_timeout(), Some(at_ms(1100)));
+    c.handle_timeout(at_ms(1100));
+    let p = c.poll_transmit(at_ms(1100)).expect("probe");
+    assert_eq!(p.retransmission, Some(RetransCause::Probe));
+    assert_eq!(p.segment.seq, SeqNum(100));
+    assert_eq!(p.segment.len, 0);
+    assert_eq!(c.stats().retransmissions[RetransCause::Probe as usize], 1);
+    // Backed off: next probe 2 s later.
+    assert_eq!(c.poll_timeout(), Some(at_ms(3100)));
+    // The window opens.
+    let open = tcplab_tcp::Segment {
+        seq: SeqNum(501),
+        ack: SeqNum(101),
+        flags: tcplab_tcp::TcpFlags::ACK,
+        window: 10_000,
+        ..Default::default()
+    };
+    c.handle_segment(at_ms(1200), &open);
+    let d = c.poll_transmit(at_ms(1200)).expect("data");
+    assert_eq!(d.segment.len, 1000);
+    assert_eq!(d.segment.seq, SeqNum(101));
+}
+
+#[test]
+fn an_in_window_rst_closes_the_connection_and_disarms_timers() {
+    let mut c = tcplab_tcp::Connection::client(cfg(), SeqNum(100), SimTime(0));
+    c.poll_transmit(SimTime(0));
+    c.handle_segment(at_ms(100), &synack(65535));
+    c.send(5000);
+    while c.poll_transmit(at_ms(100)).is_some() {}
+    assert!(c.poll_timeout().is_some());
+    // Out of window: ignored.
+    let mut rst = tcplab_tcp::Segment { seq: SeqNum(400_000), flags: tcplab_tcp::TcpFlags::RST, ..Default::default() };
+    c.handle_segment(at_ms(110), &rst);
+    assert_eq!(c.state(), ConnState::Established);
+    rst.seq = SeqNum(501);
+    c.handle_segment(at_ms(120), &rst);
+    assert_eq!(c.state(), ConnState::Closed);
+    assert_eq!(c.poll_timeout(), None);
+    assert!(c.poll_transmit(at_ms(120)).is_none());
+}
+
+#[test]
+fn handle_timeout_is_idempotent_and_harmless_before_the_deadline() {
+    let mut c = tcplab_tcp::Connection::client(cfg(), SeqNum(100), SimTime(0));
+    c.poll_transmit(SimTime(0));
+    c.handle_timeout(at_ms(999));
+    assert!(c.poll_transmit(at_ms(999)).is_none());
+    c.handle_timeout(at_ms(1000));
+    c.handle_timeout(at_ms(1000));
+    let r = c.poll_transmit(at_ms(1000)).expect("syn retransmission");
+    assert_eq!(r.retransmission, Some(RetransCause::Rto));
+    assert!(c.poll_transmit(at_ms(1000)).is_none());
+    assert_eq!(c.stats().timeouts, 1);
+    assert_eq!(c.poll_timeout(), Some(at_ms(3000)));
+}
+
+#[test]
+fn the_advertised_window_uses_the_negotiated_scale() {
+    let c = TcpConfig { recv_buffer: 4 << 20, ..cfg() };
+    let mut h = Harness::new(c.clone(), c, ms(50));
+    h.a.send(MSS);
+    assert!(h.run());
+    // 4 MiB with shift 7: 4194304 >> 7 = 32768.
+    assert_eq!(h.log[0].seg.options.window_scale, Some(7));
+    let ack = h.acks_from(Dir::BtoA).last().expect("ack").seg;
+    assert_eq!(ack.window, 32768);
+    // SYN windows are never scaled.
+    assert_eq!(h.log[0].seg.window, 65535);
+}

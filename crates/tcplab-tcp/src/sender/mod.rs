@@ -187,8 +187,13 @@ impl Sender {
         self.ts_ok = ts_ok;
         self.snd_una = self.snd_nxt;
         self.sb = Scoreboard::new(self.snd_una);
-        // RFC 7323 §2.2: the window of a SYN is never scaled.
-        self.snd_wnd = u64::from(seg.window);
+        // RFC 7323 §2.2: the window of a SYN is never scaled; the server learns the window
+        // from the (scaled) third segment.
+        self.snd_wnd = if seg.flags.contains(TcpFlags::SYN) {
+            u64::from(seg.window)
+        } else {
+            u64::from(seg.window) << snd_wscale
+        };
         self.snd_wl1 = seg.seq;
         self.snd_wl2 = seg.ack;
         let ev = StartupEvent { smss: self.smss, handshake_retransmitted: handshake_rtx };
@@ -304,7 +309,9 @@ impl Sender {
             self.snd_una = ack;
             self.consecutive_rtos = 0;
         }
-        if newly_sacked > 0 || bytes_acked > 0 {
+        // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
+        // only the segment at SND.UNA even if the peer sends SACK blocks.
+        if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
             self.sb.update_lost(self.dupthresh, self.smss);
         }
         let _ = self.spurious.on_ack(&SpuriousAckEvent {
