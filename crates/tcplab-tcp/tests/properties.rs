@@ -11,12 +11,16 @@ use tcplab_time::SimTime;
 const MSS: u64 = 1000;
 
 fn config(sack: bool, ts: bool, delack: bool, iw: u32) -> TcpConfig {
+    config_r(sack, ts, delack, iw, sack)
+}
+
+fn config_r(sack: bool, ts: bool, delack: bool, iw: u32, rfc6675: bool) -> TcpConfig {
     TcpConfig {
         mss: MSS as u16,
         recv_buffer: 1 << 20,
         sack,
         timestamps: ts,
-        recovery: if sack { RecoveryAlgorithm::Sack } else { RecoveryAlgorithm::NewReno },
+        recovery: if rfc6675 { RecoveryAlgorithm::Sack } else { RecoveryAlgorithm::NewReno },
         initial_window: InitialWindow::Segments(iw),
         ack: if delack { AckPolicy::default() } else { AckPolicy { delayed_ack: None, ack_every: 2 } },
         trace: false,
@@ -36,6 +40,7 @@ proptest! {
         ack_loss_pct in 0u8..15,
         reorder_pct in 0u8..20,
         sack in any::<bool>(),
+        rfc6675 in any::<bool>(),
         ts in any::<bool>(),
         delack in any::<bool>(),
         iw in 1u32..12,
@@ -44,7 +49,7 @@ proptest! {
         iss_a in any::<u32>(),
         iss_b in any::<u32>(),
     ) {
-        let c = config(sack, ts, delack, iw);
+        let c = config_r(sack, ts, delack, iw, rfc6675);
         let mut h = Harness::with_iss(c.clone(), c, ms(20), SeqNum(iss_a), SeqNum(iss_b));
         let mut acks = 0usize;
         h.set_fate(move |p| {
@@ -80,7 +85,7 @@ proptest! {
 
     #[test]
     fn handle_segment_never_panics_on_arbitrary_segments(
-        seqs in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u8>(), any::<u16>(), 0u32..3000), 1..40),
+        seqs in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u8>(), any::<u16>(), prop_oneof![0u32..3000, any::<u32>()]), 1..40),
         sack_edges in prop::collection::vec((any::<u32>(), any::<u32>()), 0..4),
         established in any::<bool>(),
     ) {
@@ -105,6 +110,37 @@ proptest! {
             h.a.handle_timeout(t);
             h.b.handle_timeout(t);
             let _ = h.a.cc_snapshot();
+        }
+    }
+
+    #[test]
+    fn near_window_garbage_never_panics_and_keeps_invariants(
+        segs in prop::collection::vec((-5000i64..100_000, -5000i64..60_000, any::<u8>(), any::<u16>(), 0u32..5000,
+                                      prop::collection::vec((-5000i64..60_000, 0u32..20_000), 0..4)), 1..60),
+        sack in any::<bool>(),
+    ) {
+        let c = config(sack, true, true, 10);
+        let mut h = Harness::new(c.clone(), c, ms(10));
+        h.a.send(80 * MSS);
+        h.run_until(SimTime(35_000_000));
+        let mut t = h.now;
+        for (dseq, dack, flags, window, len, blocks) in segs {
+            // Towards A, as if from B: sequence near A's RCV.NXT, ACK near A's SND.UNA.
+            let (una, _) = h.a.snd_seq();
+            let seq = SeqNum((i64::from(h.a.rcv_nxt().0) + dseq) as u32);
+            let ack = SeqNum((i64::from(una.0) + dack) as u32);
+            let mut seg = tcplab_tcp::Segment { seq, ack, flags: tcplab_tcp::TcpFlags(flags & !0x04), window, len, ..Default::default() };
+            for (l, n) in blocks {
+                let left = SeqNum((i64::from(una.0) + l) as u32);
+                seg.options.sack.push(tcplab_tcp::SackBlock { left, right: left + n });
+            }
+            t = SimTime(t.0 + 100_000);
+            h.a.handle_segment(t, &seg);
+            while h.a.poll_transmit(t).is_some() {}
+            if h.a.poll_timeout().is_some_and(|x| x <= t) {
+                h.a.handle_timeout(t);
+            }
+            harness::check(&h.a);
         }
     }
 }

@@ -19,6 +19,10 @@ use ack_policy::{AckAction, AckState, DataArrival};
 use reassembly::Reassembly;
 use sack_gen::SackGen;
 
+/// Segments claiming more payload than this are malformed and ignored: RFC 7323 §2.3 limits
+/// the window to 2^30 bytes, so no acceptable segment can be longer.
+pub const MAX_SEGMENT_LEN: u32 = 1 << 30;
+
 /// RFC 9293 §3.1: the window field is 16 bits.
 pub const MAX_UNSCALED_WINDOW: u64 = 65_535;
 
@@ -104,6 +108,9 @@ impl Receiver {
     /// Processes the sequence-space part of a synchronized-state segment (data and FIN).
     /// Never panics; out-of-window data is answered with an ACK (RFC 9293 §3.10.7.4).
     pub fn on_segment(&mut self, seg: &Segment) -> RxAction {
+        if seg.len > MAX_SEGMENT_LEN {
+            return RxAction::None;
+        }
         let syn = seg.flags.contains(TcpFlags::SYN);
         let fin = seg.flags.contains(TcpFlags::FIN);
         // Data starts after a SYN (a retransmitted SYN-ACK carries none here).

@@ -158,14 +158,16 @@ impl Scoreboard {
     }
 
     fn uncount(&mut self, flags: u8, n: u64) {
+        // Saturating: the counters are exact (see `check_counters` in the tests), but a
+        // malformed input must never be able to panic the engine.
         if flags & SACKED != 0 {
-            self.sacked -= n;
+            self.sacked = self.sacked.saturating_sub(n);
         } else {
             if flags & LOST != 0 {
-                self.lost -= n;
+                self.lost = self.lost.saturating_sub(n);
             }
             if flags & RETRANS != 0 {
-                self.retrans -= n;
+                self.retrans = self.retrans.saturating_sub(n);
             }
         }
     }
@@ -342,7 +344,7 @@ impl Scoreboard {
         }
         let n = u64::from(g.seq_len());
         if g.has(RETRANS) {
-            self.retrans -= n;
+            self.retrans = self.retrans.saturating_sub(n);
         }
         if !g.has(LOST) {
             self.lost += n;
