@@ -19,6 +19,30 @@
 //! | [`spurious`] | `SpuriousDetector` seam (no-op for now) |
 //! | [`timer`] | timer table and the `TimerClock` seam |
 
+//!
+//! ## Seams
+//!
+//! Every algorithm family is a trait object chosen at run time (`Box<dyn Trait>`, one
+//! dispatch style everywhere; `Connection` stays `Clone` through `clone_box`):
+//! [`rtt::RttEstimator`], [`cc::CongestionController`], [`loss::LossDetector`],
+//! [`startup::StartupPolicy`], [`spurious::SpuriousDetector`] and [`timer::TimerClock`].
+//! Hooks take small event structs and return decisions; [`sender::Sender`] owns and applies
+//! all state. Recovery phases are [`loss::RecoveryPhase`] (an enum with data). Defaults come
+//! from [`TcpConfig`]; `Connection::set_*` replaces a seam before the connection starts.
+//!
+//! ## Driving the engine (simulator / analyzer)
+//!
+//! - `Connection::client(cfg, iss, now)` has its SYN ready in `poll_transmit`;
+//!   `Connection::server(cfg, iss)` waits in LISTEN for a SYN. Data queued with `send` /
+//!   `send_unlimited` before ESTABLISHED goes out once the handshake completes; the client's
+//!   first data segment carries the handshake ACK (no separate pure ACK is sent then).
+//! - After *every* `handle_segment` or `handle_timeout`, call `poll_transmit(now)` until it
+//!   returns `None`: one ACK can release several segments (slow start, a retransmission
+//!   followed by new data, Limited Transmit). Then re-read `poll_timeout()`.
+//! - `handle_timeout(now)` may be called at any time; it only acts on timers that are due.
+//! - TIME-WAIT arms no timer (see `conn`), so an idle finished connection has
+//!   `poll_timeout() == None`.
+
 #![forbid(unsafe_code)]
 
 pub mod cc;

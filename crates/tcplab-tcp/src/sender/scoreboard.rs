@@ -361,6 +361,14 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self, snd_una: SeqNum, snd_nxt: SeqNum) {
         self.lost = 0;
         self.retrans = 0;
+        // RFC 6298 (5.4): the earliest unacknowledged segment is always retransmitted, even if
+        // it was SACKed (RFC 2018 §8: the receiver may have reneged; SACK is advisory).
+        if let Some(f) = self.segs.front_mut() {
+            if f.flags & SACKED != 0 {
+                f.flags &= !SACKED;
+                self.sacked = self.sacked.saturating_sub(u64::from(f.seq_len()));
+            }
+        }
         for g in self.segs.iter_mut() {
             g.flags &= !RETRANS;
             if !g.has(SACKED) {
@@ -492,6 +500,16 @@ mod tests {
         let up = sb.apply_sack(&[blk(0, 100)], SeqNum(100), SeqNum(400));
         assert!(up.dsack);
         assert_eq!(up.newly_sacked, 0);
+    }
+
+    #[test]
+    fn a_timeout_retransmits_the_first_segment_even_if_it_was_sacked() {
+        let mut sb = board(3);
+        // A reneging / misbehaving peer SACKs the segment at SND.UNA.
+        sb.apply_sack(&[blk(0, 100)], SeqNum(0), SeqNum(300));
+        sb.mark_all_lost(SeqNum(0), SeqNum(300));
+        assert_eq!(sb.next_retransmit(false), Some(0));
+        assert!(sb.check_counters());
     }
 
     #[test]
