@@ -173,12 +173,16 @@ impl Connection {
         self.snd.send_unlimited();
     }
     /// The application closes: FIN follows the last queued byte.
+    ///
+    /// Before ESTABLISHED (SYN-SENT, LISTEN, SYN-RECEIVED) the FIN is queued and the state
+    /// becomes FIN-WAIT-1 when the handshake completes. Deviation from RFC 9293 §3.10.4
+    /// (CLOSE in LISTEN deletes the TCB): a simulated server models the application on the
+    /// accepted socket, which may write its whole response and close before the SYN arrives.
     pub fn close(&mut self) {
         self.snd.close();
         self.state = match self.state {
             ConnState::Established => ConnState::FinWait1,
             ConnState::CloseWait => ConnState::LastAck,
-            ConnState::Listen => ConnState::Closed,
             s => s,
         };
     }

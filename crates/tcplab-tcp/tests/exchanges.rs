@@ -482,3 +482,30 @@ fn the_advertised_window_uses_the_negotiated_scale() {
     // SYN windows are never scaled.
     assert_eq!(h.log[0].seg.window, 65535);
 }
+
+#[test]
+fn data_in_both_directions_is_delivered_exactly_once_despite_losses() {
+    for c in [cfg(), no_sack()] {
+        let mut h = Harness::new(c.clone(), c, ms(50));
+        let mut n = 0u32;
+        h.set_fate(move |p| {
+            if p.seg.len > 0 && p.rtx.is_none() {
+                n += 1;
+                if n % 17 == 0 {
+                    return Fate::Drop;
+                }
+            }
+            Fate::Deliver
+        });
+        h.a.send(150 * MSS + 7);
+        h.b.send(120 * MSS + 3);
+        h.a.close();
+        h.b.close();
+        assert!(h.run());
+        assert_eq!(h.b.stats().bytes_delivered, 150 * MSS + 7);
+        assert_eq!(h.a.stats().bytes_delivered, 120 * MSS + 3);
+        assert!(h.a.is_send_complete() && h.b.is_send_complete());
+        assert!(matches!(h.a.state(), ConnState::TimeWait | ConnState::Closed));
+        assert!(matches!(h.b.state(), ConnState::TimeWait | ConnState::Closed));
+    }
+}

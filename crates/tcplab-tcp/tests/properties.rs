@@ -48,6 +48,7 @@ proptest! {
         tail in 0u64..1000,
         iss_a in any::<u32>(),
         iss_b in any::<u32>(),
+        b_bytes in prop_oneof![Just(0u64), 0u64..60_000],
     ) {
         let c = config_r(sack, ts, delack, iw, rfc6675);
         let mut h = Harness::with_iss(c.clone(), c, ms(20), SeqNum(iss_a), SeqNum(iss_b));
@@ -77,10 +78,15 @@ proptest! {
         let size = segs * MSS + tail;
         h.a.send(size);
         h.a.close();
+        h.b.send(b_bytes);
+        h.b.close();
         prop_assert!(h.run_until(SimTime(24 * 3600 * 1_000_000_000)), "did not finish");
         prop_assert_eq!(h.b.stats().bytes_delivered, size);
+        prop_assert_eq!(h.a.stats().bytes_delivered, b_bytes);
         prop_assert!(h.a.is_send_complete());
+        prop_assert!(h.b.is_send_complete());
         prop_assert!(h.b.fin_received());
+        prop_assert!(h.a.fin_received());
     }
 
     #[test]

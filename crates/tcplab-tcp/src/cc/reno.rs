@@ -59,12 +59,12 @@ impl CongestionController for Reno {
     }
 
     fn on_enter_recovery(&mut self, _st: CcState, ev: &CcLossEvent) -> CcState {
-        // RFC 5681 §3.2 step 2 / RFC 6582 §3.2 step 2 / RFC 6675 (4.1)(4.3).
+        // RFC 5681 §3.2 step 2 / RFC 6582 §3.2 step 2 / RFC 6675 §5 (4.2).
         let ssthresh = Self::ssthresh_after_loss(ev);
         let cwnd = match ev.style {
             // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3*SMSS
             RecoveryStyle::NewReno => ssthresh + FAST_RECOVERY_INFLATION_SEGMENTS * ev.smss,
-            // RFC 6675 §5 (4.3): cwnd = ssthresh
+            // RFC 6675 §5 (4.2): ssthresh = cwnd = FlightSize / 2 (bounded as in RFC 5681)
             RecoveryStyle::Sack => ssthresh,
         };
         CcState { cwnd, ssthresh }
