@@ -61,7 +61,9 @@ pub enum ConnState {
 pub struct CcSnapshot {
     pub cwnd: u64,
     pub ssthresh: u64,
-    /// RFC 6675 `pipe` when SACK recovery is active, otherwise SND.NXT - SND.UNA.
+    /// RFC 6675 `pipe` when SACK recovery or timeout recovery (after an RTO, where SND.NXT is
+    /// not pulled back and segments marked lost do not count) is active, otherwise
+    /// SND.NXT - SND.UNA.
     pub bytes_in_flight: u64,
     /// Smoothed RTT and variance in ns (0 before the first sample).
     pub srtt_ns: u64,
@@ -563,6 +565,12 @@ impl Connection {
     /// The current recovery phase (for tracing).
     pub fn recovery_phase(&self) -> crate::loss::RecoveryPhase {
         self.snd.phase
+    }
+    /// Consistency check of the sender's scoreboard counters against a full recount
+    /// (O(window); for tests and debugging only).
+    #[doc(hidden)]
+    pub fn debug_scoreboard_consistent(&self) -> bool {
+        self.snd.sb.check_counters()
     }
     /// The peer's FIN has been received (and all data before it).
     pub fn fin_received(&self) -> bool {

@@ -29,7 +29,7 @@ fn config_r(sack: bool, ts: bool, delack: bool, iw: u32, rfc6675: bool) -> TcpCo
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300), ..ProptestConfig::default() })]
 
     #[test]
     fn random_loss_patterns_still_complete_a_finite_transfer_with_every_byte_delivered_once(

@@ -200,6 +200,7 @@ pub fn check(c: &Connection) {
         assert!(s.cwnd >= c.smss(), "cwnd {} < smss {}", s.cwnd, c.smss());
     }
     assert!(s.rto_ns >= cfg.rto.min.as_nanos() && s.rto_ns <= cfg.rto.max.as_nanos(), "rto {}", s.rto_ns);
+    assert!(c.debug_scoreboard_consistent(), "scoreboard counters drifted");
     let (una, nxt) = c.snd_seq();
     assert!(una.le(nxt));
     // RFC 6675 SetPipe counts an octet at most twice (once un-SACKed and not lost, once more
