@@ -509,3 +509,19 @@ fn data_in_both_directions_is_delivered_exactly_once_despite_losses() {
         assert!(matches!(h.b.state(), ConnState::TimeWait | ConnState::Closed));
     }
 }
+
+#[test]
+fn a_lost_last_segment_during_sack_recovery_is_repaired_by_the_rescue_retransmission() {
+    let mut h = Harness::new(cfg(), quick_ack(cfg()), ms(50));
+    // 30 segments: IW 10, then 20 more; lose segment 20 and the very last one (30).
+    h.set_fate(spread_and_drop(&[20, 30]));
+    h.a.send(30 * MSS);
+    assert!(h.run());
+    let st = h.a.stats();
+    assert_eq!(st.timeouts, 0, "{:?}", st);
+    assert_eq!(st.retransmissions[RetransCause::FastRetransmit as usize], 1);
+    assert_eq!(st.retransmissions[RetransCause::SackRecovery as usize], 1);
+    let rescue = h.data_from(Dir::AtoB).find(|p| p.rtx == Some(RetransCause::SackRecovery)).expect("rescue");
+    assert_eq!(rescue.rel_seq, 29 * MSS as u32);
+    assert_eq!(h.b.stats().bytes_delivered, 30 * MSS);
+}

@@ -37,6 +37,10 @@ use crate::trace::Trace;
 use scoreboard::{Scoreboard, SentSeg};
 use tcplab_time::{SimDuration, SimTime};
 
+/// RFC 6675 §4 NextSeg() rule (4) ("rescue" retransmission, optional in the RFC): enabled by
+/// default; one tail retransmission per recovery when nothing else can be sent.
+pub const RFC6675_RESCUE_RETRANSMISSION: bool = true;
+
 /// RFC 3042 §2: Limited Transmit may send while outstanding data stays within cwnd + 2*SMSS.
 pub const LIMITED_TRANSMIT_SEGMENTS: u32 = 2;
 
@@ -85,6 +89,10 @@ pub struct Sender {
     /// Segment timed for an RTT sample without timestamps: (end sequence, send time).
     rtt_timing: Option<(SeqNum, SimTime)>,
     consecutive_rtos: u32,
+    /// RFC 6675 RescueRxt (None = undefined).
+    rescue_rxt: Option<SeqNum>,
+    /// Use RFC 6675 rule (4) rescue retransmissions.
+    pub rescue_enabled: bool,
     persist_backoff: u32,
     /// Upper bound of the persist interval (the configured maximum RTO).
     persist_max: SimDuration,
@@ -122,6 +130,8 @@ impl Clone for Sender {
             fin_sent: self.fin_sent,
             rtt_timing: self.rtt_timing,
             consecutive_rtos: self.consecutive_rtos,
+            rescue_rxt: self.rescue_rxt,
+            rescue_enabled: self.rescue_enabled,
             persist_backoff: self.persist_backoff,
             persist_max: self.persist_max,
             sack_ok: self.sack_ok,
@@ -161,6 +171,8 @@ impl Sender {
             fin_sent: false,
             rtt_timing: None,
             consecutive_rtos: 0,
+            rescue_rxt: None,
+            rescue_enabled: RFC6675_RESCUE_RETRANSMISSION,
             persist_backoff: 0,
             persist_max: cfg.rto.max,
             sack_ok: false,
@@ -484,6 +496,10 @@ impl Sender {
 
     fn retransmit(&mut self, i: usize, now: SimTime, cause: RetransCause, timers: &mut Timers, stats: &mut ConnStats) -> DataOut {
         let g = self.sb.on_retransmit(i, now);
+        self.count_retransmit(g, now, cause, timers, stats)
+    }
+
+    fn count_retransmit(&mut self, g: SentSeg, now: SimTime, cause: RetransCause, timers: &mut Timers, stats: &mut ConnStats) -> DataOut {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
@@ -530,6 +546,16 @@ impl Sender {
                             // NextSeg() rule (3): an un-SACKed segment below the highest SACK.
                             if let Some(i) = self.sb.next_retransmit(true) {
                                 return Some(self.retransmit(i, now, RetransCause::SackRecovery, timers, stats));
+                            }
+                            // NextSeg() rule (4): one rescue retransmission per recovery, of the
+                            // highest un-SACKed segment, if HighACK > RescueRxt or RescueRxt is
+                            // undefined; then RescueRxt = RecoveryPoint.
+                            if self.rescue_enabled && self.rescue_rxt.map_or(true, |r| self.snd_una.gt(r)) {
+                                if let Some(i) = self.sb.rescue_candidate() {
+                                    self.rescue_rxt = Some(recover);
+                                    let g = self.sb.on_rescue_retransmit(i, now);
+                                    return Some(self.count_retransmit(g, now, RetransCause::SackRecovery, timers, stats));
+                                }
                             }
                             return None;
                         }

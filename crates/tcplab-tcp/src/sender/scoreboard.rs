@@ -411,6 +411,22 @@ impl Scoreboard {
         None
     }
 
+    /// RFC 6675 §4 NextSeg() rule (4): the highest outstanding un-SACKed segment, if it is
+    /// not already retransmitted (walks back only over the trailing SACKed run).
+    pub fn rescue_candidate(&self) -> Option<usize> {
+        let i = self.segs.iter().rposition(|g| !g.has(SACKED))?;
+        (!self.segs[i].has(RETRANS)).then_some(i)
+    }
+
+    /// Segment `i` is being retransmitted at `now` as the rescue retransmission (RFC 6675 §4
+    /// rule (4): "HighRxt MUST NOT be updated").
+    pub fn on_rescue_retransmit(&mut self, i: usize, now: SimTime) -> SentSeg {
+        let keep = self.high_rxt;
+        let g = self.on_retransmit(i, now);
+        self.high_rxt = keep;
+        g
+    }
+
     /// Segment `i` is being retransmitted at `now`.
     pub fn on_retransmit(&mut self, i: usize, now: SimTime) -> SentSeg {
         let g = self.segs[i];
