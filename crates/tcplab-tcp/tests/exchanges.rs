@@ -491,7 +491,7 @@ fn data_in_both_directions_is_delivered_exactly_once_despite_losses() {
         h.set_fate(move |p| {
             if p.seg.len > 0 && p.rtx.is_none() {
                 n += 1;
-                if n % 17 == 0 {
+                if n.checked_rem(17) == Some(0) {
                     return Fate::Drop;
                 }
             }

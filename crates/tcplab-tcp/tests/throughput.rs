@@ -27,7 +27,7 @@ fn bulk_transfer_segments_per_wall_second() {
         while let Some(tx) = a.poll_transmit(now) {
             sent += 1;
             // 1 in 1000 data segments lost; bounded queue of 2000 packets.
-            if tx.segment.len > 0 && (sent.is_multiple_of(1000) || ab.len() > 2000) {
+            if tx.segment.len > 0 && (sent.checked_rem(1000) == Some(0) || ab.len() > 2000) {
                 continue;
             }
             link_free = link_free.max(now) + gap;

@@ -550,7 +550,11 @@ impl Sender {
                             // NextSeg() rule (4): one rescue retransmission per recovery, of the
                             // highest un-SACKed segment, if HighACK > RescueRxt or RescueRxt is
                             // undefined; then RescueRxt = RecoveryPoint.
-                            if self.rescue_enabled && self.rescue_rxt.map_or(true, |r| self.snd_una.gt(r)) {
+                            let rescue_allowed = match self.rescue_rxt {
+                                None => true,
+                                Some(r) => self.snd_una.gt(r),
+                            };
+                            if self.rescue_enabled && rescue_allowed {
                                 if let Some(i) = self.sb.rescue_candidate() {
                                     self.rescue_rxt = Some(recover);
                                     let g = self.sb.on_rescue_retransmit(i, now);
