@@ -159,12 +159,15 @@ fn repeated_loss_of_the_same_segment_backs_off_the_rto_one_two_four_times() {
     );
     assert_eq!(h.a.stats().timeouts, 3);
     assert_eq!(h.a.stats().retransmissions[RetransCause::Rto as usize], 3);
-    let backoffs: Vec<u32> = h
-        .a
-        .drain_events()
-        .filter_map(|e| if let TcpEvent::RtoFired { backoff, .. } = e { Some(backoff) } else { None })
-        .collect();
+    let ev: Vec<TcpEvent> = h.a.drain_events().collect();
+    let backoffs: Vec<u32> =
+        ev.iter().filter_map(|e| if let TcpEvent::RtoFired { backoff, .. } = e { Some(*backoff) } else { None }).collect();
     assert_eq!(backoffs, vec![1, 2, 3]);
+    let entered = ev.iter().filter(|e| matches!(e, TcpEvent::RecoveryEntered { .. })).count();
+    let exited: Vec<&TcpEvent> = ev.iter().filter(|e| matches!(e, TcpEvent::RecoveryExited { .. })).collect();
+    assert_eq!(entered, 1);
+    // 4th copy arrives at 7150 ms, the delayed ACK leaves at 7350 ms and arrives at 7400 ms.
+    assert_eq!(exited, vec![&TcpEvent::RecoveryExited { at: at_ms(7400), kind: tcplab_tcp::RecoveryKind::Timeout }]);
     assert_eq!(h.b.stats().bytes_delivered, MSS);
 }
 
@@ -524,4 +527,49 @@ fn a_lost_last_segment_during_sack_recovery_is_repaired_by_the_rescue_retransmis
     let rescue = h.data_from(Dir::AtoB).find(|p| p.rtx == Some(RetransCause::SackRecovery)).expect("rescue");
     assert_eq!(rescue.rel_seq, 29 * MSS as u32);
     assert_eq!(h.b.stats().bytes_delivered, 30 * MSS);
+}
+
+#[test]
+fn slow_start_adds_one_smss_per_ack_so_delayed_acks_slow_it_down_unless_byte_counting_is_used() {
+    for (abc, expect) in [(false, 15 * MSS), (true, 20 * MSS)] {
+        let mut h = Harness::new(cfg(), cfg(), ms(50));
+        if abc {
+            h.a.set_congestion_controller(Box::new(tcplab_tcp::cc::Reno::with_abc()));
+        }
+        h.a.send(10 * MSS);
+        assert!(h.run());
+        // IW = 10 segments, ACKed by 5 delayed ACKs (every second segment).
+        assert_eq!(h.acks_from(Dir::BtoA).filter(|p| p.t > at_ms(50)).count(), 5);
+        assert_eq!(h.a.cc_snapshot().cwnd, expect);
+    }
+}
+
+#[test]
+fn losing_a_whole_flight_times_out_once_and_goes_back_n_in_slow_start() {
+    let mut h = Harness::new(cfg(), quick_ack(cfg()), ms(50));
+    h.set_fate(|p| {
+        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && p.data_idx <= 10 {
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(10 * MSS);
+    h.run_until(at_ms(1100));
+    // RFC 5681 eq. 4 at the timeout: ssthresh = max(FlightSize/2, 2*SMSS), cwnd = 1 SMSS.
+    let s = h.a.cc_snapshot();
+    assert_eq!((s.cwnd, s.ssthresh), (MSS, 5 * MSS));
+    assert_eq!(s.rto_ns, 2_000_000_000);
+    assert!(h.run());
+    let rtx: Vec<(SimTime, u32, Option<RetransCause>)> =
+        h.data_from(Dir::AtoB).filter(|p| p.rtx.is_some()).map(|p| (p.t, p.rel_seq / 1000, p.rtx)).collect();
+    assert_eq!(rtx.len(), 10);
+    assert!(rtx.iter().all(|r| r.2 == Some(RetransCause::Rto)));
+    // Slow start from one segment: 1, then 2, then 4, then 3 (the rest).
+    let times: Vec<u64> = rtx.iter().map(|r| r.0.as_nanos() / 1_000_000).collect();
+    assert_eq!(times, vec![1100, 1200, 1200, 1300, 1300, 1300, 1300, 1400, 1400, 1400]);
+    let segs: Vec<u32> = rtx.iter().map(|r| r.1).collect();
+    assert_eq!(segs, (0..10).collect::<Vec<u32>>());
+    assert_eq!(h.a.stats().timeouts, 1);
+    assert_eq!(h.b.stats().bytes_delivered, 10 * MSS);
 }

@@ -651,9 +651,13 @@ impl Sender {
         self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: recover = HighData after a timeout.
         let recover = self.snd_nxt;
+        let was_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
         self.phase = RecoveryPhase::Loss { recover };
         trace.push(TcpEvent::RtoFired { at: now, backoff: self.rtt.backoff() });
-        trace.push(TcpEvent::RecoveryEntered { at: now, kind: RecoveryKind::Timeout, recovery_point: recover });
+        if !was_loss {
+            // A repeated timeout continues the same timeout recovery (one Entered/Exited pair).
+            trace.push(TcpEvent::RecoveryEntered { at: now, kind: RecoveryKind::Timeout, recovery_point: recover });
+        }
         // RFC 6298 (5.6): start the timer with the backed-off RTO.
         timers.arm(TimerKind::Rto, now, self.rtt.rto());
     }
