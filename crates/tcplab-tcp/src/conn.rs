@@ -325,7 +325,11 @@ impl Connection {
             }
             return;
         }
-        if f.contains(TcpFlags::ACK) {
+        // RFC 9293 §3.10.7.4 fifth: "if the ACK bit is off, drop the segment".
+        if !f.contains(TcpFlags::ACK) {
+            return;
+        }
+        {
             let out = self.snd.on_ack(now, seg, &mut self.timers, &mut self.trace);
             if out.ack_unsent {
                 self.ack_now = true;
