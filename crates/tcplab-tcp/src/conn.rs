@@ -18,6 +18,13 @@
 //! LISTEN and answers the first SYN. Data written with `send` before ESTABLISHED waits for the
 //! handshake. SYN and SYN-ACK are retransmitted on the RTO timer (with backoff, forever).
 //!
+//! Retransmission causes: the SYN/SYN-ACK resent on its timer, or a SYN-ACK resent because
+//! the client repeated its SYN, is tagged `Rto`; zero-window probes (a pure ACK carrying
+//! SND.UNA - 1) are tagged `Probe` and counted in `retransmissions[Probe]`.
+//!
+//! `SendComplete` is reported each time the send side becomes complete (an endpoint that has
+//! nothing to send reports it when the handshake completes).
+//!
 //! TIME-WAIT is entered but no 2*MSL timer is armed: the simulator never reuses a 4-tuple, so
 //! the state only serves to re-acknowledge a retransmitted FIN, and leaving no timer armed lets
 //! a run end as soon as both sides are done.

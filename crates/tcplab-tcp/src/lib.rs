@@ -42,6 +42,13 @@
 //! - `handle_timeout(now)` may be called at any time; it only acts on timers that are due.
 //! - TIME-WAIT arms no timer (see `conn`), so an idle finished connection has
 //!   `poll_timeout() == None`.
+//!
+//! ## Known simplifications
+//!
+//! No PAWS, no Nagle, no urgent data, no ECN reaction, no simultaneous open, no SYN-with-data;
+//! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
+//! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
+//! detection is a no-op seam.
 
 #![forbid(unsafe_code)]
 
