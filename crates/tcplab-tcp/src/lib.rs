@@ -10,12 +10,62 @@
 //! | [`config`] | per-endpoint settings and their RFC defaults |
 //! | [`conn`] | `Connection`: the driving API |
 //! | [`event`] | typed events for tracing |
+//! | [`sender`] | SND.* state, retransmission queue + RFC 6675 scoreboard |
+//! | [`receiver`] | RCV.* state, reassembly, ACK policy, SACK/D-SACK generation |
+//! | [`rtt`] | `RttEstimator` seam (RFC 6298) |
+//! | [`cc`] | `CongestionController` seam (RFC 5681 / RFC 6582 Reno) |
+//! | [`loss`] | `LossDetector` seam (dupthresh + NewReno, RFC 6675) and `RecoveryPhase` |
+//! | [`startup`] | `StartupPolicy` seam (initial window) |
+//! | [`spurious`] | `SpuriousDetector` seam (no-op for now) |
+//! | [`timer`] | timer table and the `TimerClock` seam |
 
+//!
+//! ## Seams
+//!
+//! Every algorithm family is a trait object chosen at run time (`Box<dyn Trait>`, one
+//! dispatch style everywhere; `Connection` stays `Clone` through `clone_box`):
+//! [`rtt::RttEstimator`], [`cc::CongestionController`], [`loss::LossDetector`],
+//! [`startup::StartupPolicy`], [`spurious::SpuriousDetector`] and [`timer::TimerClock`].
+//! Hooks take small event structs and return decisions; [`sender::Sender`] owns and applies
+//! all state. Recovery phases are [`loss::RecoveryPhase`] (an enum with data). Defaults come
+//! from [`TcpConfig`]; `Connection::set_*` replaces a seam before the connection starts.
+//!
+//! ## Driving the engine (simulator / analyzer)
+//!
+//! - `Connection::client(cfg, iss, now)` has its SYN ready in `poll_transmit`;
+//!   `Connection::server(cfg, iss)` waits in LISTEN for a SYN. Data queued with `send` /
+//!   `send_unlimited` before ESTABLISHED goes out once the handshake completes; the client's
+//!   first data segment carries the handshake ACK (no separate pure ACK is sent then).
+//! - After *every* `handle_segment` or `handle_timeout`, call `poll_transmit(now)` until it
+//!   returns `None`: one ACK can release several segments (slow start, a retransmission
+//!   followed by new data, Limited Transmit). Then re-read `poll_timeout()`.
+//! - `handle_timeout(now)` may be called at any time; it only acts on timers that are due.
+//! - TIME-WAIT arms no timer (see `conn`), so an idle finished connection has
+//!   `poll_timeout() == None`.
+//!
+//! ## Known simplifications
+//!
+//! No PAWS, no Nagle, no urgent data, no ECN reaction, no simultaneous open, no SYN-with-data;
+//! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
+//! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
+//! detection is a no-op seam.
+
+#![forbid(unsafe_code)]
+
+pub mod cc;
 pub mod config;
 pub mod conn;
 pub mod event;
+pub mod loss;
+pub mod receiver;
+pub mod rtt;
 pub mod segment;
+pub mod sender;
 pub mod seq;
+pub mod spurious;
+pub mod startup;
+pub mod timer;
+pub mod trace;
 
 pub use config::{AckPolicy, InitialWindow, RecoveryAlgorithm, RtoConfig, TcpConfig};
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};

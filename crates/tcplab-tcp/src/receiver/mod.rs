@@ -1,0 +1,240 @@
+//! The receiving half: RCV.NXT, reassembly, ACK policy, SACK/D-SACK generation, TS.Recent and
+//! the advertised window.
+//!
+//! Ambiguities resolved:
+//! - The application reads immediately, so the advertised window is always `recv_buffer`
+//!   (clamped to 65535 << Rcv.Wind.Shift); out-of-order data does not shrink it. The right edge
+//!   RCV.NXT + RCV.WND is never moved left (RFC 9293 §3.8.6.2.2 / RFC 7323 §2.4).
+//! - PAWS (RFC 7323 §5) is not implemented: the simulator never carries segments old enough to
+//!   wrap a 2^32 sequence space, and retransmissions carry fresh TSvals.
+
+pub mod ack_policy;
+pub mod reassembly;
+pub mod sack_gen;
+
+use crate::config::TcpConfig;
+use crate::segment::{SackBlocks, Segment, TcpFlags};
+use crate::seq::SeqNum;
+use ack_policy::{AckAction, AckState, DataArrival};
+use reassembly::Reassembly;
+use sack_gen::SackGen;
+
+/// Segments claiming more payload than this are malformed and ignored: RFC 7323 §2.3 limits
+/// the window to 2^30 bytes, so no acceptable segment can be longer.
+pub const MAX_SEGMENT_LEN: u32 = 1 << 30;
+
+/// RFC 9293 §3.1: the window field is 16 bits.
+pub const MAX_UNSCALED_WINDOW: u64 = 65_535;
+
+/// What the connection must do after the receiver processed a segment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RxAction {
+    /// Nothing to acknowledge (pure ACK, or nothing new).
+    None,
+    /// Acknowledge now.
+    AckNow,
+    /// Start the delayed-ACK timer if it is not running.
+    Delay,
+}
+
+/// The receiving half of a connection.
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    /// RFC 9293 IRS.
+    pub irs: SeqNum,
+    /// RFC 9293 RCV.NXT.
+    pub rcv_nxt: SeqNum,
+    /// RFC 9293 RCV.WND in bytes (what is advertised, before scaling).
+    pub rcv_wnd: u64,
+    /// RFC 7323 Rcv.Wind.Shift (0 when window scaling was not negotiated).
+    pub rcv_wscale: u8,
+    /// Right edge of the last advertised window (never moved left).
+    rcv_adv_right: SeqNum,
+    /// Largest segment the peer sends (what counts as full-sized).
+    pub rcv_mss: u32,
+    /// RFC 7323 TS.Recent.
+    pub ts_recent: u32,
+    /// RFC 7323 Last.ACK.sent.
+    pub last_ack_sent: SeqNum,
+    pub ts_ok: bool,
+    pub sack_ok: bool,
+    reasm: Reassembly,
+    sack: SackGen,
+    ack: AckState,
+    /// Sequence number of the peer's FIN once seen.
+    fin_seq: Option<SeqNum>,
+    /// The FIN has been consumed (RCV.NXT moved past it).
+    pub fin_received: bool,
+    /// Bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+}
+
+impl Receiver {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        Receiver {
+            irs: SeqNum(0),
+            rcv_nxt: SeqNum(0),
+            rcv_wnd: cfg.recv_buffer.min(MAX_UNSCALED_WINDOW),
+            rcv_wscale: 0,
+            rcv_adv_right: SeqNum(0),
+            rcv_mss: u32::from(cfg.mss),
+            ts_recent: 0,
+            last_ack_sent: SeqNum(0),
+            ts_ok: false,
+            sack_ok: false,
+            reasm: Reassembly::default(),
+            sack: SackGen::default(),
+            ack: AckState::new(cfg.ack),
+            fin_seq: None,
+            fin_received: false,
+            bytes_delivered: 0,
+        }
+    }
+
+    /// The peer's SYN was accepted; `rcv_wscale` is 0 unless both sides offered scaling.
+    pub fn on_syn(&mut self, cfg: &TcpConfig, seg: &Segment, rcv_wscale: u8) {
+        self.irs = seg.seq;
+        self.rcv_nxt = seg.seq + 1;
+        self.last_ack_sent = self.rcv_nxt;
+        self.rcv_wscale = rcv_wscale;
+        // RFC 7323 §2.3: the largest window representable with the shift.
+        self.rcv_wnd = cfg.recv_buffer.min(MAX_UNSCALED_WINDOW << rcv_wscale);
+        self.rcv_adv_right = self.rcv_nxt + self.rcv_wnd as u32;
+        if let Some((tsval, _)) = seg.options.timestamps {
+            self.ts_recent = tsval;
+        }
+    }
+
+    /// Processes the sequence-space part of a synchronized-state segment (data and FIN).
+    /// Never panics; out-of-window data is answered with an ACK (RFC 9293 §3.10.7.4).
+    pub fn on_segment(&mut self, seg: &Segment) -> RxAction {
+        if seg.len > MAX_SEGMENT_LEN {
+            return RxAction::None;
+        }
+        let syn = seg.flags.contains(TcpFlags::SYN);
+        let fin = seg.flags.contains(TcpFlags::FIN);
+        // Data starts after a SYN (a retransmitted SYN-ACK carries none here).
+        let mut left = if syn { seg.seq + 1 } else { seg.seq };
+        let seg_data_end = left + seg.len;
+        let mut right = seg_data_end;
+
+        // RFC 7323 §4.3 (2): if SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent, TS.Recent
+        // <- SEG.TSval (the segment that advanced the left edge is echoed).
+        if self.ts_ok {
+            if let Some((tsval, _)) = seg.options.timestamps {
+                if tsval.wrapping_sub(self.ts_recent) as i32 >= 0 && seg.seq.le(self.last_ack_sent) {
+                    self.ts_recent = tsval;
+                }
+            }
+        }
+
+        if seg.len == 0 && !fin {
+            if syn {
+                // Retransmitted SYN(-ACK): our ACK was lost; acknowledge again.
+                return RxAction::AckNow;
+            }
+            // Pure ACK. A zero-length segment below RCV.NXT is a window probe: answer it.
+            return if seg.seq.lt(self.rcv_nxt) { RxAction::AckNow } else { RxAction::None };
+        }
+        let wnd_right = self.rcv_nxt + self.rcv_wnd.max(1) as u32;
+        // Entirely old: a duplicate (RFC 2883 D-SACK), acknowledged at once.
+        if seg.len > 0 && right.le(self.rcv_nxt) {
+            if self.sack_ok {
+                self.sack.on_duplicate(left, right);
+            }
+            return RxAction::AckNow;
+        }
+        if seg.len == 0 && fin && seg_data_end.lt(self.rcv_nxt) {
+            return RxAction::AckNow; // retransmitted FIN already consumed
+        }
+        // Beyond the window: RFC 9293 §3.10.7.4 "send an acknowledgment" and drop.
+        if left.ge(wnd_right) && seg.len > 0 {
+            return RxAction::AckNow;
+        }
+        let mut action_now = false;
+        if left.lt(self.rcv_nxt) {
+            // Partially old: report the duplicate part (RFC 2883 §4).
+            if self.sack_ok {
+                self.sack.on_duplicate(left, self.rcv_nxt);
+            }
+            left = self.rcv_nxt;
+            action_now = true;
+        }
+        let mut fin_in_window = fin;
+        if right.gt(wnd_right) {
+            right = wnd_right;
+            fin_in_window = false;
+        }
+        if fin_in_window && self.fin_seq.is_none() {
+            self.fin_seq = Some(seg_data_end);
+        }
+
+        let had_holes = !self.reasm.is_empty();
+        let before = self.rcv_nxt;
+        if left.lt(right) {
+            if left == self.rcv_nxt && !had_holes {
+                // Fast path: in order, nothing queued.
+                self.rcv_nxt = right;
+            } else {
+                let ins = self.reasm.insert(self.rcv_nxt, left, right);
+                if let Some((l, r)) = ins.duplicate {
+                    if self.sack_ok {
+                        self.sack.on_duplicate(l, r);
+                    }
+                    action_now = true;
+                }
+                if left != self.rcv_nxt && self.sack_ok {
+                    self.sack.on_ooo_segment(&self.reasm, self.rcv_nxt, left);
+                }
+                while let Some(r) = self.reasm.pop_contiguous(self.rcv_nxt) {
+                    self.rcv_nxt = self.rcv_nxt.max(r);
+                }
+                if self.sack_ok {
+                    self.sack.prune(self.rcv_nxt);
+                }
+            }
+        }
+        self.bytes_delivered += u64::from(self.rcv_nxt - before);
+
+        // The FIN is consumed once all data before it has arrived.
+        if !self.fin_received && self.fin_seq == Some(self.rcv_nxt) {
+            self.rcv_nxt += 1;
+            self.fin_received = true;
+            action_now = true;
+        }
+        if action_now || self.rcv_nxt == before && seg.len > 0 {
+            return RxAction::AckNow;
+        }
+        match self.ack.on_data(DataArrival {
+            len: seg.len,
+            in_order_no_holes: !had_holes && self.reasm.is_empty() && left == before,
+            rcv_mss: self.rcv_mss,
+        }) {
+            AckAction::Now => RxAction::AckNow,
+            AckAction::Delay => RxAction::Delay,
+        }
+    }
+
+    /// Fields for an outgoing segment's ACK: (ack, window field, SACK blocks). Records
+    /// Last.ACK.sent and restarts the ACK-every-N count.
+    pub fn build_ack(&mut self) -> (SeqNum, u16, SackBlocks) {
+        // Never shrink: keep the right edge at or beyond what was advertised.
+        let right = (self.rcv_nxt + self.rcv_wnd as u32).max(self.rcv_adv_right);
+        self.rcv_adv_right = right;
+        let wnd = u64::from(right - self.rcv_nxt);
+        let field = (wnd >> self.rcv_wscale).min(MAX_UNSCALED_WINDOW) as u16;
+        let blocks = if self.sack_ok {
+            self.sack.build(&self.reasm, self.rcv_nxt, self.ts_ok)
+        } else {
+            SackBlocks::new()
+        };
+        self.last_ack_sent = self.rcv_nxt;
+        self.ack.on_ack_sent();
+        (self.rcv_nxt, field, blocks)
+    }
+
+    /// Out-of-order ranges currently queued.
+    pub fn ooo_ranges(&self) -> usize {
+        self.reasm.len()
+    }
+}

@@ -1,0 +1,682 @@
+//! The sending half: SND.UNA/SND.NXT/SND.WND, the retransmission queue and scoreboard, the
+//! recovery phase, and the algorithm seams (RTT estimator, congestion controller, loss
+//! detector, startup policy, spurious detector) whose decisions it applies.
+//!
+//! Ambiguities resolved:
+//! - SND.NXT is never pulled back after an RTO (unlike BSD's `snd_nxt = snd_una`): the
+//!   go-back-N retransmission is expressed by marking every outstanding, un-SACKed segment
+//!   lost and retransmitting the marked segments in order, subject to `cwnd - pipe`. This
+//!   keeps one code path for SACK and non-SACK connections, and SACKed data is skipped.
+//! - Which "flight" gates new data: FlightSize (SND.NXT - SND.UNA) in Open/Disorder (plus the
+//!   RFC 3042 allowance) and in NewReno recovery (against the inflated cwnd); `pipe` in RFC 6675
+//!   recovery and in timeout recovery.
+//! - Karn's rule without timestamps: the timed segment is forgotten on *any*
+//!   retransmission (as BSD does), not only when the timed segment itself is resent.
+//! - Timestamp RTT samples are taken from every ACK that advances SND.UNA (RFC 7323 §4.1); the
+//!   echoed TSval is that of the segment that advanced the receiver's left edge, so samples are
+//!   unambiguous even for retransmitted data.
+//! - Segments are sent only full-sized unless they carry the last queued byte (sender SWS
+//!   avoidance, RFC 9293 §3.8.6.2.1); Nagle is off (the simulated application writes in bulk).
+//! - RFC 6582 §4: the retransmission timer is reset on every partial ACK ("Slow-but-Steady"),
+//!   which is what RFC 6298 (5.3) says for any ACK of new data.
+
+pub mod scoreboard;
+
+use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
+use crate::config::{RecoveryAlgorithm, TcpConfig};
+use crate::conn::ConnStats;
+use crate::event::{RecoveryKind, RetransCause, TcpEvent};
+use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase, Rfc6675Detector};
+use crate::rtt::{Rfc6298, RttEstimator, RttSampleEvent};
+use crate::segment::{Segment, TcpFlags};
+use crate::seq::SeqNum;
+use crate::spurious::{NoSpuriousDetection, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent};
+use crate::startup::{InitialWindowPolicy, StartupEvent, StartupPolicy};
+use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
+use crate::trace::Trace;
+use scoreboard::{Scoreboard, SentSeg};
+use tcplab_time::{SimDuration, SimTime};
+
+/// RFC 6675 §4 NextSeg() rule (4) ("rescue" retransmission, optional in the RFC): enabled by
+/// default; one tail retransmission per recovery when nothing else can be sent.
+pub const RFC6675_RESCUE_RETRANSMISSION: bool = true;
+
+/// RFC 3042 §2: Limited Transmit may send while outstanding data stays within cwnd + 2*SMSS.
+pub const LIMITED_TRANSMIT_SEGMENTS: u32 = 2;
+
+/// A segment the sender wants on the wire (the connection adds ACK, window and options).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DataOut {
+    pub seq: SeqNum,
+    pub len: u32,
+    pub fin: bool,
+    pub cause: Option<RetransCause>,
+}
+
+/// Outcome of an incoming ACK.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckOutcome {
+    /// The ACK acknowledged something not yet sent (RFC 9293: answer with an ACK, drop).
+    pub ack_unsent: bool,
+    /// Our FIN is acknowledged.
+    pub fin_acked: bool,
+}
+
+/// The sending half of a connection.
+#[derive(Debug)]
+pub struct Sender {
+    /// RFC 9293 SND.UNA.
+    pub snd_una: SeqNum,
+    /// RFC 9293 SND.NXT (never pulled back: it is also SND.MAX / RFC 6675 HighData).
+    pub snd_nxt: SeqNum,
+    /// RFC 9293 SND.WND in bytes (scaled).
+    pub snd_wnd: u64,
+    snd_wl1: SeqNum,
+    snd_wl2: SeqNum,
+    /// RFC 7323 Snd.Wind.Shift.
+    pub snd_wscale: u8,
+    /// Sender MSS (payload bytes per segment).
+    pub smss: u64,
+    /// RFC 5681 cwnd and ssthresh.
+    pub cc: CcState,
+    pub phase: RecoveryPhase,
+    pub sb: Scoreboard,
+    app_total: u64,
+    app_sent: u64,
+    unlimited: bool,
+    pub fin_queued: bool,
+    fin_sent: bool,
+    /// Segment timed for an RTT sample without timestamps: (end sequence, send time).
+    rtt_timing: Option<(SeqNum, SimTime)>,
+    consecutive_rtos: u32,
+    /// RFC 6675 RescueRxt (None = undefined).
+    rescue_rxt: Option<SeqNum>,
+    /// Use RFC 6675 rule (4) rescue retransmissions.
+    pub rescue_enabled: bool,
+    persist_backoff: u32,
+    /// Upper bound of the persist interval (the configured maximum RTO).
+    persist_max: SimDuration,
+    pub sack_ok: bool,
+    pub ts_ok: bool,
+    established: bool,
+    dupthresh: u32,
+    limited_transmit: bool,
+    send_buffer: u64,
+    recovery_cfg: RecoveryAlgorithm,
+    pub rtt: Box<dyn RttEstimator>,
+    pub ccalg: Box<dyn CongestionController>,
+    pub loss: Box<dyn LossDetector>,
+    pub startup: Box<dyn StartupPolicy>,
+    pub spurious: Box<dyn SpuriousDetector>,
+}
+
+impl Clone for Sender {
+    fn clone(&self) -> Self {
+        Sender {
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            snd_wnd: self.snd_wnd,
+            snd_wl1: self.snd_wl1,
+            snd_wl2: self.snd_wl2,
+            snd_wscale: self.snd_wscale,
+            smss: self.smss,
+            cc: self.cc,
+            phase: self.phase,
+            sb: self.sb.clone(),
+            app_total: self.app_total,
+            app_sent: self.app_sent,
+            unlimited: self.unlimited,
+            fin_queued: self.fin_queued,
+            fin_sent: self.fin_sent,
+            rtt_timing: self.rtt_timing,
+            consecutive_rtos: self.consecutive_rtos,
+            rescue_rxt: self.rescue_rxt,
+            rescue_enabled: self.rescue_enabled,
+            persist_backoff: self.persist_backoff,
+            persist_max: self.persist_max,
+            sack_ok: self.sack_ok,
+            ts_ok: self.ts_ok,
+            established: self.established,
+            dupthresh: self.dupthresh,
+            limited_transmit: self.limited_transmit,
+            send_buffer: self.send_buffer,
+            recovery_cfg: self.recovery_cfg,
+            rtt: self.rtt.clone_box(),
+            ccalg: self.ccalg.clone_box(),
+            loss: self.loss.clone_box(),
+            startup: self.startup.clone_box(),
+            spurious: self.spurious.clone_box(),
+        }
+    }
+}
+
+impl Sender {
+    pub fn new(cfg: &TcpConfig, iss: SeqNum) -> Self {
+        let smss = u64::from(cfg.mss.max(1));
+        Sender {
+            snd_una: iss,
+            snd_nxt: iss,
+            snd_wnd: 0,
+            snd_wl1: SeqNum(0),
+            snd_wl2: SeqNum(0),
+            snd_wscale: 0,
+            smss,
+            cc: CcState { cwnd: smss, ssthresh: cfg.initial_ssthresh },
+            phase: RecoveryPhase::Open,
+            sb: Scoreboard::new(iss),
+            app_total: 0,
+            app_sent: 0,
+            unlimited: false,
+            fin_queued: false,
+            fin_sent: false,
+            rtt_timing: None,
+            consecutive_rtos: 0,
+            rescue_rxt: None,
+            rescue_enabled: RFC6675_RESCUE_RETRANSMISSION,
+            persist_backoff: 0,
+            persist_max: cfg.rto.max,
+            sack_ok: false,
+            ts_ok: false,
+            established: false,
+            dupthresh: cfg.dupack_threshold.max(1),
+            limited_transmit: cfg.limited_transmit,
+            send_buffer: cfg.send_buffer,
+            recovery_cfg: cfg.recovery,
+            rtt: Box::new(Rfc6298::new(cfg.rto)),
+            ccalg: Box::new(Reno::new()),
+            loss: Box::new(NewRenoDetector),
+            startup: Box::new(InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh }),
+            spurious: Box::new(NoSpuriousDetection),
+        }
+    }
+
+    /// The handshake completed. Called once, with the negotiated parameters.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_established(&mut self, seg: &Segment, smss: u64, snd_wscale: u8, sack_ok: bool, ts_ok: bool, handshake_rtx: bool) {
+        self.smss = smss.max(1);
+        self.snd_wscale = snd_wscale;
+        self.sack_ok = sack_ok;
+        self.ts_ok = ts_ok;
+        self.snd_una = self.snd_nxt;
+        self.sb = Scoreboard::new(self.snd_una);
+        // RFC 7323 §2.2: the window of a SYN is never scaled; the server learns the window
+        // from the (scaled) third segment.
+        self.snd_wnd = if seg.flags.contains(TcpFlags::SYN) {
+            u64::from(seg.window)
+        } else {
+            u64::from(seg.window) << snd_wscale
+        };
+        self.snd_wl1 = seg.seq;
+        self.snd_wl2 = seg.ack;
+        let ev = StartupEvent { smss: self.smss, handshake_retransmitted: handshake_rtx };
+        self.cc = CcState { cwnd: self.startup.initial_cwnd(&ev), ssthresh: self.startup.initial_ssthresh(&ev) };
+        // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
+        if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
+            self.loss = Box::new(Rfc6675Detector);
+        } else {
+            self.loss = Box::new(NewRenoDetector);
+        }
+        if handshake_rtx {
+            self.rtt.on_handshake_retransmitted();
+        }
+        self.established = true;
+    }
+
+    pub fn send(&mut self, bytes: u64) {
+        self.app_total = self.app_total.saturating_add(bytes);
+    }
+    pub fn send_unlimited(&mut self) {
+        self.unlimited = true;
+    }
+    pub fn close(&mut self) {
+        self.fin_queued = true;
+    }
+
+    #[inline]
+    fn unsent(&self) -> u64 {
+        if self.unlimited {
+            u64::MAX
+        } else {
+            self.app_total - self.app_sent
+        }
+    }
+
+    /// Bytes outstanding (SND.NXT - SND.UNA).
+    #[inline]
+    pub fn flight_size(&self) -> u64 {
+        u64::from(self.snd_nxt - self.snd_una)
+    }
+
+    /// RFC 6675 pipe.
+    #[inline]
+    pub fn pipe(&self) -> u64 {
+        self.sb.pipe(self.snd_una, self.snd_nxt)
+    }
+
+    /// What `cc_snapshot` reports as bytes in flight.
+    pub fn bytes_in_flight(&self) -> u64 {
+        match self.phase {
+            RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. } | RecoveryPhase::Loss { .. } => self.pipe(),
+            _ => self.flight_size(),
+        }
+    }
+
+    /// Everything written (and the FIN, if closed) is acknowledged.
+    pub fn is_send_complete(&self) -> bool {
+        self.established
+            && !self.unlimited
+            && self.app_sent == self.app_total
+            && (!self.fin_queued || self.fin_sent)
+            && self.snd_una == self.snd_nxt
+    }
+
+    fn fin_acked(&self) -> bool {
+        self.fin_sent && self.snd_una == self.snd_nxt
+    }
+
+    /// Processes the acknowledgment part of a segment in a synchronized state.
+    pub fn on_ack(&mut self, now: SimTime, seg: &Segment, timers: &mut Timers, trace: &mut Trace) -> AckOutcome {
+        let mut out = AckOutcome::default();
+        if !self.established || !seg.flags.contains(TcpFlags::ACK) {
+            return out;
+        }
+        let ack = seg.ack;
+        // RFC 9293 §3.10.7.4: an ACK for something not yet sent is answered and dropped.
+        if ack.gt(self.snd_nxt) {
+            out.ack_unsent = true;
+            return out;
+        }
+        // RFC 9293 §3.10.7.4: old duplicate ACK, ignore.
+        if ack.lt(self.snd_una) {
+            return out;
+        }
+        // RFC 9293 §3.10.7.4: window update when SND.WL1 < SEG.SEQ, or SND.WL1 = SEG.SEQ and
+        // SND.WL2 =< SEG.ACK.
+        let old_wnd = self.snd_wnd;
+        if self.snd_wl1.lt(seg.seq) || (self.snd_wl1 == seg.seq && self.snd_wl2.le(ack)) {
+            self.snd_wnd = u64::from(seg.window) << self.snd_wscale;
+            self.snd_wl1 = seg.seq;
+            self.snd_wl2 = ack;
+        }
+        let window_changed = old_wnd != self.snd_wnd;
+        if self.snd_wnd > 0 {
+            timers.cancel(TimerKind::Persist);
+            self.persist_backoff = 0;
+        }
+
+        // RFC 6675 §5: update the scoreboard from the SACK blocks.
+        let mut newly_sacked = 0;
+        let mut dsack = false;
+        if self.sack_ok && !seg.options.sack.is_empty() {
+            let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, self.snd_nxt);
+            newly_sacked = up.newly_sacked;
+            dsack = up.dsack;
+        }
+
+        let bytes_acked = u64::from(ack - self.snd_una);
+        let had_outstanding = self.snd_nxt != self.snd_una;
+        if bytes_acked > 0 {
+            self.take_rtt_sample(now, seg, ack, trace);
+            self.sb.cum_ack(ack);
+            self.snd_una = ack;
+            self.consecutive_rtos = 0;
+        }
+        // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
+        // only the segment at SND.UNA even if the peer sends SACK blocks.
+        if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
+            self.sb.update_lost(self.dupthresh, self.smss);
+        }
+        let _ = self.spurious.on_ack(&SpuriousAckEvent {
+            now,
+            ack,
+            dsack,
+            tsecr: seg.options.timestamps.map(|t| t.1),
+        });
+
+        let is_dupack = bytes_acked == 0
+            && had_outstanding
+            && match self.loss.style() {
+                // RFC 6675 §2: a duplicate ACK carries new SACK information.
+                RecoveryStyle::Sack => newly_sacked > 0,
+                // RFC 5681 §2: no data, no SYN/FIN, same ACK, same window, data outstanding.
+                RecoveryStyle::NewReno => {
+                    seg.len == 0
+                        && !seg.flags.contains(TcpFlags::SYN)
+                        && !seg.flags.contains(TcpFlags::FIN)
+                        && !window_changed
+                }
+            };
+        let ev = LossAckEvent {
+            phase: self.phase,
+            snd_una: self.snd_una,
+            bytes_acked,
+            is_dupack,
+            new_sack_info: newly_sacked > 0,
+            front_is_lost: self.sb.front_is_lost(),
+            dupack_threshold: self.dupthresh,
+        };
+        let decision = self.loss.on_ack(&ev);
+        self.apply(now, decision, bytes_acked, trace);
+
+        // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
+        // (5.3): new data acknowledged -> restart it.
+        if self.snd_una == self.snd_nxt {
+            timers.cancel(TimerKind::Rto);
+        } else if bytes_acked > 0 {
+            timers.arm(TimerKind::Rto, now, self.rtt.rto());
+        }
+        out.fin_acked = self.fin_acked();
+        out
+    }
+
+    fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, trace: &mut Trace) {
+        let mut rtt = None;
+        if self.ts_ok {
+            // RFC 7323 §4.1: RTT = current time - SEG.TSecr on ACKs that advance SND.UNA.
+            if let Some((_, tsecr)) = seg.options.timestamps {
+                let ticks = ts_now(now).wrapping_sub(tsecr);
+                if (ticks as i32) >= 0 {
+                    rtt = Some(SimDuration(u64::from(ticks) * TS_CLOCK_TICK.as_nanos()));
+                }
+            }
+        } else if let Some((end, sent)) = self.rtt_timing {
+            // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is cancelled
+            // on retransmission), so its ACK gives a valid sample.
+            if ack.ge(end) {
+                rtt = Some(now.saturating_since(sent));
+                self.rtt_timing = None;
+            }
+        }
+        if let Some(r) = rtt {
+            self.rtt.on_sample(&RttSampleEvent { now, rtt: r });
+            trace.push(TcpEvent::RttSample { at: now, rtt_ns: r.as_nanos() });
+        }
+    }
+
+    fn kind_of(style: RecoveryStyle) -> RecoveryKind {
+        match style {
+            RecoveryStyle::NewReno => RecoveryKind::FastRecovery,
+            RecoveryStyle::Sack => RecoveryKind::SackRecovery,
+        }
+    }
+
+    fn ack_event(&self, bytes_acked: u64) -> CcAckEvent {
+        CcAckEvent { bytes_acked, smss: self.smss }
+    }
+
+    fn loss_event(&self, style: RecoveryStyle) -> CcLossEvent {
+        CcLossEvent { flight_size: self.flight_size(), smss: self.smss, style }
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, trace: &mut Trace) {
+        let style = self.loss.style();
+        // RFC 5681 §3.2 step 2 / RFC 6675 (4.2): ssthresh from FlightSize.
+        self.cc = self.ccalg.on_enter_recovery(self.cc, &self.loss_event(style));
+        // RFC 6582 §3.2 step 2 / RFC 6675 (4.1): recover / RecoveryPoint = HighData.
+        let recover = self.snd_nxt;
+        // RFC 5681 §3.2 step 2 / RFC 6675 (4.3): retransmit the first unacknowledged segment.
+        self.sb.mark_front_lost();
+        self.phase = RecoveryPhase::Recovery { recover, style, first_rtx_done: false };
+        trace.push(TcpEvent::RecoveryEntered { at: now, kind: Self::kind_of(style), recovery_point: recover });
+    }
+
+    fn apply(&mut self, now: SimTime, d: LossDecision, bytes_acked: u64, trace: &mut Trace) {
+        match d {
+            LossDecision::None => {}
+            LossDecision::Advance => {
+                self.phase = RecoveryPhase::Open;
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+            }
+            LossDecision::Dupack { dupacks } => self.phase = RecoveryPhase::Disorder { dupacks },
+            LossDecision::EnterRecovery => self.enter_recovery(now, trace),
+            LossDecision::DupackInRecovery => {
+                if let RecoveryPhase::Recovery { style: RecoveryStyle::NewReno, .. } = self.phase {
+                    self.cc = self.ccalg.on_dupack_in_recovery(self.cc, self.smss);
+                }
+            }
+            LossDecision::PartialAck => {
+                if let RecoveryPhase::Recovery { style: RecoveryStyle::NewReno, .. } = self.phase {
+                    // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment and
+                    // deflate the window.
+                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(bytes_acked));
+                    self.sb.mark_front_lost();
+                }
+            }
+            LossDecision::ExitRecovery => {
+                let style = match self.phase {
+                    RecoveryPhase::Recovery { style, .. } => style,
+                    _ => self.loss.style(),
+                };
+                self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                self.phase = RecoveryPhase::Open;
+                trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
+                self.maybe_reenter(now, trace);
+            }
+            LossDecision::LossAdvance => {
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+            }
+            LossDecision::ExitLoss => {
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.phase = RecoveryPhase::Open;
+                trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
+                self.maybe_reenter(now, trace);
+            }
+        }
+    }
+
+    /// After leaving a recovery, losses already visible on the scoreboard above the old
+    /// recovery point start a new one at once (RFC 6675 IsLost(HighACK+1)).
+    fn maybe_reenter(&mut self, now: SimTime, trace: &mut Trace) {
+        if self.loss.style() == RecoveryStyle::Sack && self.sb.front_is_lost() {
+            self.enter_recovery(now, trace);
+        }
+    }
+
+    /// Can a new segment of `len` bytes go out now?
+    fn can_send_new(&self, len: u32) -> bool {
+        let l = u64::from(len);
+        let outstanding = self.flight_size();
+        let cwnd = self.cc.cwnd;
+        match self.phase {
+            RecoveryPhase::Open => outstanding + l <= cwnd,
+            RecoveryPhase::Disorder { dupacks } => {
+                // RFC 3042 §2: outstanding data may exceed cwnd by up to 2 segments, one per
+                // duplicate ACK.
+                let extra = if self.limited_transmit { u64::from(dupacks.min(LIMITED_TRANSMIT_SEGMENTS)) * self.smss } else { 0 };
+                outstanding + l <= cwnd + extra
+            }
+            // RFC 6582 §3.2 step 4: new data if allowed by the (inflated) cwnd.
+            RecoveryPhase::Recovery { style: RecoveryStyle::NewReno, .. } => outstanding + l <= cwnd,
+            // RFC 6675 (C): cwnd - pipe >= 1 SMSS (or the final, shorter segment fits).
+            RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. } | RecoveryPhase::Loss { .. } => {
+                self.pipe() + l <= cwnd
+            }
+        }
+    }
+
+    fn retransmit(&mut self, i: usize, now: SimTime, cause: RetransCause, timers: &mut Timers, stats: &mut ConnStats) -> DataOut {
+        let g = self.sb.on_retransmit(i, now);
+        self.count_retransmit(g, now, cause, timers, stats)
+    }
+
+    fn count_retransmit(&mut self, g: SentSeg, now: SimTime, cause: RetransCause, timers: &mut Timers, stats: &mut ConnStats) -> DataOut {
+        // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
+        self.rtt_timing = None;
+        stats.retransmissions[cause as usize] += 1;
+        stats.data_segments_sent += u64::from(g.len > 0);
+        stats.bytes_sent += u64::from(g.len);
+        // RFC 6298 (5.1): start the timer if it is not running.
+        if !timers.is_armed(TimerKind::Rto) {
+            timers.arm(TimerKind::Rto, now, self.rtt.rto());
+        }
+        DataOut { seq: g.start, len: g.len, fin: g.fin, cause: Some(cause) }
+    }
+
+    /// The next segment to send, if any (retransmissions first, then new data).
+    pub fn next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        if !self.established {
+            return None;
+        }
+        match self.phase {
+            RecoveryPhase::Recovery { recover, style, first_rtx_done } => {
+                if !first_rtx_done {
+                    self.phase = RecoveryPhase::Recovery { recover, style, first_rtx_done: true };
+                    if let Some(i) = self.sb.next_retransmit(false) {
+                        // RFC 5681 §3.2 step 2 / RFC 6675 (4.3): sent regardless of cwnd.
+                        return Some(self.retransmit(i, now, RetransCause::FastRetransmit, timers, stats));
+                    }
+                }
+                match style {
+                    RecoveryStyle::NewReno => {
+                        if let Some(i) = self.sb.next_retransmit(false) {
+                            return Some(self.retransmit(i, now, RetransCause::SackRecovery, timers, stats));
+                        }
+                    }
+                    RecoveryStyle::Sack => {
+                        // RFC 6675 (C): while cwnd - pipe >= 1 SMSS ...
+                        if self.pipe() + self.smss <= self.cc.cwnd {
+                            // (C.1) NextSeg() rule (1): a lost segment.
+                            if let Some(i) = self.sb.next_retransmit(false) {
+                                return Some(self.retransmit(i, now, RetransCause::SackRecovery, timers, stats));
+                            }
+                            // NextSeg() rule (2): new data.
+                            if let Some(d) = self.new_data(now, timers, stats) {
+                                return Some(d);
+                            }
+                            // NextSeg() rule (3): an un-SACKed segment below the highest SACK.
+                            if let Some(i) = self.sb.next_retransmit(true) {
+                                return Some(self.retransmit(i, now, RetransCause::SackRecovery, timers, stats));
+                            }
+                            // NextSeg() rule (4): one rescue retransmission per recovery, of the
+                            // highest un-SACKed segment, if HighACK > RescueRxt or RescueRxt is
+                            // undefined; then RescueRxt = RecoveryPoint.
+                            let rescue_allowed = match self.rescue_rxt {
+                                None => true,
+                                Some(r) => self.snd_una.gt(r),
+                            };
+                            if self.rescue_enabled && rescue_allowed {
+                                if let Some(i) = self.sb.rescue_candidate() {
+                                    self.rescue_rxt = Some(recover);
+                                    let g = self.sb.on_rescue_retransmit(i, now);
+                                    return Some(self.count_retransmit(g, now, RetransCause::SackRecovery, timers, stats));
+                                }
+                            }
+                            return None;
+                        }
+                    }
+                }
+            }
+            RecoveryPhase::Loss { .. } => {
+                // RFC 5681 §3.1 / RFC 6298 (5.4): go-back-N from SND.UNA over the marked
+                // segments, as cwnd (slow start from one segment) allows.
+                if let Some(i) = self.sb.next_retransmit(false) {
+                    let len = u64::from(self.sb.get(i).map_or(0, |g| g.seq_len()));
+                    let first = i == 0 && self.pipe() == 0;
+                    if first || self.pipe() + len <= self.cc.cwnd {
+                        return Some(self.retransmit(i, now, RetransCause::Rto, timers, stats));
+                    }
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        self.new_data(now, timers, stats)
+    }
+
+    fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        let unsent = self.unsent();
+        let fin_pending = self.fin_queued && !self.fin_sent && !self.unlimited;
+        if unsent == 0 && !fin_pending {
+            return None;
+        }
+        let mut len = unsent.min(self.smss) as u32;
+        let outstanding = self.flight_size();
+        // Peer window and send buffer.
+        let room = self.snd_wnd.min(self.send_buffer).saturating_sub(outstanding);
+        if u64::from(len) > room {
+            if room > 0 && outstanding == 0 {
+                // Nothing in flight: send what the window allows rather than stall.
+                len = room as u32;
+            } else {
+                if self.snd_wnd == 0 && outstanding == 0 && !timers.is_armed(TimerKind::Persist) {
+                    // RFC 9293 §3.8.6.1: zero window -> persist timer.
+                    let after = self.persist_interval();
+                    timers.arm(TimerKind::Persist, now, after);
+                }
+                return None;
+            }
+        }
+        if !self.can_send_new(len) {
+            return None;
+        }
+        let fin = fin_pending && u64::from(len) == unsent;
+        let seq = self.snd_nxt;
+        let g = SentSeg { start: seq, len, fin, sent_at: now, flags: 0 };
+        self.sb.push(g);
+        self.snd_nxt += g.seq_len();
+        self.app_sent += u64::from(len);
+        self.fin_sent |= fin;
+        stats.data_segments_sent += u64::from(len > 0);
+        stats.bytes_sent += u64::from(len);
+        if !self.ts_ok && self.rtt_timing.is_none() {
+            // RFC 6298 §3: time one segment per RTT.
+            self.rtt_timing = Some((self.snd_nxt, now));
+        }
+        // RFC 6298 (5.1)
+        if !timers.is_armed(TimerKind::Rto) {
+            timers.arm(TimerKind::Rto, now, self.rtt.rto());
+        }
+        Some(DataOut { seq, len, fin, cause: None })
+    }
+
+    /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)-(5.6)).
+    pub fn on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
+        if self.snd_una == self.snd_nxt {
+            return;
+        }
+        stats.timeouts += 1;
+        let first = self.consecutive_rtos == 0;
+        self.consecutive_rtos += 1;
+        if let RecoveryPhase::Recovery { style, .. } = self.phase {
+            trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
+        }
+        // RFC 5681 eq. 4: ssthresh = max (FlightSize / 2, 2*SMSS); cwnd = LW = 1 SMSS.
+        self.cc = self.ccalg.on_rto(self.cc, &self.loss_event(self.loss.style()), first);
+        // RFC 6298 (5.5): back off the timer.
+        self.rtt.on_timeout();
+        self.rtt_timing = None;
+        self.spurious.on_rto(&SpuriousRtoEvent { now, snd_una: self.snd_una, snd_nxt: self.snd_nxt });
+        // RFC 6298 (5.4): retransmit the earliest segment not yet acknowledged (and, go-back-N,
+        // the rest of the window as cwnd grows).
+        self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
+        // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: recover = HighData after a timeout.
+        let recover = self.snd_nxt;
+        let was_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
+        self.phase = RecoveryPhase::Loss { recover };
+        trace.push(TcpEvent::RtoFired { at: now, backoff: self.rtt.backoff() });
+        if !was_loss {
+            // A repeated timeout continues the same timeout recovery (one Entered/Exited pair).
+            trace.push(TcpEvent::RecoveryEntered { at: now, kind: RecoveryKind::Timeout, recovery_point: recover });
+        }
+        // RFC 6298 (5.6): start the timer with the backed-off RTO.
+        timers.arm(TimerKind::Rto, now, self.rtt.rto());
+    }
+
+    /// RFC 9293 §3.8.6.1: the persist timer backs off exponentially like the RTO, bounded by
+    /// the maximum RTO.
+    fn persist_interval(&self) -> SimDuration {
+        self.rtt.rto().saturating_mul(1 << self.persist_backoff.min(16)).min(self.persist_max)
+    }
+
+    /// The persist timer expired: returns true if a window probe must be sent.
+    pub fn on_persist(&mut self, now: SimTime, timers: &mut Timers) -> bool {
+        let pending = self.unsent() > 0 || (self.fin_queued && !self.fin_sent);
+        if self.snd_wnd > 0 || !pending {
+            return false;
+        }
+        self.persist_backoff = (self.persist_backoff + 1).min(16);
+        let after = self.persist_interval();
+        timers.arm(TimerKind::Persist, now, after);
+        true
+    }
+}

@@ -1,0 +1,540 @@
+//! The sender's retransmission queue and RFC 6675 scoreboard.
+//!
+//! One entry per transmitted segment, in a `VecDeque` ordered by sequence number starting at
+//! SND.UNA (segment boundaries are fixed at first transmission; retransmissions reuse them).
+//! Per-entry flags say SACKed / lost / retransmitted-and-in-flight. Byte counters for each flag
+//! are maintained incrementally, so `pipe` is O(1):
+//!
+//! ```text
+//! pipe = (SND.NXT - SND.UNA) - sacked - lost + retransmitted
+//! ```
+//!
+//! which is RFC 6675 SetPipe() (§4): an un-SACKed octet counts once unless IsLost, and once
+//! more if it was retransmitted (at or below HighRxt).
+//!
+//! IsLost (RFC 6675 §4): a segment is lost when DupThresh SACKed segments or more than
+//! (DupThresh-1)*SMSS SACKed bytes lie above it. Because that property is monotone in the
+//! sequence number, the scoreboard keeps a watermark `lost_upto`: every un-SACKed segment
+//! below it is marked lost. Each ACK walks down from the highest SACKed segment only until
+//! the threshold is met, then marks the segments between the old and the new watermark —
+//! amortised O(1) per segment.
+//!
+//! SACK blocks are processed against a cache of the previous ACK's blocks (as Linux does), so
+//! a block that grew by one segment costs one segment of work, not the whole block.
+//!
+//! `high_rxt` is RFC 6675 HighRxt used as the NextSeg() cursor: NextSeg rule (1) looks only
+//! at segments at or above it.
+
+use crate::segment::SackBlock;
+use crate::seq::SeqNum;
+use std::collections::VecDeque;
+use tcplab_time::SimTime;
+
+/// Entry flag: covered by a SACK block.
+pub const SACKED: u8 = 1;
+/// Entry flag: deemed lost (IsLost, RTO, or NewReno hole).
+pub const LOST: u8 = 2;
+/// Entry flag: retransmitted and that retransmission still counts in `pipe`.
+pub const RETRANS: u8 = 4;
+/// Entry flag: retransmitted at least once (Karn's rule).
+pub const EVER_RETRANS: u8 = 8;
+
+/// Number of SACK blocks remembered from the previous ACK (RFC 2018 §3 maximum).
+pub const SACK_CACHE: usize = 4;
+
+/// One transmitted segment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SentSeg {
+    pub start: SeqNum,
+    /// Payload bytes.
+    pub len: u32,
+    /// Carries the FIN (occupies one extra sequence number).
+    pub fin: bool,
+    /// Time of the latest (re)transmission.
+    pub sent_at: SimTime,
+    pub flags: u8,
+}
+
+impl SentSeg {
+    #[inline]
+    pub fn seq_len(&self) -> u32 {
+        self.len + self.fin as u32
+    }
+    #[inline]
+    pub fn end(&self) -> SeqNum {
+        self.start + self.seq_len()
+    }
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// Result of processing an ACK's SACK blocks.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SackUpdate {
+    /// Bytes SACKed for the first time.
+    pub newly_sacked: u64,
+    /// The first block was a D-SACK (RFC 2883 §4).
+    pub dsack: bool,
+}
+
+/// Retransmission queue + scoreboard.
+#[derive(Clone, Debug)]
+pub struct Scoreboard {
+    segs: VecDeque<SentSeg>,
+    sacked: u64,
+    lost: u64,
+    retrans: u64,
+    /// One past the highest SACKed byte (RFC 6675 "HighACK" of the SACK space), if any.
+    high_sacked: Option<SeqNum>,
+    /// Every un-SACKed segment that starts below this is marked lost.
+    lost_upto: SeqNum,
+    /// RFC 6675 HighRxt, used as the NextSeg() cursor.
+    pub high_rxt: SeqNum,
+    cache: [SackBlock; SACK_CACHE],
+    cache_len: usize,
+}
+
+impl Scoreboard {
+    pub fn new(snd_una: SeqNum) -> Self {
+        Scoreboard {
+            segs: VecDeque::with_capacity(64),
+            sacked: 0,
+            lost: 0,
+            retrans: 0,
+            high_sacked: None,
+            lost_upto: snd_una,
+            high_rxt: snd_una,
+            cache: [SackBlock::default(); SACK_CACHE],
+            cache_len: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn get(&self, i: usize) -> Option<&SentSeg> {
+        self.segs.get(i)
+    }
+    pub fn front(&self) -> Option<&SentSeg> {
+        self.segs.front()
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked
+    }
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost
+    }
+    pub fn retrans_bytes(&self) -> u64 {
+        self.retrans
+    }
+
+    /// RFC 6675 SetPipe(), from the counters.
+    #[inline]
+    pub fn pipe(&self, snd_una: SeqNum, snd_nxt: SeqNum) -> u64 {
+        (u64::from(snd_nxt - snd_una) + self.retrans).saturating_sub(self.sacked + self.lost)
+    }
+
+    /// A new segment was sent at SND.NXT.
+    #[inline]
+    pub fn push(&mut self, seg: SentSeg) {
+        self.segs.push_back(seg);
+    }
+
+    /// Index of the first segment starting at or after `s`.
+    #[inline]
+    fn index_from(&self, s: SeqNum) -> usize {
+        let Some(f) = self.segs.front() else { return 0 };
+        let base = f.start;
+        let off = s - base;
+        if s.lt(base) {
+            return 0;
+        }
+        self.segs.partition_point(|g| (g.start - base) < off)
+    }
+
+    fn uncount(&mut self, flags: u8, n: u64) {
+        // Saturating: the counters are exact (see `check_counters` in the tests), but a
+        // malformed input must never be able to panic the engine.
+        if flags & SACKED != 0 {
+            self.sacked = self.sacked.saturating_sub(n);
+        } else {
+            if flags & LOST != 0 {
+                self.lost = self.lost.saturating_sub(n);
+            }
+            if flags & RETRANS != 0 {
+                self.retrans = self.retrans.saturating_sub(n);
+            }
+        }
+    }
+
+    /// Cumulative ACK up to `una`: drops fully acknowledged segments (trimming a partially
+    /// acknowledged one). Returns whether any dropped segment had ever been retransmitted
+    /// and the send time of the newest dropped one.
+    pub fn cum_ack(&mut self, una: SeqNum) -> (bool, Option<SimTime>) {
+        let mut ever_rtx = false;
+        let mut last_sent = None;
+        while let Some(f) = self.segs.front().copied() {
+            if f.end().le(una) {
+                self.uncount(f.flags, u64::from(f.seq_len()));
+                ever_rtx |= f.has(EVER_RETRANS);
+                last_sent = Some(f.sent_at);
+                self.segs.pop_front();
+            } else if f.start.lt(una) {
+                let d = una - f.start;
+                self.uncount(f.flags, u64::from(d));
+                ever_rtx |= f.has(EVER_RETRANS);
+                if let Some(m) = self.segs.front_mut() {
+                    m.start = una;
+                    m.len -= d.min(m.len);
+                }
+                break;
+            } else {
+                break;
+            }
+        }
+        self.lost_upto = self.lost_upto.max(una);
+        self.high_rxt = self.high_rxt.max(una);
+        if let Some(h) = self.high_sacked {
+            if h.le(una) {
+                self.high_sacked = None;
+            }
+        }
+        (ever_rtx, last_sent)
+    }
+
+    fn mark_sacked(&mut self, i: usize) -> u64 {
+        let g = self.segs[i];
+        if g.has(SACKED) {
+            return 0;
+        }
+        let n = u64::from(g.seq_len());
+        self.uncount(g.flags, n);
+        self.sacked += n;
+        self.segs[i].flags |= SACKED;
+        let end = g.end();
+        self.high_sacked = Some(self.high_sacked.map_or(end, |h| h.max(end)));
+        n
+    }
+
+    /// Marks segments whose start is in `[from, to)` and that lie fully inside `blk`.
+    fn sack_range(&mut self, from: SeqNum, to: SeqNum, blk: SackBlock) -> u64 {
+        let mut n = 0;
+        let mut i = self.index_from(from);
+        while i < self.segs.len() {
+            let g = self.segs[i];
+            if !g.start.lt(to) || g.end().gt(blk.right) {
+                break;
+            }
+            n += self.mark_sacked(i);
+            i += 1;
+        }
+        n
+    }
+
+    /// Processes the SACK blocks of one ACK (RFC 6675 §5 Update(); RFC 2883 D-SACK detection).
+    pub fn apply_sack(&mut self, blocks: &[SackBlock], snd_una: SeqNum, snd_nxt: SeqNum) -> SackUpdate {
+        let mut up = SackUpdate::default();
+        if let Some(first) = blocks.first() {
+            // RFC 2883 §4: the first block is a D-SACK if it is below the cumulative ACK or
+            // contained in the second block.
+            let contained = blocks.get(1).is_some_and(|b| b.left.le(first.left) && first.right.le(b.right));
+            up.dsack = first.right.le(snd_una) || contained;
+        }
+        let mut new_cache = [SackBlock::default(); SACK_CACHE];
+        let mut nc = 0;
+        for (k, b) in blocks.iter().enumerate() {
+            if k == 0 && up.dsack {
+                continue;
+            }
+            // Ignore invalid blocks (RFC 6675 §5: only blocks within (SND.UNA, SND.NXT]).
+            let left = b.left.max(snd_una);
+            if !left.lt(b.right) || b.right.gt(snd_nxt) {
+                continue;
+            }
+            let blk = SackBlock { left, right: b.right };
+            if nc < SACK_CACHE {
+                new_cache[nc] = blk;
+                nc += 1;
+            }
+            let cached = self.cache[..self.cache_len]
+                .iter()
+                .find(|c| blk.left.le(c.left) && c.right.le(blk.right))
+                .copied();
+            match cached {
+                Some(c) => {
+                    // Segments starting in [blk.left, c.left) plus those ending past c.right.
+                    up.newly_sacked += self.sack_range(blk.left, c.left, blk);
+                    let mut i = self.segs.partition_point(|g| g.end().le(c.right) && g.start.lt(c.right));
+                    // partition_point needs a monotone predicate; segments are ordered, so the
+                    // above is monotone as long as they are above SND.UNA.
+                    while i < self.segs.len() {
+                        let g = self.segs[i];
+                        if g.end().gt(blk.right) {
+                            break;
+                        }
+                        up.newly_sacked += self.mark_sacked(i);
+                        i += 1;
+                    }
+                }
+                None => up.newly_sacked += self.sack_range(blk.left, blk.right, blk),
+            }
+        }
+        self.cache = new_cache;
+        self.cache_len = nc;
+        up
+    }
+
+    /// RFC 6675 §4 IsLost() over the scoreboard: advances the lost watermark and marks
+    /// un-SACKed segments below it. Returns bytes newly marked lost.
+    pub fn update_lost(&mut self, dupthresh: u32, smss: u64) -> u64 {
+        let Some(hs) = self.high_sacked else { return 0 };
+        let Some(f) = self.segs.front() else { return 0 };
+        let base = f.start;
+        // Walk down from the highest SACKed segment until the threshold is met.
+        let top = self.segs.partition_point(|g| (g.start - base) < (hs - base));
+        let floor = self.index_from(self.lost_upto);
+        let (mut segs, mut bytes) = (0u32, 0u64);
+        let mut point = None;
+        let mut i = top;
+        while i > floor {
+            i -= 1;
+            let g = self.segs[i];
+            if g.has(SACKED) {
+                segs += 1;
+                bytes += u64::from(g.seq_len());
+                // RFC 6675 §4 IsLost: DupThresh discontiguous SACKed sequences, or more than
+                // (DupThresh - 1) * SMSS bytes SACKed above.
+                if segs >= dupthresh || bytes > u64::from(dupthresh.saturating_sub(1)) * smss {
+                    point = Some(i);
+                    break;
+                }
+            }
+        }
+        let Some(p) = point else { return 0 };
+        let mut newly = 0;
+        for j in floor..p {
+            let g = self.segs[j];
+            if !g.has(SACKED) && !g.has(LOST) {
+                self.segs[j].flags |= LOST;
+                let n = u64::from(g.seq_len());
+                self.lost += n;
+                newly += n;
+            }
+        }
+        self.lost_upto = self.segs[p].start;
+        newly
+    }
+
+    /// The first outstanding segment is deemed lost (and not SACKed).
+    pub fn front_is_lost(&self) -> bool {
+        self.segs.front().is_some_and(|g| g.has(LOST) && !g.has(SACKED))
+    }
+
+    /// Marks the first outstanding segment lost so that it is retransmitted next (fast
+    /// retransmit; RFC 6582 partial ACK). Clears its in-flight retransmission if any.
+    pub fn mark_front_lost(&mut self) {
+        let Some(g) = self.segs.front().copied() else { return };
+        if g.has(SACKED) {
+            return;
+        }
+        let n = u64::from(g.seq_len());
+        if g.has(RETRANS) {
+            self.retrans = self.retrans.saturating_sub(n);
+        }
+        if !g.has(LOST) {
+            self.lost += n;
+        }
+        if let Some(m) = self.segs.front_mut() {
+            m.flags = (m.flags | LOST) & !RETRANS;
+        }
+        self.high_rxt = g.start;
+        self.lost_upto = self.lost_upto.max(g.end());
+    }
+
+    /// Retransmission timeout: everything outstanding and not SACKed is lost and must be
+    /// sent again (go-back-N over the holes). O(window), but only on an RTO.
+    pub fn mark_all_lost(&mut self, snd_una: SeqNum, snd_nxt: SeqNum) {
+        self.lost = 0;
+        self.retrans = 0;
+        // RFC 6298 (5.4): the earliest unacknowledged segment is always retransmitted, even if
+        // it was SACKed (RFC 2018 §8: the receiver may have reneged; SACK is advisory).
+        if let Some(f) = self.segs.front_mut() {
+            if f.flags & SACKED != 0 {
+                f.flags &= !SACKED;
+                self.sacked = self.sacked.saturating_sub(u64::from(f.seq_len()));
+            }
+        }
+        for g in self.segs.iter_mut() {
+            g.flags &= !RETRANS;
+            if !g.has(SACKED) {
+                g.flags |= LOST;
+                self.lost += u64::from(g.seq_len());
+            }
+        }
+        self.lost_upto = snd_nxt;
+        self.high_rxt = snd_una;
+    }
+
+    /// RFC 6675 §4 NextSeg() rule (1): the first un-SACKed, lost, not yet retransmitted
+    /// segment at or above HighRxt. With `rule3`, also rule (3): an un-SACKed segment above
+    /// HighRxt and below the highest SACKed byte.
+    ///
+    /// Every un-SACKed segment below `lost_upto` is lost, so the segments the scan skips are
+    /// SACKed or already retransmitted; they can never become candidates again without
+    /// `mark_front_lost`/`mark_all_lost` resetting the cursor, so the cursor moves past them
+    /// and the scan is amortised O(1).
+    pub fn next_retransmit(&mut self, rule3: bool) -> Option<usize> {
+        let mut i = self.index_from(self.high_rxt);
+        let limit = if rule3 { self.high_sacked.unwrap_or(self.lost_upto).max(self.lost_upto) } else { self.lost_upto };
+        let mut leading = true;
+        while i < self.segs.len() {
+            let g = self.segs[i];
+            if !g.start.lt(limit) {
+                return None;
+            }
+            let skip = g.has(SACKED) || g.has(RETRANS);
+            if !skip && (g.has(LOST) || rule3) {
+                return Some(i);
+            }
+            if skip && leading {
+                self.high_rxt = self.high_rxt.max(g.end());
+            } else {
+                leading = false;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// RFC 6675 §4 NextSeg() rule (4): the highest outstanding un-SACKed segment, if it is
+    /// not already retransmitted (walks back only over the trailing SACKed run).
+    pub fn rescue_candidate(&self) -> Option<usize> {
+        let i = self.segs.iter().rposition(|g| !g.has(SACKED))?;
+        (!self.segs[i].has(RETRANS)).then_some(i)
+    }
+
+    /// Segment `i` is being retransmitted at `now` as the rescue retransmission (RFC 6675 §4
+    /// rule (4): "HighRxt MUST NOT be updated").
+    pub fn on_rescue_retransmit(&mut self, i: usize, now: SimTime) -> SentSeg {
+        let keep = self.high_rxt;
+        let g = self.on_retransmit(i, now);
+        self.high_rxt = keep;
+        g
+    }
+
+    /// Segment `i` is being retransmitted at `now`.
+    pub fn on_retransmit(&mut self, i: usize, now: SimTime) -> SentSeg {
+        let g = self.segs[i];
+        if !g.has(RETRANS) && !g.has(SACKED) {
+            self.retrans += u64::from(g.seq_len());
+        }
+        let m = &mut self.segs[i];
+        m.flags |= RETRANS | EVER_RETRANS;
+        m.sent_at = now;
+        self.high_rxt = self.high_rxt.max(g.end());
+        *m
+    }
+
+    /// Debug/test check of the incremental counters against a full recount.
+    pub fn check_counters(&self) -> bool {
+        let (mut s, mut l, mut r) = (0, 0, 0);
+        for g in &self.segs {
+            let n = u64::from(g.seq_len());
+            if g.has(SACKED) {
+                s += n;
+            } else {
+                if g.has(LOST) {
+                    l += n;
+                }
+                if g.has(RETRANS) {
+                    r += n;
+                }
+            }
+        }
+        s == self.sacked && l == self.lost && r == self.retrans
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u32) -> Scoreboard {
+        let mut sb = Scoreboard::new(SeqNum(0));
+        for k in 0..n {
+            sb.push(SentSeg { start: SeqNum(k * 100), len: 100, fin: false, sent_at: SimTime(0), flags: 0 });
+        }
+        sb
+    }
+    fn blk(l: u32, r: u32) -> SackBlock {
+        SackBlock { left: SeqNum(l), right: SeqNum(r) }
+    }
+
+    #[test]
+    fn three_sacked_segments_above_a_hole_make_it_lost() {
+        let mut sb = board(10);
+        let nxt = SeqNum(1000);
+        assert_eq!(sb.apply_sack(&[blk(100, 300)], SeqNum(0), nxt).newly_sacked, 200);
+        assert_eq!(sb.update_lost(3, 100), 0);
+        assert!(!sb.front_is_lost());
+        assert_eq!(sb.apply_sack(&[blk(100, 400)], SeqNum(0), nxt).newly_sacked, 100);
+        assert_eq!(sb.update_lost(3, 100), 100);
+        assert!(sb.front_is_lost());
+        assert_eq!(sb.pipe(SeqNum(0), nxt), 1000 - 300 - 100);
+        assert!(sb.check_counters());
+    }
+
+    #[test]
+    fn multiple_holes_are_all_marked_lost_and_retransmitted_in_order() {
+        let mut sb = board(10);
+        let nxt = SeqNum(1000);
+        // holes at 0, 200, 500; SACKed: 100, 300-500, 600-1000
+        sb.apply_sack(&[blk(600, 1000), blk(300, 500), blk(100, 200)], SeqNum(0), nxt);
+        sb.update_lost(3, 100);
+        assert_eq!(sb.lost_bytes(), 300);
+        let i = sb.next_retransmit(false).expect("hole 0");
+        assert_eq!(sb.on_retransmit(i, SimTime(1)).start, SeqNum(0));
+        let i = sb.next_retransmit(false).expect("hole 200");
+        assert_eq!(sb.on_retransmit(i, SimTime(1)).start, SeqNum(200));
+        let i = sb.next_retransmit(false).expect("hole 500");
+        assert_eq!(sb.on_retransmit(i, SimTime(1)).start, SeqNum(500));
+        assert_eq!(sb.next_retransmit(false), None);
+        assert_eq!(sb.pipe(SeqNum(0), nxt), 300);
+        sb.cum_ack(SeqNum(300));
+        assert_eq!(sb.pipe(SeqNum(300), nxt), 100);
+        assert!(sb.check_counters());
+    }
+
+    #[test]
+    fn a_dsack_block_is_recognised_and_not_counted() {
+        let mut sb = board(4);
+        let up = sb.apply_sack(&[blk(0, 100)], SeqNum(100), SeqNum(400));
+        assert!(up.dsack);
+        assert_eq!(up.newly_sacked, 0);
+    }
+
+    #[test]
+    fn a_timeout_retransmits_the_first_segment_even_if_it_was_sacked() {
+        let mut sb = board(3);
+        // A reneging / misbehaving peer SACKs the segment at SND.UNA.
+        sb.apply_sack(&[blk(0, 100)], SeqNum(0), SeqNum(300));
+        sb.mark_all_lost(SeqNum(0), SeqNum(300));
+        assert_eq!(sb.next_retransmit(false), Some(0));
+        assert!(sb.check_counters());
+    }
+
+    #[test]
+    fn a_growing_block_only_processes_the_new_segments() {
+        let mut sb = board(10);
+        let nxt = SeqNum(1000);
+        sb.apply_sack(&[blk(200, 400)], SeqNum(0), nxt);
+        let up = sb.apply_sack(&[blk(200, 600)], SeqNum(0), nxt);
+        assert_eq!(up.newly_sacked, 200);
+        assert!(sb.check_counters());
+    }
+}

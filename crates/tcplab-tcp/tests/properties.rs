@@ -1,0 +1,152 @@
+//! Property tests over random loss / reordering patterns. The harness asserts after every
+//! event: cwnd >= 1 SMSS, RTO within [min, max], bytes in flight <= SND.NXT - SND.UNA.
+
+mod harness;
+
+use harness::{ms, Dir, Fate, Harness};
+use proptest::prelude::*;
+use tcplab_tcp::{AckPolicy, InitialWindow, RecoveryAlgorithm, SeqNum, TcpConfig};
+use tcplab_time::SimTime;
+
+const MSS: u64 = 1000;
+
+fn config(sack: bool, ts: bool, delack: bool, iw: u32) -> TcpConfig {
+    config_r(sack, ts, delack, iw, sack)
+}
+
+fn config_r(sack: bool, ts: bool, delack: bool, iw: u32, rfc6675: bool) -> TcpConfig {
+    TcpConfig {
+        mss: MSS as u16,
+        recv_buffer: 1 << 20,
+        sack,
+        timestamps: ts,
+        recovery: if rfc6675 { RecoveryAlgorithm::Sack } else { RecoveryAlgorithm::NewReno },
+        initial_window: InitialWindow::Segments(iw),
+        ack: if delack { AckPolicy::default() } else { AckPolicy { delayed_ack: None, ack_every: 2 } },
+        trace: false,
+        ..TcpConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300), ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_loss_patterns_still_complete_a_finite_transfer_with_every_byte_delivered_once(
+        data_drops in prop::collection::vec(0u8..100, 128),
+        ack_drops in prop::collection::vec(0u8..100, 128),
+        reorder in prop::collection::vec(0u8..100, 128),
+        loss_pct in 0u8..25,
+        ack_loss_pct in 0u8..15,
+        reorder_pct in 0u8..20,
+        sack in any::<bool>(),
+        rfc6675 in any::<bool>(),
+        ts in any::<bool>(),
+        delack in any::<bool>(),
+        iw in 1u32..12,
+        segs in 1u64..80,
+        tail in 0u64..1000,
+        iss_a in any::<u32>(),
+        iss_b in any::<u32>(),
+        b_bytes in prop_oneof![Just(0u64), 0u64..60_000],
+    ) {
+        let c = config_r(sack, ts, delack, iw, rfc6675);
+        let mut h = Harness::with_iss(c.clone(), c, ms(20), SeqNum(iss_a), SeqNum(iss_b));
+        let mut acks = 0usize;
+        h.set_fate(move |p| {
+            if p.seg.flags.contains(tcplab_tcp::TcpFlags::SYN) {
+                return Fate::Deliver;
+            }
+            match p.dir {
+                Dir::AtoB if p.seg.len > 0 => {
+                    let k = (p.data_idx as usize - 1) % 1024;
+                    if k < 128 && data_drops[k] < loss_pct {
+                        Fate::Drop
+                    } else if k < 128 && reorder[k] < reorder_pct {
+                        Fate::Delay(ms(u64::from(reorder[k]) % 7 + 1))
+                    } else {
+                        Fate::Deliver
+                    }
+                }
+                Dir::BtoA => {
+                    acks += 1;
+                    if acks < 128 && ack_drops[acks] < ack_loss_pct { Fate::Drop } else { Fate::Deliver }
+                }
+                _ => Fate::Deliver,
+            }
+        });
+        let size = segs * MSS + tail;
+        h.a.send(size);
+        h.a.close();
+        h.b.send(b_bytes);
+        h.b.close();
+        prop_assert!(h.run_until(SimTime(24 * 3600 * 1_000_000_000)), "did not finish");
+        prop_assert_eq!(h.b.stats().bytes_delivered, size);
+        prop_assert_eq!(h.a.stats().bytes_delivered, b_bytes);
+        prop_assert!(h.a.is_send_complete());
+        prop_assert!(h.b.is_send_complete());
+        prop_assert!(h.b.fin_received());
+        prop_assert!(h.a.fin_received());
+    }
+
+    #[test]
+    fn handle_segment_never_panics_on_arbitrary_segments(
+        seqs in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u8>(), any::<u16>(), prop_oneof![0u32..3000, any::<u32>()]), 1..40),
+        sack_edges in prop::collection::vec((any::<u32>(), any::<u32>()), 0..4),
+        established in any::<bool>(),
+    ) {
+        let c = config(true, true, true, 4);
+        let mut h = Harness::new(c.clone(), c, ms(10));
+        h.check_invariants = false;
+        if established {
+            h.a.send(50 * MSS);
+            h.run_until(SimTime(150_000_000));
+        }
+        let mut t = h.now;
+        for (seq, ack, flags, window, len) in seqs {
+            let mut seg = tcplab_tcp::Segment { seq: SeqNum(seq), ack: SeqNum(ack), flags: tcplab_tcp::TcpFlags(flags), window, len, ..Default::default() };
+            for (l, r) in &sack_edges {
+                seg.options.sack.push(tcplab_tcp::SackBlock { left: SeqNum(*l), right: SeqNum(*r) });
+            }
+            t = SimTime(t.0 + 1000);
+            h.a.handle_segment(t, &seg);
+            h.b.handle_segment(t, &seg);
+            while h.a.poll_transmit(t).is_some() {}
+            while h.b.poll_transmit(t).is_some() {}
+            h.a.handle_timeout(t);
+            h.b.handle_timeout(t);
+            let _ = h.a.cc_snapshot();
+        }
+    }
+
+    #[test]
+    fn near_window_garbage_never_panics_and_keeps_invariants(
+        segs in prop::collection::vec((-5000i64..100_000, -5000i64..60_000, any::<u8>(), any::<u16>(), 0u32..5000,
+                                      prop::collection::vec((-5000i64..60_000, 0u32..20_000), 0..4)), 1..60),
+        sack in any::<bool>(),
+    ) {
+        let c = config(sack, true, true, 10);
+        let mut h = Harness::new(c.clone(), c, ms(10));
+        h.a.send(80 * MSS);
+        h.run_until(SimTime(35_000_000));
+        let mut t = h.now;
+        for (dseq, dack, flags, window, len, blocks) in segs {
+            // Towards A, as if from B: sequence near A's RCV.NXT, ACK near A's SND.UNA.
+            let (una, _) = h.a.snd_seq();
+            let seq = SeqNum((i64::from(h.a.rcv_nxt().0) + dseq) as u32);
+            let ack = SeqNum((i64::from(una.0) + dack) as u32);
+            let mut seg = tcplab_tcp::Segment { seq, ack, flags: tcplab_tcp::TcpFlags(flags & !0x04), window, len, ..Default::default() };
+            for (l, n) in blocks {
+                let left = SeqNum((i64::from(una.0) + l) as u32);
+                seg.options.sack.push(tcplab_tcp::SackBlock { left, right: left + n });
+            }
+            t = SimTime(t.0 + 100_000);
+            h.a.handle_segment(t, &seg);
+            while h.a.poll_transmit(t).is_some() {}
+            if h.a.poll_timeout().is_some_and(|x| x <= t) {
+                h.a.handle_timeout(t);
+            }
+            harness::check(&h.a);
+        }
+    }
+}
