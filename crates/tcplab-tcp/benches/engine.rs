@@ -1,15 +1,19 @@
-//! Rough engine throughput check (not a benchmark suite): a bulk transfer over a fixed-delay,
-//! lossy-every-N link with FIFO queues, counting segments handled per wall-clock second.
-//! Run with `cargo test -p tcplab-tcp --release --test throughput -- --ignored --nocapture`.
+//! Engine throughput: a bulk transfer between two `Connection`s over a fixed-delay link that
+//! loses every 1000th data segment and holds at most 2000 packets, counting segments handled
+//! (both directions). No simulator: this isolates the engine's per-segment cost.
+//!
+//! Run: `cargo bench -p tcplab-tcp --bench engine`. Results: docs/benchmarks.md.
 
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::hint::black_box;
 use tcplab_tcp::{Connection, SeqNum, TcpConfig};
 use tcplab_time::{SimDuration, SimTime};
 
-#[test]
-#[ignore]
-fn bulk_transfer_segments_per_wall_second() {
+/// Segments handled per measured iteration.
+const SEGMENTS: u64 = 200_000;
+
+fn bulk_transfer(segments: u64) -> u64 {
     let cfg = TcpConfig { trace: false, recv_buffer: 4 << 20, ..TcpConfig::default() };
     let mut a = Connection::client(cfg.clone(), SeqNum(1), SimTime(0));
     let mut b = Connection::server(cfg, SeqNum(2));
@@ -22,8 +26,7 @@ fn bulk_transfer_segments_per_wall_second() {
     let mut link_free = SimTime(0);
     let mut handled: u64 = 0;
     let mut sent: u64 = 0;
-    let start = Instant::now();
-    while handled < 3_000_000 {
+    while handled < segments {
         while let Some(tx) = a.poll_transmit(now) {
             sent += 1;
             // 1 in 1000 data segments lost; bounded queue of 2000 packets.
@@ -56,13 +59,16 @@ fn bulk_transfer_segments_per_wall_second() {
         if a.poll_timeout().is_some_and(|t| t <= now) { a.handle_timeout(now); }
         if b.poll_timeout().is_some_and(|t| t <= now) { b.handle_timeout(now); }
     }
-    let secs = start.elapsed().as_secs_f64();
-    println!(
-        "{handled} segments in {secs:.3}s = {:.2} M segments/s; delivered {} MB in {:.1} sim-s; timeouts {} rtx {:?}",
-        handled as f64 / secs / 1e6,
-        b.stats().bytes_delivered / 1_000_000,
-        now.as_secs_f64(),
-        a.stats().timeouts,
-        a.stats().retransmissions
-    );
+    handled
 }
+
+fn engine(c: &mut Criterion) {
+    let mut g = c.benchmark_group("engine");
+    g.throughput(Throughput::Elements(SEGMENTS));
+    g.sample_size(10);
+    g.bench_function("bulk_sack_ts_0.1pct_loss", |b| b.iter(|| black_box(bulk_transfer(SEGMENTS))));
+    g.finish();
+}
+
+criterion_group!(benches, engine);
+criterion_main!(benches);
