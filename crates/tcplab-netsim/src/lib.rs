@@ -4,8 +4,10 @@
 //! |---|---|
 //! | [`spec`] | `SimSpec`, the validated description of a run |
 //! | [`sim`] | the simulator: [`run`] (`SimSpec` + [`RunOptions`] → [`RunOutput`]) |
-//! | [`bench`] | benchmark scenarios and the [`bench::dumbbell`] builder |
+//! | [`bench`](mod@bench) | benchmark scenarios and the [`bench::dumbbell`] builder |
 //! | [`pcap`] | pcap writer (a stand-in until the scenario branch is merged) |
+
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod bench;
 // STAND-IN: the real pcap writer (src/pcap.rs) comes from branch `scenario`; at merge remove

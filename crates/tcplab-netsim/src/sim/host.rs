@@ -4,9 +4,13 @@
 //! (`2 * flow + 1`) at `dst`. A packet carries its flow id and its side, so the receiving host
 //! finds the endpoint by index — no hashing of addresses and ports.
 //!
-//! Wake-ups are cancelled lazily: each endpoint has at most one *current* wake-up, identified
-//! by a generation number; rescheduling bumps the generation and older queued wake-ups are
-//! skipped when they come out of the event queue.
+//! Wake-ups are cancelled lazily: each endpoint has at most one *current* queued wake-up,
+//! identified by a generation number; queuing a new one bumps the generation, and older queued
+//! wake-ups are skipped when they come out of the event queue. A deadline that moves *later*
+//! (the retransmission timer restarting on every ACK) queues nothing: the queued wake-up fires
+//! early, sees the later deadline and re-queues itself once. Without this the heap would fill
+//! with one stale entry per ACK for a whole RTO (≥ 1 s), and heap operations dominated the
+//! run time (60 % in a 10 × 1 Gb/s profile).
 //!
 //! Addresses (for pcap output): node `i` is the IPv4 host `10.0.0.0/8 + (i + 1)`; the client
 //! uses port `49152 + flow % 16384` (the IANA dynamic range, RFC 6335 §6) and the server port
@@ -59,35 +63,61 @@ pub struct Endpoint {
     pub out_link: u32,
     pub iss: SeqNum,
     pub ip_id: u16,
-    /// Generation of the current wake-up; queued wake-ups with another value are stale.
+    /// Generation of the current queued wake-up; queued wake-ups with another value are stale.
     pub wake_gen: u32,
-    /// Time of the current wake-up, if one is scheduled.
+    /// The engine's deadline (`poll_timeout`, not earlier than when it was read).
     pub wake_at: Option<SimTime>,
+    /// Time of the current queued wake-up, if any (≤ `wake_at` when both are set).
+    pub queued_at: Option<SimTime>,
     /// Last congestion snapshot recorded (time series on change).
     pub last_cc: CcSnapshot,
 }
 
+/// What to do with a wake-up that came out of the event queue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WakeAction {
+    /// Cancelled or superseded: ignore.
+    Stale,
+    /// The deadline has come: call `handle_timeout`.
+    Fire,
+    /// The deadline moved later: queue the same wake-up again at this time.
+    Defer(SimTime),
+}
+
 impl Endpoint {
-    /// Decides whether a new wake-up must be queued after the engine reported `timeout`.
-    /// Returns `(time, generation)` to push, or `None` if the current one still stands.
+    /// Records the engine's new deadline `timeout` read at `now`. Returns `(time, generation)`
+    /// of a wake-up to queue, or `None` if the queued one (at or before the deadline) will do.
     #[inline]
     pub fn reschedule(&mut self, timeout: Option<SimTime>, now: SimTime) -> Option<(SimTime, u32)> {
-        match timeout {
-            Some(t) => {
-                let t = t.max(now);
-                if self.wake_at == Some(t) {
-                    return None;
-                }
+        self.wake_at = timeout.map(|t| t.max(now));
+        match (self.wake_at, self.queued_at) {
+            (Some(t), Some(q)) if q <= t => None,
+            (Some(t), _) => {
                 self.wake_gen = self.wake_gen.wrapping_add(1);
-                self.wake_at = Some(t);
+                self.queued_at = Some(t);
                 Some((t, self.wake_gen))
             }
-            None => {
-                if self.wake_at.take().is_some() {
-                    self.wake_gen = self.wake_gen.wrapping_add(1);
-                }
-                None
+            (None, _) => None,
+        }
+    }
+
+    /// The queued wake-up of generation `gen` came out of the event queue at `now`.
+    #[inline]
+    pub fn on_wake(&mut self, gen: u32, now: SimTime) -> WakeAction {
+        if gen != self.wake_gen || self.queued_at != Some(now) {
+            return WakeAction::Stale;
+        }
+        self.queued_at = None;
+        match self.wake_at {
+            Some(t) if t <= now => {
+                self.wake_at = None;
+                WakeAction::Fire
             }
+            Some(t) => {
+                self.queued_at = Some(t);
+                WakeAction::Defer(t)
+            }
+            None => WakeAction::Stale,
         }
     }
 }
@@ -108,18 +138,39 @@ mod tests {
             ip_id: 0,
             wake_gen: 0,
             wake_at: None,
+            queued_at: None,
             last_cc: CcSnapshot::default(),
         }
     }
 
     #[test]
-    fn rescheduling_to_a_new_time_bumps_the_generation_and_the_same_time_does_not() {
+    fn an_earlier_deadline_queues_a_new_wake_up_and_supersedes_the_old_one() {
+        let mut e = ep();
+        assert_eq!(e.reschedule(Some(SimTime(20)), SimTime(0)), Some((SimTime(20), 1)));
+        assert_eq!(e.reschedule(Some(SimTime(10)), SimTime(0)), Some((SimTime(10), 2)));
+        assert_eq!(e.on_wake(2, SimTime(10)), WakeAction::Fire);
+        assert_eq!(e.on_wake(1, SimTime(20)), WakeAction::Stale);
+    }
+
+    #[test]
+    fn a_later_deadline_queues_nothing_and_the_early_wake_up_defers_itself_once() {
         let mut e = ep();
         assert_eq!(e.reschedule(Some(SimTime(10)), SimTime(0)), Some((SimTime(10), 1)));
-        assert_eq!(e.reschedule(Some(SimTime(10)), SimTime(0)), None);
-        assert_eq!(e.reschedule(Some(SimTime(20)), SimTime(0)), Some((SimTime(20), 2)));
-        assert_eq!(e.reschedule(None, SimTime(0)), None);
-        assert_eq!((e.wake_gen, e.wake_at), (3, None), "cancelled: the queued one is stale");
+        for t in [12, 15, 30] {
+            assert_eq!(e.reschedule(Some(SimTime(t)), SimTime(1)), None);
+        }
+        assert_eq!(e.on_wake(1, SimTime(10)), WakeAction::Defer(SimTime(30)));
+        assert_eq!(e.on_wake(1, SimTime(30)), WakeAction::Fire);
+    }
+
+    #[test]
+    fn a_cancelled_deadline_makes_the_queued_wake_up_stale() {
+        let mut e = ep();
+        assert_eq!(e.reschedule(Some(SimTime(10)), SimTime(0)), Some((SimTime(10), 1)));
+        assert_eq!(e.reschedule(None, SimTime(5)), None);
+        assert_eq!(e.on_wake(1, SimTime(10)), WakeAction::Stale);
+        // A new deadline after the stale one was consumed queues again.
+        assert_eq!(e.reschedule(Some(SimTime(40)), SimTime(20)), Some((SimTime(40), 2)));
     }
 
     #[test]

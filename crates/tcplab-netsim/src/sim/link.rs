@@ -7,9 +7,15 @@
 //! at `now` starts at `max(now, busy_until)`; if that is later than `now` it must fit in the
 //! queue. It then occupies the transmitter for `Bandwidth::tx_time(wire_len)` and arrives at
 //! the far node `delay` after its last bit left. Loss applies when it starts (see `loss`).
+//!
+//! Arrival times on one direction strictly increase (FIFO transmitter, every packet takes at
+//! least 1 ns, constant delay), so the packets in flight wait in a FIFO (`in_flight`) and the
+//! simulator keeps only the head's arrival in its event heap.
 
 use super::loss::LossModel;
+use super::packet::PacketId;
 use super::queue::{DropReason, DropTail, Enqueue};
+use std::collections::VecDeque;
 use crate::spec::{LinkSpec, QueueSpec};
 use tcplab_time::{Bandwidth, SimDuration, SimTime};
 
@@ -53,6 +59,8 @@ pub struct LinkDirState {
     pub stats: DirStats,
     /// Index of the pcap writer capturing this link, if any.
     pub capture: Option<u32>,
+    /// Packets propagating (or being serialised), with their arrival times, in order.
+    in_flight: VecDeque<(SimTime, PacketId)>,
 }
 
 impl LinkDirState {
@@ -71,6 +79,7 @@ impl LinkDirState {
             loss: LossModel::new(loss, seed, link, dir),
             stats: DirStats::default(),
             capture: None,
+            in_flight: VecDeque::new(),
         }
     }
 
@@ -93,6 +102,30 @@ impl LinkDirState {
             self.stats.drops_loss += 1;
         }
         Admit::Transmit { start, arrive: done + self.delay, lost }
+    }
+
+    /// Appends a packet arriving at `arrive`; returns true if it is now the head (the caller
+    /// must schedule the arrival event).
+    #[inline]
+    pub fn push_arrival(&mut self, arrive: SimTime, id: PacketId) -> bool {
+        debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t < arrive), "arrivals out of order");
+        self.in_flight.push_back((arrive, id));
+        self.in_flight.len() == 1
+    }
+
+    /// Removes the head packet (its arrival time has come).
+    #[inline]
+    pub fn pop_arrival(&mut self) -> PacketId {
+        match self.in_flight.pop_front() {
+            Some((_, id)) => id,
+            None => unreachable!("an arrival event without a packet in flight"),
+        }
+    }
+
+    /// Arrival time of the next packet, if any.
+    #[inline]
+    pub fn next_arrival(&self) -> Option<SimTime> {
+        self.in_flight.front().map(|&(t, _)| t)
     }
 }
 

@@ -15,11 +15,18 @@
 //! | [`summary`] | `Summary` and the `flows` table |
 //! | [`error`] | `SimError` |
 //!
-//! Events: a packet's last bit arriving at the far end of a link (`Arrive`), an endpoint's
-//! timer (`Wake`), a flow's start, a time-series sampling tick, and — only on captured
-//! links — a packet starting transmission (`CaptureTx`, to write the pcap record in time
-//! order). Queue departures need no event (see [`queue`]), so a packet costs one event per
-//! hop.
+//! Events: the next packet arriving at the far end of a link direction (`Arrive`), an
+//! endpoint's timer (`Wake`), a flow's start, a time-series sampling tick, and — only on
+//! captured links — a packet starting transmission (`CaptureTx`, to write the pcap record in
+//! time order). Queue departures need no event (see [`queue`]), so a packet costs one event
+//! per hop.
+//!
+//! Packets in flight on a link direction arrive in the order they were sent (FIFO
+//! transmitter, constant delay), so each direction keeps them in its own FIFO
+//! (`LinkDirState::in_flight`) and only the head has an entry in the event heap. The heap then
+//! holds about one entry per busy link direction and per endpoint instead of one per packet in
+//! flight (thousands at 1 Gb/s × 44 ms), which more than halved the time spent in heap
+//! operations.
 //!
 //! A run is a pure function of (spec, seed): no wall clock, no global RNG, FIFO tie-breaking.
 
@@ -43,8 +50,8 @@ use crate::pcap::{PcapLinkWriter, WirePacket};
 use crate::spec::{NodeKind, SimSpec};
 use event_queue::EventQueue;
 use ground_truth::{SeqUnwrap, SpuriousTracker};
-use host::{node_ip, port, receiver_of, Endpoint, EndpointId};
-use link::{Admit, LinkDirState};
+use host::{node_ip, port, receiver_of, Endpoint, EndpointId, WakeAction};
+use link::{Admit, LinkDir, LinkDirState};
 use packet::{Packet, PacketArena, PacketId, DEFAULT_TTL};
 use queue::DropReason;
 use recorder::{Cause, EventKind, EventRow, Recorder};
@@ -80,7 +87,8 @@ const MAX_ENDPOINTS: usize = 1 << 28;
 /// A simulator event, packed into a `u64` in the queue (tag in the top 4 bits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Event {
-    Arrive(PacketId),
+    /// The head of link direction `dir`'s in-flight FIFO arrives.
+    Arrive(LinkDir),
     CaptureTx(PacketId),
     Wake { ep: EndpointId, gen: u32 },
     FlowStart(u32),
@@ -265,6 +273,7 @@ impl<'a> Sim<'a> {
                     ip_id: 0,
                     wake_gen: 0,
                     wake_at: None,
+                    queued_at: None,
                     last_cc: Default::default(),
                 });
             }
@@ -322,17 +331,25 @@ impl<'a> Sim<'a> {
             let Some((t, ev)) = self.queue.pop() else { break };
             self.now = t;
             match Event::unpack(ev) {
-                Event::Arrive(p) => self.on_arrive(p),
-                Event::CaptureTx(p) => self.on_capture(p)?,
-                Event::Wake { ep, gen } => {
-                    let e = &mut self.endpoints[ep as usize];
-                    if e.wake_gen != gen || e.wake_at != Some(t) {
-                        continue; // stale: cancelled or rescheduled
+                Event::Arrive(dir) => {
+                    let id = self.links[dir as usize].pop_arrival();
+                    if let Some(next) = self.links[dir as usize].next_arrival() {
+                        self.push(next, Event::Arrive(dir));
                     }
-                    e.wake_at = None;
-                    e.conn.handle_timeout(t);
-                    self.drive(ep);
+                    self.on_arrive(id);
                 }
+                Event::CaptureTx(p) => self.on_capture(p)?,
+                Event::Wake { ep, gen } => match self.endpoints[ep as usize].on_wake(gen, t) {
+                    WakeAction::Stale => continue,
+                    WakeAction::Defer(at) => {
+                        self.push(at, Event::Wake { ep, gen });
+                        continue;
+                    }
+                    WakeAction::Fire => {
+                        self.endpoints[ep as usize].conn.handle_timeout(t);
+                        self.drive(ep);
+                    }
+                },
                 Event::FlowStart(f) => self.on_flow_start(f),
                 Event::Sample => self.on_sample(),
             }
@@ -467,16 +484,18 @@ impl<'a> Sim<'a> {
                 p.lost = lost;
                 let flow = p.flow;
                 let captured = link.capture.is_some();
+                let head = !lost && link.push_arrival(arrive, id);
                 if captured {
                     self.push(start, Event::CaptureTx(id));
+                }
+                if head {
+                    self.push(arrive, Event::Arrive(dir));
                 }
                 if lost {
                     if !captured {
                         self.packets.free(id);
                     }
                     self.record_drop(start, flow, dir, DropReason::LossModel);
-                } else {
-                    self.push(arrive, Event::Arrive(id));
                 }
             }
         }

@@ -12,7 +12,8 @@ pub struct Summary {
     pub seed: u64,
     /// Time of the last event processed (≤ the spec's duration).
     pub sim_time_s: f64,
-    /// Events processed (stale, cancelled wake-ups are not counted).
+    /// Events processed. Stale (cancelled) wake-ups and early wake-ups that only re-queue
+    /// themselves for a later deadline are not counted.
     pub events: u64,
     pub flows: Vec<FlowSummary>,
     pub links: Vec<LinkSummary>,
