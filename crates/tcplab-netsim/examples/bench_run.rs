@@ -32,4 +32,12 @@ fn main() {
         out.summary.events as f64 / wall,
         out.summary.links[0].drops_ab,
     );
+    if trace {
+        let spurious: u64 = out.summary.flows.iter().map(|f| f.spurious_retransmissions).sum();
+        println!(
+            "trace: {} event rows, {} timeseries rows, {spurious} spurious retransmissions",
+            out.events.num_rows(),
+            out.timeseries.num_rows()
+        );
+    }
 }

@@ -7,7 +7,7 @@ use tcplab_netsim::bench::{bench_case, dumbbell};
 use tcplab_netsim::spec::{LossSpec, SimSpec};
 use tcplab_netsim::{run, RunOptions, RunOutput};
 use tcplab_record::ColumnData;
-use tcplab_tcp::TcpConfig;
+use tcplab_tcp::{RtoConfig, TcpConfig};
 use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
 
@@ -107,4 +107,23 @@ fn a_capture_of_the_bottleneck_holds_every_packet_that_crossed_it() {
     let l = &out.summary.links[0];
     assert!(l.packets_ab + l.packets_ba > 0);
     assert!(len > 24, "pcap has records");
+}
+
+#[test]
+fn an_rto_far_below_the_path_rtt_yields_retransmissions_the_ground_truth_calls_spurious() {
+    // Base RTT 24 ms, RTO clamped to 5 ms: the timer fires while the original is in flight.
+    let mut spec = one_flow();
+    let rto = RtoConfig { initial: SimDuration::from_millis(5), min: SimDuration::from_millis(5), ..RtoConfig::default() };
+    spec.flows[0].tcp.rto = rto;
+    let out = traced(&spec, 1);
+    let f = &out.summary.flows[0];
+    assert_eq!(f.bytes_delivered, SIZE);
+    assert!(f.spurious_retransmissions >= 1, "{f:?}");
+    assert!(f.spurious_retransmissions <= f.retransmissions);
+    let kinds = strings(&out, "kind");
+    let sp = out.events.column("spurious").expect("spurious column");
+    let (ColumnData::Bool(v), Some(valid)) = (&sp.data, &sp.valid) else { panic!("spurious is a nullable bool") };
+    let flagged = (0..v.len()).filter(|&i| valid[i] && v[i]).count() as u64;
+    assert_eq!(flagged, f.spurious_retransmissions);
+    assert!((0..v.len()).all(|i| !(valid[i] && v[i]) || kinds[i] == "segment_retransmitted"));
 }

@@ -150,6 +150,8 @@ struct Sim<'a> {
     flows: Vec<FlowState>,
     next_copy: u64,
     events: u64,
+    /// Time of the last event processed.
+    last_t: SimTime,
     rec: Option<Box<Recorder>>,
     captures: Vec<Capture>,
     ev_buf: Vec<TcpEvent>,
@@ -298,6 +300,7 @@ impl<'a> Sim<'a> {
             flows,
             next_copy: 0,
             events: 0,
+            last_t: SimTime::ZERO,
             rec: opts.trace.then(|| Box::new(Recorder::new())),
             captures,
             ev_buf: Vec::new(),
@@ -354,6 +357,7 @@ impl<'a> Sim<'a> {
                 Event::Sample => self.on_sample(),
             }
             self.events += 1;
+            self.last_t = t;
         }
         Ok(())
     }
@@ -602,7 +606,7 @@ impl<'a> Sim<'a> {
                 .map_err(|source| SimError::PcapWrite { path: c.path.clone(), source })?;
         }
         let spec = self.spec;
-        let end = self.queue.now().min(self.end);
+        let end = self.last_t;
         let flows: Vec<FlowSummary> = spec
             .flows
             .iter()
