@@ -14,6 +14,7 @@
 //! | [`recorder`] | `events` / `timeseries` tables |
 //! | [`summary`] | `Summary` and the `flows` table |
 //! | [`error`] | `SimError` |
+//! | [`validate`] | checks of a `SimSpec` before a run |
 //!
 //! Events: the next packet arriving at the far end of a link direction (`Arrive`), an
 //! endpoint's timer (`Wake`), a flow's start, a time-series sampling tick, and — only on
@@ -42,12 +43,13 @@ pub mod recorder;
 pub mod routing;
 pub mod seed;
 pub mod summary;
+pub mod validate;
 
 pub use error::SimError;
 pub use summary::{FlowSummary, LinkSummary, Summary};
 
 use crate::pcap::{PcapLinkWriter, WirePacket};
-use crate::spec::{NodeKind, SimSpec};
+use crate::spec::SimSpec;
 use event_queue::EventQueue;
 use ground_truth::{SeqUnwrap, SpuriousTracker};
 use host::{node_ip, port, receiver_of, Endpoint, EndpointId, WakeAction};
@@ -82,7 +84,7 @@ pub struct RunOutput {
 }
 
 /// Wake-ups pack the endpoint into 28 bits.
-const MAX_ENDPOINTS: usize = 1 << 28;
+pub(crate) const MAX_ENDPOINTS: usize = 1 << 28;
 
 /// A simulator event, packed into a `u64` in the queue (tag in the top 4 bits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -162,68 +164,11 @@ struct Sim<'a> {
 
 /// Runs `spec` with `opts`.
 pub fn run(spec: &SimSpec, opts: &RunOptions) -> Result<RunOutput, SimError> {
-    validate(spec)?;
+    validate::validate(spec)?;
     let mut sim = Sim::new(spec, opts)?;
     sim.schedule_initial();
     sim.run_loop()?;
     sim.finish(opts)
-}
-
-/// Checks indices and values the simulator relies on.
-fn validate(spec: &SimSpec) -> Result<(), SimError> {
-    let n = spec.nodes.len();
-    fn bad(field: impl Into<String>, msg: impl Into<String>) -> SimError {
-        SimError::invalid(field, msg)
-    }
-    for (i, l) in spec.links.iter().enumerate() {
-        for (end, v) in [("a", l.a), ("b", l.b)] {
-            if v >= n {
-                return Err(bad(format!("links[{i}].{end}"), format!("node index {v} out of range ({n} nodes)")));
-            }
-        }
-        if l.a == l.b {
-            return Err(bad(format!("links[{i}]"), format!("link \"{}\" connects node \"{}\" to itself", l.name, spec.nodes[l.a].name)));
-        }
-        if l.bandwidth.as_bps() == 0 {
-            return Err(bad(format!("links[{i}].bandwidth"), "must be greater than zero"));
-        }
-        if let Some(j) = spec.links[..i].iter().position(|o| o.name == l.name) {
-            return Err(bad(format!("links[{i}].name"), format!("\"{}\" is also the name of links[{j}]", l.name)));
-        }
-        for (field, loss) in [("loss_ab", &l.loss_ab), ("loss_ba", &l.loss_ba)] {
-            loss::validate(loss, spec.flows.len()).map_err(|m| bad(format!("links[{i}].{field}"), m))?;
-        }
-    }
-    for (i, r) in spec.routes.iter().enumerate() {
-        for (field, v, max) in [("node", r.node, n), ("dst", r.dst, n), ("link", r.link, spec.links.len())] {
-            if v >= max {
-                return Err(bad(format!("routes[{i}].{field}"), format!("index {v} out of range")));
-            }
-        }
-    }
-    if spec.flows.len() * 2 > MAX_ENDPOINTS {
-        return Err(bad("flows", format!("at most {} flows are supported", MAX_ENDPOINTS / 2)));
-    }
-    for (i, f) in spec.flows.iter().enumerate() {
-        for (field, v) in [("src", f.src), ("dst", f.dst)] {
-            if v >= n {
-                return Err(bad(format!("flows[{i}].{field}"), format!("node index {v} out of range ({n} nodes)")));
-            }
-            if spec.nodes[v].kind != NodeKind::Host {
-                return Err(bad(format!("flows[{i}].{field}"), format!("node \"{}\" is a router; flows run between hosts", spec.nodes[v].name)));
-            }
-        }
-        if f.src == f.dst {
-            return Err(bad(format!("flows[{i}].dst"), "source and destination are the same node"));
-        }
-        if f.tcp.mss == 0 {
-            return Err(bad(format!("flows[{i}].tcp.mss"), "must be greater than zero"));
-        }
-    }
-    if spec.timeseries_interval == Some(SimDuration::ZERO) {
-        return Err(bad("timeseries_interval", "must be greater than zero"));
-    }
-    Ok(())
 }
 
 impl<'a> Sim<'a> {

@@ -1,7 +1,7 @@
 //! Simulator tests that need its internals (injecting segments without the engine).
 
 use super::*;
-use crate::spec::{FlowSpec, LinkSpec, LossSpec, NodeSpec, QueueSpec};
+use crate::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec};
 use tcplab_tcp::{RetransCause, Segment};
 use tcplab_time::units::QueueLimit;
 use tcplab_time::Bandwidth;
