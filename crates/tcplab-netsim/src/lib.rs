@@ -4,8 +4,16 @@
 //! |---|---|
 //! | [`spec`] | `SimSpec`, the validated description of a run |
 //! | [`scenario`] | TOML scenario files → `SimSpec` |
+//! | [`sim`] | the simulator: [`run`] (`SimSpec` + [`RunOptions`] → [`RunOutput`]) |
 //! | [`pcap`] | pcap writer for captured links |
+//! | [`bench`](mod@bench) | benchmark scenarios and the [`bench::dumbbell`] builder |
 
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod bench;
 pub mod pcap;
 pub mod scenario;
+pub mod sim;
 pub mod spec;
+
+pub use sim::{run, FlowSummary, LinkSummary, RunOptions, RunOutput, SimError, Summary};

@@ -1,0 +1,43 @@
+//! Times one benchmark case: `cargo run --release -p tcplab-netsim --example bench_run -- 10x1G`.
+//! Prints wall time, events, bottleneck packets and packets per wall-second.
+
+use std::time::Instant;
+use tcplab_netsim::bench::{bench_case, BENCH_CASES};
+use tcplab_netsim::{run, RunOptions};
+
+fn main() {
+    let name = std::env::args().nth(1).unwrap_or_else(|| "10x1G".to_string());
+    let Some(spec) = bench_case(&name) else {
+        eprintln!("unknown case {name:?}; cases: {}", BENCH_CASES.join(", "));
+        std::process::exit(2);
+    };
+    let trace = std::env::args().any(|a| a == "--trace");
+    let t0 = Instant::now();
+    let out = match run(&spec, &RunOptions { seed: 1, trace, pcap: vec![] }) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let wall = t0.elapsed().as_secs_f64();
+    let bn = out.summary.links.iter().find(|l| l.name == "bottleneck").map_or(0, |l| l.packets_ab);
+    let delivered: u64 = out.summary.flows.iter().map(|f| f.bytes_delivered).sum();
+    let retrans: u64 = out.summary.flows.iter().map(|f| f.retransmissions).sum();
+    println!(
+        "{name}: wall {wall:.3}s  sim {:.3}s  events {}  bottleneck packets {bn}  ({:.0} pkt/s wall, {:.0} events/s)  delivered {delivered} B  retrans {retrans}  drops {}",
+        out.summary.sim_time_s,
+        out.summary.events,
+        bn as f64 / wall,
+        out.summary.events as f64 / wall,
+        out.summary.links[0].drops_ab,
+    );
+    if trace {
+        let spurious: u64 = out.summary.flows.iter().map(|f| f.spurious_retransmissions).sum();
+        println!(
+            "trace: {} event rows, {} timeseries rows, {spurious} spurious retransmissions",
+            out.events.num_rows(),
+            out.timeseries.num_rows()
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! Benchmark scenarios and a dumbbell builder for tests.
+//!
+//! Dumbbell: `n` senders `s{i}` — access link `s{i}-left` — router `left` — link
+//! `bottleneck` — router `right` — access link `right-d{i}` — receivers `d{i}`. Flow `i` goes
+//! from `s{i}` to `d{i}`. `bottleneck` is link 0 with `a = left`, so the data direction is
+//! `ab` (`LinkSummary::packets_ab` counts the bottleneck's data packets).
+//!
+//! Benchmark cases: 1 ms, 1 Gb/s access links; 20 ms one-way bottleneck delay (base RTT
+//! 2 × (1 + 20 + 1) = 44 ms); MSS 1448 with SACK and timestamps (1500-byte packets); bulk
+//! flows. The bottleneck buffer is one bandwidth-delay product in 1500-byte packets:
+//! `ceil(bandwidth × 44 ms / 8 / 1500)` (367 packets at 100 Mb/s, 3667 at 1 Gb/s), the classic
+//! rule of thumb (Villamizar & Song 1994). Flow `i` starts at `i × 10 µs` so SYNs do not all
+//! collide at t = 0.
+
+use crate::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec, SimSpec};
+use tcplab_tcp::{InitialWindow, TcpConfig};
+use tcplab_time::units::QueueLimit;
+use tcplab_time::{Bandwidth, SimDuration};
+
+/// Names accepted by [`bench_case`].
+pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G"];
+
+/// MSS of the benchmark flows: 1500-byte MTU − 20 (IPv4) − 20 (TCP) − 12 (timestamps).
+pub const BENCH_MSS: u16 = 1448;
+/// Wire size of a full benchmark segment.
+pub const BENCH_PACKET_BYTES: u64 = 1500;
+/// Linux's default `txqueuelen`: the access links' buffer (hosts and router ports).
+pub const ACCESS_QUEUE_PACKETS: u64 = 1000;
+/// Spacing of flow start times in the benchmark cases.
+pub const BENCH_START_SPACING: SimDuration = SimDuration::from_micros(10);
+/// Receive buffer of the benchmark flows (large enough never to limit the window).
+pub const BENCH_RECV_BUFFER: u64 = 64 << 20;
+
+/// The benchmark case `name` (one of [`BENCH_CASES`]).
+pub fn bench_case(name: &str) -> Option<SimSpec> {
+    let (n, bw, secs) = match name {
+        "1x100M" => (1, Bandwidth::mbps(100), 20),
+        "10x1G" => (10, Bandwidth::gbps(1), 5),
+        "100x1G" => (100, Bandwidth::gbps(1), 5),
+        "1000x1G" => (1000, Bandwidth::gbps(1), 5),
+        _ => return None,
+    };
+    let access_delay = SimDuration::from_millis(1);
+    let bottleneck_delay = SimDuration::from_millis(20);
+    let rtt = SimDuration(2 * (2 * access_delay.as_nanos() + bottleneck_delay.as_nanos()));
+    let buffer = QueueLimit::Packets(bdp_packets(bw, rtt, BENCH_PACKET_BYTES));
+    let mut spec = dumbbell(
+        n,
+        Bandwidth::gbps(1),
+        access_delay,
+        bw,
+        bottleneck_delay,
+        buffer,
+        bench_tcp(),
+        SimDuration::from_secs(secs),
+    );
+    spec.name = format!("bench-{name}");
+    for (i, f) in spec.flows.iter_mut().enumerate() {
+        f.start = BENCH_START_SPACING.saturating_mul(i as u64);
+    }
+    Some(spec)
+}
+
+/// `ceil(bw × rtt / 8 / packet_bytes)`, at least 1.
+pub fn bdp_packets(bw: Bandwidth, rtt: SimDuration, packet_bytes: u64) -> u64 {
+    let bytes = u128::from(bw.as_bps()) * u128::from(rtt.as_nanos()) / 8 / 1_000_000_000;
+    (bytes.div_ceil(u128::from(packet_bytes)) as u64).max(1)
+}
+
+/// TCP settings of the benchmark flows.
+pub fn bench_tcp() -> TcpConfig {
+    TcpConfig {
+        mss: BENCH_MSS,
+        initial_window: InitialWindow::Rfc6928,
+        sack: true,
+        timestamps: true,
+        window_scale: true,
+        recv_buffer: BENCH_RECV_BUFFER,
+        trace: false,
+        ..TcpConfig::default()
+    }
+}
+
+/// A dumbbell with `n_flows` bulk flows (see the module docs for names and layout). Access
+/// links get a [`ACCESS_QUEUE_PACKETS`] buffer, the bottleneck `buffer`; all flows start at 0.
+#[allow(clippy::too_many_arguments)]
+pub fn dumbbell(
+    n_flows: usize,
+    access_bw: Bandwidth,
+    access_delay: SimDuration,
+    bottleneck_bw: Bandwidth,
+    bottleneck_delay: SimDuration,
+    buffer: QueueLimit,
+    tcp: TcpConfig,
+    duration: SimDuration,
+) -> SimSpec {
+    let node = |name: String, kind| NodeSpec { name, kind };
+    let link = |name: String, a, b, bandwidth, delay, limit| LinkSpec {
+        name,
+        a,
+        b,
+        bandwidth,
+        delay,
+        queue: QueueSpec::DropTail { limit },
+        loss_ab: LossSpec::None,
+        loss_ba: LossSpec::None,
+    };
+    let (left, right) = (0, 1);
+    let src = |i: usize| 2 + i;
+    let dst = |i: usize| 2 + n_flows + i;
+    let mut nodes = vec![node("left".into(), NodeKind::Router), node("right".into(), NodeKind::Router)];
+    nodes.extend((0..n_flows).map(|i| node(format!("s{i}"), NodeKind::Host)));
+    nodes.extend((0..n_flows).map(|i| node(format!("d{i}"), NodeKind::Host)));
+    let access = QueueLimit::Packets(ACCESS_QUEUE_PACKETS);
+    let mut links = vec![link("bottleneck".into(), left, right, bottleneck_bw, bottleneck_delay, buffer)];
+    links.extend((0..n_flows).map(|i| link(format!("s{i}-left"), src(i), left, access_bw, access_delay, access)));
+    links.extend((0..n_flows).map(|i| link(format!("right-d{i}"), right, dst(i), access_bw, access_delay, access)));
+    let flows = (0..n_flows)
+        .map(|i| FlowSpec { src: src(i), dst: dst(i), start: SimDuration::ZERO, size: None, tcp: tcp.clone() })
+        .collect();
+    SimSpec {
+        name: format!("dumbbell-{n_flows}"),
+        duration,
+        nodes,
+        links,
+        routes: Vec::new(),
+        flows,
+        timeseries_interval: None,
+        default_seed: crate::scenario::DEFAULT_SEED,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bench_case_builds_and_unknown_names_do_not() {
+        for name in BENCH_CASES {
+            let s = bench_case(name).unwrap();
+            assert_eq!(s.links[0].name, "bottleneck");
+        }
+        assert!(bench_case("nope").is_none());
+    }
+
+    #[test]
+    fn the_bottleneck_buffer_is_one_bdp_in_packets() {
+        let s = bench_case("1x100M").unwrap();
+        let QueueSpec::DropTail { limit } = s.links[0].queue;
+        assert_eq!(limit, QueueLimit::Packets(367)); // 100 Mb/s × 44 ms = 550 kB
+        assert_eq!(bdp_packets(Bandwidth::gbps(1), SimDuration::from_millis(44), 1500), 3667);
+    }
+}

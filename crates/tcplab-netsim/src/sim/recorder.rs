@@ -1,0 +1,238 @@
+//! Trace recording into long-format tables (`events`, `timeseries`).
+//!
+//! Only built when `RunOptions::trace` is set; with tracing off the simulator holds no
+//! recorder and pays nothing. Rows are appended to plain `Vec`s (amortised, no per-row
+//! allocation). String columns are dictionary-encoded with *fixed* dictionaries (event kinds,
+//! causes, drop reasons) or the node/link names in spec order, so a row stores a `u32` code
+//! and nothing is looked up by string on the hot path.
+
+use super::queue::DropReason;
+use tcplab_record::{ColumnData, Table};
+use tcplab_tcp::{CcSnapshot, RetransCause};
+use tcplab_time::SimTime;
+
+/// Kinds of rows in the `events` table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    SegmentSent,
+    SegmentRetransmitted,
+    AckReceived,
+    RtoFired,
+    RecoveryEntered,
+    RecoveryExited,
+    PacketDropped,
+    Established,
+    SendComplete,
+    RttSample,
+}
+
+impl EventKind {
+    pub const NAMES: [&'static str; 10] = [
+        "segment_sent",
+        "segment_retransmitted",
+        "ack_received",
+        "rto_fired",
+        "recovery_entered",
+        "recovery_exited",
+        "packet_dropped",
+        "established",
+        "send_complete",
+        "rtt_sample",
+    ];
+}
+
+/// Values of the `cause` column: retransmission causes, then recovery kinds.
+pub const CAUSE_NAMES: [&str; 6] =
+    ["rto", "fast_retransmit", "sack_recovery", "probe", "fast_recovery", "timeout"];
+
+/// A `cause` cell.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    Retrans(RetransCause),
+    Recovery(tcplab_tcp::RecoveryKind),
+}
+
+impl Cause {
+    fn code(self) -> u32 {
+        use tcplab_tcp::RecoveryKind as K;
+        match self {
+            Cause::Retrans(c) => c as u32,
+            // "sack_recovery" is already a retransmission cause; the recovery kind of the
+            // same name maps to the same dictionary value.
+            Cause::Recovery(K::FastRecovery) => 4,
+            Cause::Recovery(K::SackRecovery) => 2,
+            Cause::Recovery(K::Timeout) => 5,
+        }
+    }
+}
+
+/// One `events` row. `None` cells are null.
+#[derive(Copy, Clone, Debug)]
+pub struct EventRow {
+    pub t: SimTime,
+    pub flow: u32,
+    pub kind: EventKind,
+    pub seq: Option<u64>,
+    pub len: u32,
+    pub ack: Option<u64>,
+    pub cause: Option<Cause>,
+    pub node: u32,
+    pub link: Option<u32>,
+    pub reason: Option<DropReason>,
+    pub value: Option<u64>,
+}
+
+impl EventRow {
+    /// A row with only time, flow, kind and node set.
+    pub fn new(t: SimTime, flow: u32, kind: EventKind, node: u32) -> Self {
+        EventRow { t, flow, kind, seq: None, len: 0, ack: None, cause: None, node, link: None, reason: None, value: None }
+    }
+}
+
+/// Column buffers of both trace tables.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    t_ns: Vec<u64>,
+    flow: Vec<u32>,
+    kind: Vec<u32>,
+    seq: Vec<u64>,
+    seq_ok: Vec<bool>,
+    len: Vec<u32>,
+    ack: Vec<u64>,
+    ack_ok: Vec<bool>,
+    cause: Vec<u32>,
+    cause_ok: Vec<bool>,
+    spurious: Vec<bool>,
+    spurious_ok: Vec<bool>,
+    node: Vec<u32>,
+    link: Vec<u32>,
+    link_ok: Vec<bool>,
+    reason: Vec<u32>,
+    reason_ok: Vec<bool>,
+    value: Vec<u64>,
+    value_ok: Vec<bool>,
+    ts: TimeSeries,
+}
+
+#[derive(Debug, Default)]
+struct TimeSeries {
+    t_ns: Vec<u64>,
+    flow: Vec<u32>,
+    cwnd: Vec<u64>,
+    ssthresh: Vec<u64>,
+    bytes_in_flight: Vec<u64>,
+    srtt_ns: Vec<u64>,
+    rttvar_ns: Vec<u64>,
+    rto_ns: Vec<u64>,
+}
+
+fn opt<T: Default>(v: Option<T>, data: &mut Vec<T>, ok: &mut Vec<bool>) {
+    ok.push(v.is_some());
+    data.push(v.unwrap_or_default());
+}
+
+impl Recorder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends an `events` row; returns its index. Retransmission rows start with
+    /// `spurious = false` (set later by [`Recorder::set_spurious`]); other rows have it null.
+    pub fn event(&mut self, r: EventRow) -> u32 {
+        let row = self.t_ns.len() as u32;
+        self.t_ns.push(r.t.as_nanos());
+        self.flow.push(r.flow);
+        self.kind.push(r.kind as u32);
+        opt(r.seq, &mut self.seq, &mut self.seq_ok);
+        self.len.push(r.len);
+        opt(r.ack, &mut self.ack, &mut self.ack_ok);
+        opt(r.cause.map(Cause::code), &mut self.cause, &mut self.cause_ok);
+        let is_retrans = r.kind == EventKind::SegmentRetransmitted && r.len > 0;
+        self.spurious.push(false);
+        self.spurious_ok.push(is_retrans);
+        self.node.push(r.node);
+        opt(r.link, &mut self.link, &mut self.link_ok);
+        opt(r.reason.map(|x| x as u32), &mut self.reason, &mut self.reason_ok);
+        opt(r.value, &mut self.value, &mut self.value_ok);
+        row
+    }
+
+    /// Marks the retransmission in `row` as spurious.
+    pub fn set_spurious(&mut self, row: u32) {
+        self.spurious[row as usize] = true;
+    }
+
+    /// Appends a `timeseries` row.
+    pub fn sample(&mut self, t: SimTime, flow: u32, cc: &CcSnapshot) {
+        let ts = &mut self.ts;
+        ts.t_ns.push(t.as_nanos());
+        ts.flow.push(flow);
+        ts.cwnd.push(cc.cwnd);
+        ts.ssthresh.push(cc.ssthresh);
+        ts.bytes_in_flight.push(cc.bytes_in_flight);
+        ts.srtt_ns.push(cc.srtt_ns);
+        ts.rttvar_ns.push(cc.rttvar_ns);
+        ts.rto_ns.push(cc.rto_ns);
+    }
+
+    /// Builds the `events` and `timeseries` tables. `nodes` and `links` are the names in spec
+    /// order (the dictionaries of the `node` and `link` columns).
+    pub fn finish(self, nodes: &[String], links: &[String]) -> (Table, Table) {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let dict = |codes: Vec<u32>, values: Vec<String>| ColumnData::Dict { codes, values };
+        let mut ev = Table::new("events");
+        ev.push("t_ns", ColumnData::U64(self.t_ns))
+            .push("flow", ColumnData::U32(self.flow))
+            .push("kind", dict(self.kind, names(&EventKind::NAMES)))
+            .push_nullable("seq", ColumnData::U64(self.seq), self.seq_ok)
+            .push("len", ColumnData::U32(self.len))
+            .push_nullable("ack", ColumnData::U64(self.ack), self.ack_ok)
+            .push_nullable("cause", dict(self.cause, names(&CAUSE_NAMES)), self.cause_ok)
+            .push_nullable("spurious", ColumnData::Bool(self.spurious), self.spurious_ok)
+            .push("node", dict(self.node, nodes.to_vec()))
+            .push_nullable("link", dict(self.link, links.to_vec()), self.link_ok)
+            .push_nullable(
+                "reason",
+                dict(self.reason, DropReason::ALL.iter().map(|r| r.name().to_string()).collect()),
+                self.reason_ok,
+            )
+            .push_nullable("value", ColumnData::U64(self.value), self.value_ok);
+        let t = self.ts;
+        let mut ts = Table::new("timeseries");
+        ts.push("t_ns", ColumnData::U64(t.t_ns))
+            .push("flow", ColumnData::U32(t.flow))
+            .push("cwnd", ColumnData::U64(t.cwnd))
+            .push("ssthresh", ColumnData::U64(t.ssthresh))
+            .push("bytes_in_flight", ColumnData::U64(t.bytes_in_flight))
+            .push("srtt_ns", ColumnData::U64(t.srtt_ns))
+            .push("rttvar_ns", ColumnData::U64(t.rttvar_ns))
+            .push("rto_ns", ColumnData::U64(t.rto_ns));
+        (ev, ts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_retransmission_can_be_marked_spurious_afterwards() {
+        let mut r = Recorder::new();
+        r.event(EventRow::new(SimTime(1), 0, EventKind::Established, 0));
+        let row = r.event(EventRow {
+            seq: Some(1),
+            len: 1448,
+            cause: Some(Cause::Retrans(RetransCause::Rto)),
+            ..EventRow::new(SimTime(2), 0, EventKind::SegmentRetransmitted, 0)
+        });
+        r.set_spurious(row);
+        let (ev, ts) = r.finish(&["h0".into()], &[]);
+        assert_eq!(ev.num_rows(), 2);
+        assert_eq!(ts.num_rows(), 0);
+        let sp = ev.column("spurious").unwrap();
+        assert_eq!(sp.data, ColumnData::Bool(vec![false, true]));
+        assert_eq!(sp.valid, Some(vec![false, true]));
+        let ColumnData::Dict { codes, values } = &ev.column("cause").unwrap().data else { panic!() };
+        assert_eq!(values[codes[1] as usize], "rto");
+    }
+}

@@ -1,0 +1,113 @@
+//! Run summary (serialisable to JSON) and the `flows` table.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use tcplab_record::{ColumnData, Table};
+use tcplab_tcp::RetransCause;
+
+/// Whole-run summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    /// Time of the last event processed (≤ the spec's duration).
+    pub sim_time_s: f64,
+    /// Events processed. Stale (cancelled) wake-ups and early wake-ups that only re-queue
+    /// themselves for a later deadline are not counted.
+    pub events: u64,
+    pub flows: Vec<FlowSummary>,
+    pub links: Vec<LinkSummary>,
+}
+
+/// One flow's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSummary {
+    pub id: u32,
+    /// Node names.
+    pub src: String,
+    pub dst: String,
+    /// `None` for bulk flows.
+    pub bytes_requested: Option<u64>,
+    /// Bytes the receiving application got, in order.
+    pub bytes_delivered: u64,
+    pub start_s: f64,
+    /// Flow completion time: last byte delivered to the receiving application − start.
+    pub fct_s: Option<f64>,
+    /// `bytes_delivered * 8 / (fct or (end of run − start))`; 0 if that span is 0.
+    pub goodput_bps: f64,
+    /// Data segments sent by the client, retransmissions included.
+    pub data_segments_sent: u64,
+    pub retransmissions: u64,
+    /// Always has the keys rto, fast_retransmit, sack_recovery, probe.
+    pub retransmissions_by_cause: BTreeMap<String, u64>,
+    /// Ground truth from the simulator (see `ground_truth`).
+    pub spurious_retransmissions: u64,
+    pub timeouts: u64,
+}
+
+/// One link's counters; `ab` is the a → b direction.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSummary {
+    pub name: String,
+    /// Packets that started transmission (including those the loss model then dropped).
+    pub packets_ab: u64,
+    pub packets_ba: u64,
+    pub bytes_ab: u64,
+    pub bytes_ba: u64,
+    /// Queue overflows plus loss-model drops.
+    pub drops_ab: u64,
+    pub drops_ba: u64,
+    /// Largest number of packets waiting in the queue (the one in transmission excluded).
+    pub max_queue_ab: u64,
+    pub max_queue_ba: u64,
+}
+
+/// Map of retransmission counts with every cause present.
+pub fn by_cause(counts: &[u64; 4]) -> BTreeMap<String, u64> {
+    RetransCause::ALL.iter().map(|c| (c.name().to_string(), counts[*c as usize])).collect()
+}
+
+/// The `flows` table: one row per flow with the summary fields (nullable where optional;
+/// retransmissions by cause as `retrans_<cause>` columns).
+pub fn flows_table(flows: &[FlowSummary]) -> Table {
+    let mut names: Vec<String> = Vec::new();
+    let mut code = |s: &str| match names.iter().position(|n| n == s) {
+        Some(i) => i as u32,
+        None => {
+            names.push(s.to_string());
+            (names.len() - 1) as u32
+        }
+    };
+    let src: Vec<u32> = flows.iter().map(|f| code(&f.src)).collect();
+    let dst: Vec<u32> = flows.iter().map(|f| code(&f.dst)).collect();
+    let u64s = |g: &dyn Fn(&FlowSummary) -> u64| ColumnData::U64(flows.iter().map(g).collect());
+    let mut t = Table::new("flows");
+    t.push("id", ColumnData::U32(flows.iter().map(|f| f.id).collect()))
+        .push("src", ColumnData::Dict { codes: src, values: names.clone() })
+        .push("dst", ColumnData::Dict { codes: dst, values: names })
+        .push_nullable(
+            "bytes_requested",
+            u64s(&|f| f.bytes_requested.unwrap_or(0)),
+            flows.iter().map(|f| f.bytes_requested.is_some()).collect(),
+        )
+        .push("bytes_delivered", u64s(&|f| f.bytes_delivered))
+        .push("start_s", ColumnData::F64(flows.iter().map(|f| f.start_s).collect()))
+        .push_nullable(
+            "fct_s",
+            ColumnData::F64(flows.iter().map(|f| f.fct_s.unwrap_or(0.0)).collect()),
+            flows.iter().map(|f| f.fct_s.is_some()).collect(),
+        )
+        .push("goodput_bps", ColumnData::F64(flows.iter().map(|f| f.goodput_bps).collect()))
+        .push("data_segments_sent", u64s(&|f| f.data_segments_sent))
+        .push("retransmissions", u64s(&|f| f.retransmissions));
+    for c in RetransCause::ALL {
+        let name = c.name();
+        t.push(
+            format!("retrans_{name}"),
+            u64s(&|f| f.retransmissions_by_cause.get(name).copied().unwrap_or(0)),
+        );
+    }
+    t.push("spurious_retransmissions", u64s(&|f| f.spurious_retransmissions))
+        .push("timeouts", u64s(&|f| f.timeouts));
+    t
+}

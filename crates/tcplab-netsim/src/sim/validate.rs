@@ -1,0 +1,64 @@
+//! Checks of a `SimSpec` before a run: indices in range, probabilities in [0, 1], flows
+//! between distinct hosts, positive bandwidths and intervals, unique link names. Routes are
+//! checked when the routing table is built (`routing`). Every error names its field.
+
+use super::error::SimError;
+use crate::spec::{NodeKind, SimSpec};
+use tcplab_time::SimDuration;
+
+/// Checks indices and values the simulator relies on.
+pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
+    let n = spec.nodes.len();
+    fn bad(field: impl Into<String>, msg: impl Into<String>) -> SimError {
+        SimError::invalid(field, msg)
+    }
+    for (i, l) in spec.links.iter().enumerate() {
+        for (end, v) in [("a", l.a), ("b", l.b)] {
+            if v >= n {
+                return Err(bad(format!("links[{i}].{end}"), format!("node index {v} out of range ({n} nodes)")));
+            }
+        }
+        if l.a == l.b {
+            return Err(bad(format!("links[{i}]"), format!("link \"{}\" connects node \"{}\" to itself", l.name, spec.nodes[l.a].name)));
+        }
+        if l.bandwidth.as_bps() == 0 {
+            return Err(bad(format!("links[{i}].bandwidth"), "must be greater than zero"));
+        }
+        if let Some(j) = spec.links[..i].iter().position(|o| o.name == l.name) {
+            return Err(bad(format!("links[{i}].name"), format!("\"{}\" is also the name of links[{j}]", l.name)));
+        }
+        for (field, loss) in [("loss_ab", &l.loss_ab), ("loss_ba", &l.loss_ba)] {
+            super::loss::validate(loss, spec.flows.len()).map_err(|m| bad(format!("links[{i}].{field}"), m))?;
+        }
+    }
+    for (i, r) in spec.routes.iter().enumerate() {
+        for (field, v, max) in [("node", r.node, n), ("dst", r.dst, n), ("link", r.link, spec.links.len())] {
+            if v >= max {
+                return Err(bad(format!("routes[{i}].{field}"), format!("index {v} out of range")));
+            }
+        }
+    }
+    if spec.flows.len() * 2 > super::MAX_ENDPOINTS {
+        return Err(bad("flows", format!("at most {} flows are supported", super::MAX_ENDPOINTS / 2)));
+    }
+    for (i, f) in spec.flows.iter().enumerate() {
+        for (field, v) in [("src", f.src), ("dst", f.dst)] {
+            if v >= n {
+                return Err(bad(format!("flows[{i}].{field}"), format!("node index {v} out of range ({n} nodes)")));
+            }
+            if spec.nodes[v].kind != NodeKind::Host {
+                return Err(bad(format!("flows[{i}].{field}"), format!("node \"{}\" is a router; flows run between hosts", spec.nodes[v].name)));
+            }
+        }
+        if f.src == f.dst {
+            return Err(bad(format!("flows[{i}].dst"), "source and destination are the same node"));
+        }
+        if f.tcp.mss == 0 {
+            return Err(bad(format!("flows[{i}].tcp.mss"), "must be greater than zero"));
+        }
+    }
+    if spec.timeseries_interval == Some(SimDuration::ZERO) {
+        return Err(bad("timeseries_interval", "must be greater than zero"));
+    }
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! End-to-end runs of the simulator driving the real TCP engine.
+//!
+//! These need the engine (branch `engine`); with the placeholder `Connection` (which never
+//! transmits) they fail, which is expected until the merge.
+
+use tcplab_netsim::bench::{bench_case, dumbbell};
+use tcplab_netsim::spec::{LossSpec, SimSpec};
+use tcplab_netsim::{run, RunOptions, RunOutput};
+use tcplab_record::ColumnData;
+use tcplab_tcp::{RtoConfig, TcpConfig};
+use tcplab_time::units::QueueLimit;
+use tcplab_time::{Bandwidth, SimDuration};
+
+const SIZE: u64 = 1_000_000;
+
+/// One 1 MB flow over 1 Gb/s / 1 ms access links and a 10 Mb/s, 10 ms bottleneck.
+fn one_flow() -> SimSpec {
+    let tcp = TcpConfig { mss: 1448, recv_buffer: 1 << 20, ..TcpConfig::default() };
+    let mut spec = dumbbell(
+        1,
+        Bandwidth::gbps(1),
+        SimDuration::from_millis(1),
+        Bandwidth::mbps(10),
+        SimDuration::from_millis(10),
+        QueueLimit::Packets(50),
+        tcp,
+        SimDuration::from_secs(10),
+    );
+    spec.flows[0].size = Some(SIZE);
+    spec
+}
+
+fn traced(spec: &SimSpec, seed: u64) -> RunOutput {
+    run(spec, &RunOptions { seed, trace: true, pcap: vec![] }).expect("run")
+}
+
+/// Values of a dictionary column, row by row (null rows as "").
+fn strings(out: &RunOutput, col: &str) -> Vec<String> {
+    let c = out.events.column(col).expect("column");
+    let ColumnData::Dict { codes, values } = &c.data else { panic!("{col} is not a dictionary") };
+    codes
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| if c.valid.as_ref().is_none_or(|v| v[i]) { values[k as usize].clone() } else { String::new() })
+        .collect()
+}
+
+#[test]
+fn a_single_flow_over_a_dumbbell_delivers_exactly_its_size() {
+    let out = traced(&one_flow(), 1);
+    let f = &out.summary.flows[0];
+    assert_eq!(f.bytes_delivered, SIZE, "{f:?}");
+    let fct = f.fct_s.expect("the flow completes");
+    // 1 MB at 10 Mb/s is 0.8 s at least.
+    assert!(fct > 0.8 && fct < 10.0, "fct {fct}");
+    assert!(out.summary.links[0].packets_ab >= SIZE / 1448);
+    assert!(strings(&out, "kind").iter().any(|k| k == "established"));
+}
+
+#[test]
+fn dropping_one_data_segment_on_the_bottleneck_causes_a_fast_retransmit() {
+    let mut spec = one_flow();
+    spec.links[0].loss_ab = LossSpec::DropNth { flow: 0, nth: vec![30] };
+    let out = traced(&spec, 1);
+    let f = &out.summary.flows[0];
+    assert_eq!(f.bytes_delivered, SIZE);
+    assert_eq!(out.summary.links[0].drops_ab, 1);
+    assert!(f.retransmissions_by_cause["fast_retransmit"] >= 1, "{f:?}");
+    assert_eq!(f.spurious_retransmissions, 0, "the dropped segment never arrived");
+    let kinds = strings(&out, "kind");
+    let causes = strings(&out, "cause");
+    assert!(kinds.iter().zip(&causes).any(|(k, c)| k == "segment_retransmitted" && c == "fast_retransmit"));
+    assert!(kinds.iter().any(|k| k == "packet_dropped"));
+}
+
+#[test]
+fn lossy_runs_are_identical_with_the_same_seed_and_differ_with_another() {
+    let mut spec = one_flow();
+    spec.links[0].loss_ab = LossSpec::Bernoulli { p: 0.01 };
+    let a = traced(&spec, 7);
+    let b = traced(&spec, 7);
+    let c = traced(&spec, 8);
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.summary, b.summary);
+    assert!(a.summary.links[0].drops_ab > 0);
+    assert_ne!(a.events, c.events);
+}
+
+#[test]
+fn a_short_benchmark_run_moves_packets_across_the_bottleneck() {
+    let mut spec = bench_case("10x1G").expect("case");
+    spec.duration = SimDuration::from_millis(500);
+    let out = run(&spec, &RunOptions { seed: 1, trace: false, pcap: vec![] }).expect("run");
+    assert!(out.summary.links[0].packets_ab > 10_000, "{:?}", out.summary.links[0]);
+    assert!(out.summary.flows.iter().all(|f| f.bytes_delivered > 0));
+    assert_eq!(out.events.num_rows(), 0, "trace off records nothing");
+}
+
+#[test]
+fn a_capture_of_the_bottleneck_holds_every_packet_that_crossed_it() {
+    let spec = one_flow();
+    let path = std::env::temp_dir().join(format!("tcplab-e2e-{}.pcap", std::process::id()));
+    let out = run(&spec, &RunOptions { seed: 1, trace: false, pcap: vec![("bottleneck".into(), path.clone())] })
+        .expect("run");
+    let len = std::fs::metadata(&path).expect("pcap").len();
+    std::fs::remove_file(&path).ok();
+    let l = &out.summary.links[0];
+    assert!(l.packets_ab + l.packets_ba > 0);
+    assert!(len > 24, "pcap has records");
+}
+
+#[test]
+fn an_rto_far_below_the_path_rtt_yields_retransmissions_the_ground_truth_calls_spurious() {
+    // Base RTT 24 ms, RTO clamped to 5 ms: the timer fires while the original is in flight.
+    let mut spec = one_flow();
+    let rto = RtoConfig { initial: SimDuration::from_millis(5), min: SimDuration::from_millis(5), ..RtoConfig::default() };
+    spec.flows[0].tcp.rto = rto;
+    let out = traced(&spec, 1);
+    let f = &out.summary.flows[0];
+    assert_eq!(f.bytes_delivered, SIZE);
+    assert!(f.spurious_retransmissions >= 1, "{f:?}");
+    assert!(f.spurious_retransmissions <= f.retransmissions);
+    let kinds = strings(&out, "kind");
+    let sp = out.events.column("spurious").expect("spurious column");
+    let (ColumnData::Bool(v), Some(valid)) = (&sp.data, &sp.valid) else { panic!("spurious is a nullable bool") };
+    let flagged = (0..v.len()).filter(|&i| valid[i] && v[i]).count() as u64;
+    assert_eq!(flagged, f.spurious_retransmissions);
+    assert!((0..v.len()).all(|i| !(valid[i] && v[i]) || kinds[i] == "segment_retransmitted"));
+}
