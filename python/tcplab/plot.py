@@ -108,7 +108,7 @@ def plot_flow(results: Path, flow: int, out: Path, t_start=None, t_end=None) -> 
     ax2.set_ylim(0, top * 1.1)
     ax2.set_xlabel("time (s)")
     ax2.set_ylabel("KB")
-    ax2.legend(loc="upper left", fontsize=8)
+    ax2.legend(loc="upper right", fontsize=8, framealpha=0.9)
     ax2.grid(alpha=0.3)
     ax2.set_xlim(lo, hi)
 

@@ -587,6 +587,8 @@ impl<'a> Sim<'a> {
                 let (ab, ba) = (&self.links[2 * i], &self.links[2 * i + 1]);
                 LinkSummary {
                     name: l.name.clone(),
+                    bandwidth_bps: l.bandwidth.as_bps(),
+                    delay_ns: l.delay.as_nanos(),
                     packets_ab: ab.stats.packets,
                     packets_ba: ba.stats.packets,
                     bytes_ab: ab.stats.bytes,

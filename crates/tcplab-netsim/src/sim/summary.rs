@@ -49,6 +49,10 @@ pub struct FlowSummary {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LinkSummary {
     pub name: String,
+    /// Nominal rate of each direction in bit/s.
+    pub bandwidth_bps: u64,
+    /// One-way propagation delay in ns.
+    pub delay_ns: u64,
     /// Packets that started transmission (including those the loss model then dropped).
     pub packets_ab: u64,
     pub packets_ba: u64,
