@@ -76,3 +76,8 @@ def test_retransmissions_in_events_agree_with_the_summary(small_scenario: Path):
         assert by_cause.get(cause, 0) == n, cause
     assert int(rex["spurious"].fillna(False).sum()) == flow["spurious_retransmissions"]
     assert flow["bytes_delivered"] == 200_000
+
+
+def test_a_scenario_without_flows_is_an_error_not_an_empty_run():
+    with pytest.raises(tcplab.ScenarioError, match="no flows"):
+        tcplab.run({"simulation": {"duration": "1s"}})

@@ -131,6 +131,12 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
     if raw.flows.is_empty() {
         // Checked the global [tcp] anyway so that its errors are not hidden.
         tcp_config(ctx, &raw.tcp, None, &p("flows"))?;
+        // A run without traffic measures nothing; it is almost always a mistake (a
+        // misspelt `[[flow]]` table is caught earlier as an unknown field).
+        return Err(ctx.err(
+            &p("flows"),
+            "the scenario defines no flows; add at least one [[flows]] table with src, dst and size",
+        ));
     }
 
     // Links.

@@ -747,3 +747,12 @@ fn misspelt_tables_and_flow_tcp_keys_get_suggestions() {
         "flows[0].tcp.sak: unknown field; did you mean \"sack\"? (line 41, column 9)"
     );
 }
+
+#[test]
+fn a_scenario_without_flows_is_rejected() {
+    let e = err("[simulation]\nduration = \"1s\"\n");
+    assert_eq!(
+        e,
+        "flows: the scenario defines no flows; add at least one [[flows]] table with src, dst and size"
+    );
+}
