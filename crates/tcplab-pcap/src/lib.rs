@@ -31,6 +31,7 @@ pub mod linktype;
 pub mod pcapng;
 pub mod reader;
 pub mod segment;
+pub mod synth;
 pub mod tcp_options;
 pub mod vantage;
 
