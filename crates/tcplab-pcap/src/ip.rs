@@ -128,10 +128,18 @@ pub fn parse_ip(data: &[u8], hint: IpVersionHint, wire_len: u32) -> Result<IpInf
                 for ext in v6.extensions().clone() {
                     if let Ipv6ExtensionSlice::Fragment(f) = ext {
                         ip_id = Some(f.identification());
-                        if f.is_fragmenting_payload() {
-                            if f.fragment_offset().value() != 0 {
-                                return Err(IpSkip::NonFirstFragment);
-                            }
+                        // Decoded from the raw bytes: etherparse 0.16 reads the offset and
+                        // M flag from the wrong bits (fixed in 0.21). RFC 8200 §4.5:
+                        // bytes 2-3 = offset (13 bits) | res (2) | M (1).
+                        let word = match f.slice().get(2..4) {
+                            Some(&[a, b]) => u16::from_be_bytes([a, b]),
+                            _ => return Err(IpSkip::Truncated),
+                        };
+                        let (offset, more) = (word >> 3, word & 1 == 1);
+                        if offset != 0 {
+                            return Err(IpSkip::NonFirstFragment);
+                        }
+                        if more {
                             first_fragment = true;
                         }
                     }
