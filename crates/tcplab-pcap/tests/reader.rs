@@ -482,3 +482,28 @@ proptest! {
     }
 }
 
+
+/// Found by the `capture_reader` fuzz target: a Process Information Block claiming a total
+/// length of 8 made pcap-parser subtract past zero.
+#[test]
+fn pcapng_block_length_below_minimum_stops_reading_without_panicking() {
+    let mut f = PcapNgFile::new(false);
+    f.interface(101, 0, None);
+    f.epb(0, 1, &synth::ipv4_tcp(&syn_spec()), None);
+    f.bytes.extend_from_slice(&0x8000_0001u32.to_le_bytes());
+    f.bytes.extend_from_slice(&8u32.to_le_bytes());
+    f.bytes.extend_from_slice(&[0; 32]);
+    let (segs, a, _) = read_all("pib.pcapng", f.bytes);
+    assert_eq!(segs.len(), 1);
+    assert_eq!(a.corrupt_record_length, 1);
+}
+
+#[test]
+fn fuzz_regressions_do_not_panic() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz_regressions")).expect("dir") {
+        let bytes = std::fs::read(entry.expect("entry").path()).expect("read");
+        if let Ok(r) = CaptureReader::from_reader("regression", Cursor::new(bytes), ReaderConfig { buffer_size: 4096, max_record_len: 1 << 20, ..ReaderConfig::default() }) {
+            for _ in r {}
+        }
+    }
+}
