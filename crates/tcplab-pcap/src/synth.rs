@@ -56,7 +56,7 @@ impl Default for TcpSpec {
 
 fn tcp_header(spec: &TcpSpec) -> Vec<u8> {
     let mut opts = spec.options.clone();
-    while opts.len() % 4 != 0 {
+    while opts.len() & 3 != 0 {
         opts.push(0);
     }
     let hlen = 20 + opts.len();
@@ -281,7 +281,7 @@ impl PcapNgFile {
     /// Appends a block of `block_type` with `body` (padded to 4 bytes).
     pub fn block(&mut self, block_type: u32, body: &[u8]) -> &mut Self {
         let mut b = body.to_vec();
-        while b.len() % 4 != 0 {
+        while b.len() & 3 != 0 {
             b.push(0);
         }
         let len = 12 + b.len() as u32;

@@ -120,7 +120,7 @@ pub fn decode_tcp_options(bytes: &[u8]) -> DecodedOptions {
             }
             TCPOPT_SACK => {
                 let n = body.len() / TCPOLEN_SACK_PERBLOCK;
-                if n == 0 || body.len() % TCPOLEN_SACK_PERBLOCK != 0 {
+                if n == 0 || body.len() != n * TCPOLEN_SACK_PERBLOCK {
                     out.malformed = true;
                 } else {
                     let mut blocks = SackBlocks::new();

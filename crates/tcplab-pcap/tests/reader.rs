@@ -200,7 +200,7 @@ fn two_interface_ng(big_endian: bool) -> Vec<u8> {
     f.interface(101, 65535, Some(9)); // raw IP, ns
     f.interface(101, 0, Some(0x80 | 10)); // raw IP, 2^-10 s
     f.block(0x0000_0004, &[0, 0, 0, 0]); // Name Resolution Block (empty): skipped
-    f.epb(0, (T0 / 1000) as u64, &synth::ethernet(&[], &synth::ipv4_tcp(&syn_spec())), None);
+    f.epb(0, T0 / 1000, &synth::ethernet(&[], &synth::ipv4_tcp(&syn_spec())), None);
     f.epb(1, T0 + 1_500, &synth::ipv4_tcp(&data_spec(40, 40)), None);
     f.block(0x0BAD_0BAD, &[1, 2, 3, 4, 5]); // unknown block type: skipped
     f.epb(2, 1024 * 3 + 512, &synth::ipv4_tcp(&data_spec(41, 41)), None);
@@ -294,7 +294,7 @@ fn corrupted_record_length_stops_reading_and_is_counted() {
         let pkt = synth::ipv4_tcp(&syn_spec());
         f.raw_record(1, 0, bad, 60, &pkt);
         f.record(T0 + 2, &pkt, None);
-        f.bytes.extend(std::iter::repeat_n(0u8, 400_000));
+        f.bytes.extend_from_slice(&vec![0u8; 400_000]);
         let (segs, a, _) = read_all("badlen.pcap", f.bytes);
         assert_eq!(segs.len(), 1, "caplen {bad}");
         assert_eq!(a.corrupt_record_length, 1, "caplen {bad}: {a:?}");
