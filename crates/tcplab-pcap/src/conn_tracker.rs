@@ -129,6 +129,10 @@ pub struct Observation {
     pub rel_ack: Option<u32>,
     /// Payload longer than the MSS the peer advertised.
     pub oversized: bool,
+    /// A data segment starting below the highest sequence number this direction had sent
+    /// before it: a retransmission or a reordered segment — for the classification stage to
+    /// decide. Never set for keep-alives or window probes.
+    pub repeats_sent_data: bool,
 }
 
 /// Per-direction summary.
@@ -490,6 +494,7 @@ impl ConnTracker {
                 rel_seq: 0,
                 rel_ack: None,
                 oversized: false,
+                repeats_sent_data: false,
             };
         };
         if stray_syn {
@@ -596,6 +601,7 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
     } else {
         SegKind::PureAck
     };
+    let repeats_sent_data = kind == SegKind::Data && s.seq.lt(d.snd_max);
     match kind {
         SegKind::Data => {
             d.stats.data_segments += 1;
@@ -662,6 +668,7 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
             rel_seq,
             rel_ack,
             oversized,
+            repeats_sent_data,
         },
         kind_closes,
     }

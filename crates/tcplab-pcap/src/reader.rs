@@ -15,6 +15,8 @@
 //!   delivered.
 //! - `clock_backwards` counts packets earlier than the previous packet of the file; their
 //!   timestamps are delivered unchanged.
+//! - The legacy header's LinkType field is masked to its low 16 bits (the upper bits may
+//!   carry an FCS length, pcap-savefile(5)).
 //! - Frame numbers count every packet record (EPB/SPB/OPB/legacy record), TCP or not, as
 //!   Wireshark numbers frames.
 
@@ -43,6 +45,9 @@ pub const DEFAULT_BUFFER_SIZE: usize = 1 << 20;
 pub const DEFAULT_MAX_RECORD_LEN: usize = 8 << 20;
 /// Default link MTU above which an IP packet is a TSO/GSO super-segment (Ethernet).
 pub const DEFAULT_LINK_MTU: u32 = 1500;
+/// pcap-savefile(5): the header's LinkType field carries the link type in its low 16
+/// bits; bits 26-31 may hold the FCS length, which does not change how IP is found.
+const LEGACY_LINKTYPE_MASK: i32 = 0xFFFF;
 /// Smallest pcapng block (type, length, length).
 const NG_MIN_BLOCK_LEN: u32 = 12;
 /// Section Header Block type 0x0A0D0D0A (a palindrome: same bytes in both byte orders).
@@ -409,7 +414,7 @@ impl State {
         match block {
             PcapBlockOwned::LegacyHeader(h) => {
                 self.format = Format::Legacy {
-                    link: LinkKind::from_linktype(h.network.0),
+                    link: LinkKind::from_linktype(h.network.0 & LEGACY_LINKTYPE_MASK),
                     frac_to_ns: if h.is_nanosecond_precision() { 1 } else { MICROS_TO_NANOS },
                     big_endian: h.is_bigendian(),
                     snaplen: h.snaplen,

@@ -302,6 +302,18 @@ fn corrupted_record_length_stops_reading_and_is_counted() {
 }
 
 #[test]
+fn fcs_bits_in_the_legacy_link_type_field_are_ignored() {
+    let mut f = PcapFile::new(1 | (0x1 << 26) | (0x4 << 28), 65535, false, false);
+    let mut frame = synth::ethernet(&[], &synth::ipv4_tcp(&syn_spec()));
+    frame.extend_from_slice(&[0xDE, 0xAD, 0xBE, 0xEF]); // FCS
+    f.record(T0, &frame, None);
+    let (segs, a, _) = read_all("fcs.pcap", f.bytes);
+    assert!(a.is_clean(), "{a:?}");
+    assert_eq!(segs.len(), 1);
+    assert_eq!(segs[0].segment.len, 0);
+}
+
+#[test]
 fn unknown_link_type_is_counted_per_packet() {
     let mut f = PcapFile::new(147, 65535, false, false);
     f.record(T0, &[1, 2, 3], None);

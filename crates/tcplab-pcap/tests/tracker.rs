@@ -116,6 +116,7 @@ fn a_complete_connection_is_one_record_with_both_directions() {
     use SegKind::*;
     assert_eq!(kinds, vec![Syn, SynAck, PureAck, Data, Data, PureAck, Data, Fin, Fin, PureAck]);
     assert_eq!(obs[3].rel_seq, 1);
+    assert_eq!(obs.iter().map(|o| o.repeats_sent_data).collect::<Vec<_>>(), vec![false, false, false, false, false, false, true, false, false, false]);
     assert_eq!(obs[4].rel_seq, 1001);
     assert_eq!(obs[5].rel_ack, Some(2001));
     assert_eq!(obs[5].dir, Dir::ServerToClient);
