@@ -515,6 +515,36 @@ struct Update {
     kind_closes: bool,
 }
 
+/// The few fields of the other direction that classifying a segment needs (copied instead
+/// of the whole per-direction state).
+#[derive(Copy, Clone)]
+struct PeerView {
+    isn: Option<u32>,
+    base_seq: u32,
+    seen: bool,
+    mss: Option<u16>,
+    fin_seen: bool,
+    ack_seen: bool,
+    last_ack: SeqNum,
+    last_window: u16,
+}
+
+impl PeerView {
+    #[inline]
+    fn of(d: &DirState) -> PeerView {
+        PeerView {
+            isn: d.stats.isn,
+            base_seq: d.stats.base_seq,
+            seen: d.seen,
+            mss: d.stats.mss,
+            fin_seen: d.stats.fin_ns.is_some(),
+            ack_seen: d.ack_seen,
+            last_ack: d.last_ack,
+            last_window: d.last_window,
+        }
+    }
+}
+
 fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: bool) -> Update {
     let s = &seg.segment;
     let f = s.flags;
@@ -522,7 +552,7 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
     let dir = c.dir_of(seg);
     let (i, j) = (dir.index(), dir.reverse().index());
     c.last_ns = c.last_ns.max(ts);
-    let peer = c.dirs[j];
+    let peer = PeerView::of(&c.dirs[j]);
     let d = &mut c.dirs[i];
     d.stats.packets += 1;
     d.stats.first_ns.get_or_insert(ts);
@@ -567,7 +597,7 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
         && c.handshake.ack_ns.is_none()
         && c.handshake.synack_ns.is_some()
     {
-        if let Some(server_isn) = peer.stats.isn {
+        if let Some(server_isn) = peer.isn {
             if s.ack == SeqNum(server_isn) + 1 {
                 c.handshake.ack_ns = Some(ts);
             }
@@ -606,13 +636,13 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
         SegKind::Data => {
             d.stats.data_segments += 1;
             d.stats.payload_bytes += s.len as u64;
-            if let Some(mss) = peer.stats.mss {
+            if let Some(mss) = peer.mss {
                 if s.len > mss as u32 {
                     oversized = true;
                     d.stats.oversized_segments += 1;
                 }
             }
-            if peer.stats.fin_ns.is_some() {
+            if peer.fin_seen {
                 d.stats.data_after_peer_fin = true;
             }
         }
@@ -650,7 +680,7 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
         }
     }
     let rel_seq = s.seq - SeqNum(d.stats.base_seq);
-    let rel_ack = if ack && peer.seen { Some(s.ack - SeqNum(peer.stats.base_seq)) } else { None };
+    let rel_ack = if ack && peer.seen { Some(s.ack - SeqNum(peer.base_seq)) } else { None };
     let mut kind_closes = false;
     if c.closed_ns.is_none() {
         let both_fin = c.dirs[0].stats.fin_ns.is_some() && c.dirs[1].stats.fin_ns.is_some();
