@@ -203,6 +203,24 @@ pub fn ip_offset(link: LinkKind, data: &[u8]) -> Result<(usize, IpVersionHint), 
     }
 }
 
+/// ARPHRD_ETHER (Linux if_arp.h): the device type in the cooked headers for Ethernet.
+pub const ARPHRD_ETHER: u16 = 1;
+const SLL_ARPHRD_OFFSET: usize = 2;
+const SLL2_ARPHRD_OFFSET: usize = 8;
+
+/// True when the frame was captured on an Ethernet device, so an IP packet longer than the
+/// Ethernet MTU can only be a TSO/GSO super-segment (or a jumbo frame: see
+/// `ReaderConfig::link_mtu`). Loopback (NULL/LOOP, or cooked captures of `lo`, ARPHRD 772)
+/// and raw-IP links have no such bound here.
+pub fn has_ethernet_mtu(link: LinkKind, data: &[u8]) -> bool {
+    match link {
+        LinkKind::Ethernet => true,
+        LinkKind::Sll => be16(data, SLL_ARPHRD_OFFSET) == Some(ARPHRD_ETHER),
+        LinkKind::Sll2 => be16(data, SLL2_ARPHRD_OFFSET) == Some(ARPHRD_ETHER),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,11 @@
 //! - `segment.len` is the TCP payload length from the IP header (see [`crate::ip`]), so a
 //!   snaplen-truncated packet keeps its real length; `captured_payload` says how much of it
 //!   is in the file.
-//! - `tso` is set when the IP length field is 0 (offload captures) or the IP packet is longer
-//!   than the configured link MTU ([`crate::ReaderConfig::link_mtu`], default 1500). The
-//!   connection tracker additionally flags data segments longer than the peer's MSS.
+//! - `tso` is set when the IP length field is 0 (offload captures) or, on Ethernet devices
+//!   (Ethernet link type, or Linux cooked headers with ARPHRD_ETHER), the IP packet is longer
+//!   than the configured MTU ([`crate::ReaderConfig::link_mtu`], default 1500; raise it for
+//!   jumbo frames). Loopback and raw-IP links have no MTU bound here. The connection
+//!   tracker additionally flags data segments longer than the peer's MSS, on any link.
 //! - The NS flag (RFC 3540, historic) is ignored; `flags` is the 8-bit flags byte.
 
 use std::net::IpAddr;
@@ -17,7 +19,7 @@ use tcplab_tcp::{Segment, SeqNum, TcpFlags};
 
 use crate::anomalies::Anomalies;
 use crate::ip::{parse_ip, IpSkip};
-use crate::linktype::{ip_offset, LinkKind, LinkSkip};
+use crate::linktype::{has_ethernet_mtu, ip_offset, LinkKind, LinkSkip};
 use crate::tcp_options::decode_tcp_options;
 
 /// Fixed TCP header length (RFC 9293 §3.1).
@@ -143,7 +145,8 @@ pub fn decode_frame(
     }
     opt_stats.unknown_options += opts.unknown as u64;
     opt_stats.wscale_clamped += opts.wscale_clamped as u64;
-    let tso = ip.zero_length_field || ip.l3_len > meta.link_mtu;
+    let tso = ip.zero_length_field
+        || (ip.l3_len > meta.link_mtu && has_ethernet_mtu(meta.link, data));
     if tso {
         anomalies.tso_segments += 1;
     }

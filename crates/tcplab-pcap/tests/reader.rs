@@ -387,6 +387,25 @@ fn tso_super_segments_keep_their_full_length_and_are_flagged() {
 }
 
 #[test]
+fn large_packets_on_loopback_and_raw_links_are_not_tso() {
+    let big = synth::ipv4_tcp(&data_spec(16_000, 100));
+    let orig = big.len() as u32 - 100 + 16_000;
+    let mut f = PcapFile::new(0, 65535, false, false);
+    f.record(T0, &synth::null_loopback(2, false, &big), Some(orig + 4));
+    let (segs, _, _) = read_all("lo0.pcap", f.bytes);
+    assert_eq!(segs[0].segment.len, 16_000);
+    assert!(!segs[0].tso);
+    // Cooked capture: lo (ARPHRD_LOOPBACK 772) is not TSO; an Ethernet device is.
+    let mut f = PcapFile::new(113, 65535, false, false);
+    let mut lo = synth::sll(0x0800, &big);
+    lo[2..4].copy_from_slice(&772u16.to_be_bytes());
+    f.record(T0, &lo, Some(orig + 16));
+    f.record(T0, &synth::sll(0x0800, &big), Some(orig + 16));
+    let (segs, _, _) = read_all("any.pcap", f.bytes);
+    assert_eq!((segs[0].tso, segs[1].tso), (false, true));
+}
+
+#[test]
 fn non_ip_non_tcp_fragments_bad_headers_and_clock_are_counted() {
     let mut f = PcapFile::new(1, 65535, false, false);
     let mut arp = vec![0xFF; 12];
