@@ -1,0 +1,76 @@
+//! Writes the committed fuzz seed corpus (hand-built captures and option lists) into
+//! `fuzz/corpus/<target>/`.
+//!
+//! `cargo run -p tcplab-pcap --example write_fuzz_seeds -- fuzz/corpus`
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+
+use tcplab_pcap::synth::{self, Ext, PcapFile, PcapNgFile, TcpSpec};
+
+const T0: u64 = 1_600_000_000_000_000_000;
+
+fn main() -> std::io::Result<()> {
+    let root = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "fuzz/corpus".into()));
+    let cap = root.join("capture_reader");
+    let opt = root.join("tcp_options");
+    std::fs::create_dir_all(&cap)?;
+    std::fs::create_dir_all(&opt)?;
+
+    let syn_opts = vec![2, 4, 5, 0xB4, 4, 2, 8, 10, 0, 0, 0, 7, 0, 0, 0, 0, 1, 3, 3, 7];
+    let sack_opts = vec![1, 1, 8, 10, 0, 0, 0, 9, 0, 0, 0, 8, 1, 1, 5, 18, 0, 0, 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40];
+    let syn = TcpSpec { flags: 0x02, options: syn_opts.clone(), ..TcpSpec::default() };
+    let data = TcpSpec { flags: 0x18, options: sack_opts.clone(), payload_len: 1448, captured_payload: 16, ..TcpSpec::default() };
+    let v6 = TcpSpec { src: synth::v6(1), dst: synth::v6(2), ..data.clone() };
+
+    let mut f = PcapFile::new(1, 65535, false, false);
+    f.record(T0, &synth::ethernet_vlan(7, &synth::ipv4_tcp(&syn)), None);
+    let frame = synth::ethernet(&[], &synth::ipv4_tcp(&data));
+    f.record(T0 + 1000, &frame, Some(frame.len() as u32 + 1432));
+    std::fs::write(cap.join("ethernet_vlan_le_us.pcap"), &f.bytes)?;
+
+    let mut f = PcapFile::new(113, 96, true, true);
+    f.record(T0, &synth::sll(0x0800, &synth::ipv4_tcp(&data)), None);
+    std::fs::write(cap.join("sll_be_ns.pcap"), &f.bytes)?;
+
+    let mut f = PcapFile::new(276, 65535, false, false);
+    f.record(T0, &synth::sll2(0x86DD, &synth::ipv6_tcp(&v6, &[Ext::HopByHop, Ext::Fragment(0, false, 9)])), None);
+    std::fs::write(cap.join("sll2_ipv6_ext.pcap"), &f.bytes)?;
+
+    let mut f = PcapFile::new(0, 65535, false, false);
+    f.record(T0, &synth::null_loopback(30, false, &synth::ipv6_tcp(&v6, &[Ext::Routing, Ext::DestOpts])), None);
+    std::fs::write(cap.join("null_ipv6.pcap"), &f.bytes)?;
+
+    let mut ng = PcapNgFile::new(false);
+    ng.interface(1, 65535, None);
+    ng.interface(101, 65535, Some(9));
+    ng.epb(0, T0 / 1000, &synth::ethernet(&[], &synth::ipv4_tcp(&syn)), None);
+    ng.epb(1, T0, &synth::ipv4_tcp(&data), None);
+    ng.spb(&synth::ethernet(&[], &synth::ipv4_tcp(&data)), None);
+    ng.opb(1, T0 + 5, &synth::ipv4_tcp(&syn), None);
+    std::fs::write(cap.join("two_interfaces.pcapng"), &ng.bytes)?;
+
+    let mut ng = PcapNgFile::new(true);
+    ng.interface(101, 0, Some(0x80 | 20));
+    let reply = TcpSpec {
+        src: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+        dst: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+        sport: 80,
+        dport: 40000,
+        flags: 0x12,
+        ..syn.clone()
+    };
+    ng.epb(0, 1 << 20, &synth::ipv4_tcp(&syn), None);
+    ng.epb(0, 2 << 20, &synth::ipv4_tcp(&reply), None);
+    std::fs::write(cap.join("big_endian_pow2.pcapng"), &ng.bytes)?;
+
+    let mut small = Vec::new();
+    synth::write_synthetic_capture(&mut small, 2, 24)?;
+    std::fs::write(cap.join("synthetic_two_connections.pcap"), &small)?;
+
+    std::fs::write(opt.join("linux_syn"), &syn_opts)?;
+    std::fs::write(opt.join("ts_sack"), &sack_opts)?;
+    std::fs::write(opt.join("unknown_then_mss"), [30u8, 4, 0xAA, 0xBB, 2, 4, 2, 0x18])?;
+    std::fs::write(opt.join("malformed"), [1u8, 5, 3, 0, 0, 8, 1])?;
+    Ok(())
+}
