@@ -193,6 +193,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
             queue,
             loss_ab,
             loss_ba,
+            dynamics: LinkDynamics::default(),
         });
     }
     let link_names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
