@@ -68,6 +68,12 @@ pub enum LossSpec {
     /// Deterministic, for tests: drop the listed 1-based occurrences of data segments
     /// (payload > 0, retransmissions counted) of flow `flow` crossing this link direction.
     DropNth { flow: FlowId, nth: Vec<u64> },
+    /// Time-driven link outages (Sarolahti Ch. 4 "bursty losses"): Good and Bad periods
+    /// alternate, starting with Good; their lengths are drawn from `good` and `bad`; every
+    /// packet that starts transmission during Bad is lost. The realisation depends on the run
+    /// seed and the link only, so both directions with this model share their Bad periods ("all
+    /// packets in both directions are lost").
+    Outages { good: DurationDist, bad: DurationDist },
 }
 
 /// A full-duplex point-to-point link between nodes `a` and `b`; each direction has its own

@@ -173,7 +173,7 @@ impl LinkDirState {
         self.busy_until = done;
         self.stats.packets += 1;
         self.stats.bytes += len;
-        let lost = self.loss.should_drop(flow, payload);
+        let lost = self.loss.should_drop(flow, payload, start);
         if lost {
             self.stats.drops_loss += 1;
         }
