@@ -70,3 +70,28 @@ fn the_gprs_scenario_has_random_spikes_that_differ_by_seed() {
     assert_eq!(a, stalls(1));
     assert_ne!(a, stalls(2));
 }
+
+#[test]
+fn every_chapter_5_and_7_scenario_completes_its_transfers() {
+    for name in ["frto-ch5-128k.toml", "frto-ch5-384k.toml", "frto-ch5-type2.toml", "egprs.toml", "wlan.toml"] {
+        let spec = scenario(name);
+        let out = traced(&spec, 1);
+        for f in &out.summary.flows {
+            assert_eq!(Some(f.bytes_delivered), f.bytes_requested, "{name}: {f:?}");
+        }
+        let r = rows(&out);
+        let count = |k: &str| r.iter().filter(|x| x.1 == k).count();
+        println!(
+            "{name}: fct {:?}, rexmits {:?}, spurious {:?}, drops {}, stalls {}, bandwidth changes {}",
+            out.summary.flows.iter().map(|f| f.fct_s.unwrap_or(f64::NAN)).collect::<Vec<_>>(),
+            out.summary.flows.iter().map(|f| f.retransmissions).collect::<Vec<_>>(),
+            out.summary.flows.iter().map(|f| f.spurious_retransmissions).collect::<Vec<_>>(),
+            out.summary.links.iter().map(|l| l.drops_ab + l.drops_ba).sum::<u64>(),
+            count("link_stall_start"),
+            count("bandwidth_change"),
+        );
+        if name == "frto-ch5-type2.toml" {
+            assert!(count("bandwidth_change") > 0);
+        }
+    }
+}
