@@ -890,6 +890,27 @@ mod wireless {
     }
 
     #[test]
+    fn the_json_schema_describes_the_wireless_keys_of_listed_and_generated_links() {
+        let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let listed = &s["properties"]["links"]["items"]["properties"];
+        let generated = &s["properties"]["topology"]["properties"]["bottleneck"]["properties"];
+        for key in ["delay_spikes", "spike_direction", "link_buffer", "bandwidth_schedule"] {
+            assert!(listed.get(key).is_some() && generated.get(key).is_some(), "{key}");
+        }
+        // Every key of every shipped [[links]] entry is described.
+        for f in shipped() {
+            let t: toml::Table = std::fs::read_to_string(&f).unwrap().parse().unwrap();
+            for l in t.get("links").and_then(|v| v.as_array()).into_iter().flatten() {
+                for k in l.as_table().unwrap().keys() {
+                    assert!(listed.get(k).is_some(), "{}: links.{k}", f.display());
+                }
+            }
+        }
+        let loss = s["properties"]["links"]["items"]["properties"]["loss"]["oneOf"].as_array().unwrap();
+        assert!(loss.iter().any(|m| m["properties"]["model"]["const"] == "outages"));
+    }
+
+    #[test]
     fn wireless_errors_are_one_line_naming_the_field() {
         let cases: &[(&str, &str)] = &[
             (
