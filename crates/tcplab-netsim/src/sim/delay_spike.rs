@@ -113,14 +113,14 @@ fn push_merged(spikes: &mut Vec<(SimTime, SimTime)>, t0: SimTime, t1: SimTime) {
     }
 }
 
+/// Spikes `[t0, t1)`, sorted and disjoint.
+pub type Spikes = Vec<(SimTime, SimTime)>;
+/// Bandwidth changes `(from, rate)`, sorted by time.
+pub type BandwidthSteps = Vec<(SimTime, Bandwidth)>;
+
 /// Spikes and bandwidth steps of the time-driven processes of one link, for `[0, end)`.
 /// Identical for both directions (same stream).
-pub fn generate(
-    dynamics: &LinkDynamics,
-    seed: u64,
-    link: usize,
-    end: SimDuration,
-) -> (Vec<(SimTime, SimTime)>, Vec<(SimTime, Bandwidth)>) {
+pub fn generate(dynamics: &LinkDynamics, seed: u64, link: usize, end: SimDuration) -> (Spikes, BandwidthSteps) {
     let mut spikes = Vec::new();
     let mut steps = Vec::new();
     let at = |d: SimDuration| SimTime::ZERO + d;
