@@ -67,6 +67,9 @@ fn the_gprs_scenario_has_random_spikes_that_differ_by_seed() {
     };
     let a = stalls(1);
     assert!(!a.is_empty());
+    let (x, y) = (traced(&spec, 3), traced(&spec, 3));
+    assert_eq!(x.events, y.events, "a run is a pure function of (scenario, seed)");
+    assert_eq!(x.flows, y.flows);
     assert_eq!(a, stalls(1));
     assert_ne!(a, stalls(2));
 }
