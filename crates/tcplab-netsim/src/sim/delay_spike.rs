@@ -102,8 +102,13 @@ impl DurationDist {
     }
 }
 
+/// Spike ends are capped here (2^62 ns, about 146 years) so that a huge drawn or configured
+/// length cannot make later time arithmetic overflow.
+pub const HORIZON: SimTime = SimTime(1 << 62);
+
 /// Merges `[t0, t1)` into a sorted list of disjoint spikes whose last start is `<= t0`.
 fn push_merged(spikes: &mut Vec<(SimTime, SimTime)>, t0: SimTime, t1: SimTime) {
+    let t1 = t1.min(HORIZON);
     if t1 <= t0 {
         return;
     }
@@ -467,6 +472,12 @@ mod tests {
         assert!((100..300).contains(&s.len()), "{}", s.len());
         assert_eq!(generate(&d, 5, 0, SimDuration::from_secs(2000)), (s.clone(), b.clone()));
         assert_ne!(generate(&d, 6, 0, SimDuration::from_secs(2000)).0, s);
+    }
+
+    #[test]
+    fn a_spike_of_absurd_length_is_capped_at_the_horizon() {
+        let d = dyn_(DelaySpikeSpec::Fixed(vec![(SimDuration::from_secs(1), SimDuration(u64::MAX))]));
+        assert_eq!(generate(&d, 1, 0, SimDuration::from_secs(10)).0, vec![(SimTime(S), HORIZON)]);
     }
 
     #[test]
