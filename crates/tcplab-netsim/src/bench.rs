@@ -104,6 +104,7 @@ pub fn dumbbell(
         queue: QueueSpec::DropTail { limit },
         loss_ab: LossSpec::None,
         loss_ba: LossSpec::None,
+        dynamics: Default::default(),
     };
     let (left, right) = (0, 1);
     let src = |i: usize| 2 + i;

@@ -68,6 +68,12 @@ pub enum LossSpec {
     /// Deterministic, for tests: drop the listed 1-based occurrences of data segments
     /// (payload > 0, retransmissions counted) of flow `flow` crossing this link direction.
     DropNth { flow: FlowId, nth: Vec<u64> },
+    /// Time-driven link outages (Sarolahti Ch. 4 "bursty losses"): Good and Bad periods
+    /// alternate, starting with Good; their lengths are drawn from `good` and `bad`; every
+    /// packet that starts transmission during Bad is lost. The realisation depends on the run
+    /// seed and the link only, so both directions with this model share their Bad periods ("all
+    /// packets in both directions are lost").
+    Outages { good: DurationDist, bad: DurationDist },
 }
 
 /// A full-duplex point-to-point link between nodes `a` and `b`; each direction has its own
@@ -85,6 +91,83 @@ pub struct LinkSpec {
     pub loss_ab: LossSpec,
     /// Loss model for packets travelling b → a.
     pub loss_ba: LossSpec,
+    /// Wireless-path dynamics: delay spikes, link-layer buffering during spikes, bandwidth
+    /// changes. `LinkDynamics::default()` is a plain wired link (no change in behaviour).
+    pub dynamics: LinkDynamics,
+}
+
+/// A random (or fixed) duration, drawn from a seeded stream.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DurationDist {
+    Fixed(SimDuration),
+    /// Exponentially distributed with this mean.
+    Exponential { mean: SimDuration },
+    /// Uniform on `[lo, hi]`.
+    Uniform { lo: SimDuration, hi: SimDuration },
+}
+
+/// Which direction(s) of a link delay spikes hit.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum SpikeDirection {
+    /// a → b only.
+    AtoB,
+    /// b → a only.
+    BtoA,
+    /// Both directions (the default: the thesis does not say, see `sim::delay_spike`).
+    #[default]
+    Both,
+}
+
+impl SpikeDirection {
+    /// Does the spike process apply to direction `dir` (0 = a → b, 1 = b → a)?
+    pub fn hits(self, dir: usize) -> bool {
+        matches!((self, dir), (SpikeDirection::Both, _) | (SpikeDirection::AtoB, 0) | (SpikeDirection::BtoA, 1))
+    }
+}
+
+/// When delay spikes happen. Semantics in `sim::delay_spike`: during a spike `[t0, t1)` the
+/// link direction delivers nothing; whatever would have arrived is delivered at `t1`, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum DelaySpikeSpec {
+    #[default]
+    None,
+    /// Spikes at fixed (start, duration) pairs, times from the start of the run.
+    Fixed(Vec<(SimDuration, SimDuration)>),
+    /// `count` spikes (or without end when `None`) starting at `first`, `first + period`, ...
+    Periodic { first: SimDuration, period: SimDuration, duration: SimDuration, count: Option<u64> },
+    /// An alternating renewal process: a gap drawn from `interval` (end of one spike to the
+    /// start of the next; the first gap counts from time 0), then a spike drawn from `duration`.
+    Random { interval: DurationDist, duration: DurationDist },
+    /// Each packet entering the link starts a spike with probability `p` (Sarolahti's "a packet
+    /// is delayed with a probability of 0.02", type I "1 % per packet"); the spike starts when
+    /// that packet would have arrived and lasts `duration`.
+    PerPacket { p: f64, duration: DurationDist },
+    /// Sarolahti's type II (hand-over): at the end of every `period`, with probability `p`, a
+    /// hand-over: a spike of `duration`, after which the link bandwidth is redrawn uniformly from
+    /// `bandwidths` (both directions).
+    Handover { period: SimDuration, p: f64, duration: DurationDist, bandwidths: Vec<Bandwidth> },
+}
+
+/// Time-varying behaviour of one link (both directions unless said otherwise).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkDynamics {
+    pub delay_spikes: DelaySpikeSpec,
+    pub spike_direction: SpikeDirection,
+    /// Bytes the link layer can still take in during a spike (packets sent but held at the
+    /// far end); the next packet that does not fit waits in the queue until the spike ends.
+    /// `None`: unlimited (the queue keeps draining into the link).
+    pub link_buffer: Option<u64>,
+    /// Piecewise-constant rate: from each `(time, bandwidth)` on, the link (both directions)
+    /// serialises at that rate. Sorted by time, times distinct; before the first step the
+    /// link's `bandwidth` applies.
+    pub bandwidth_schedule: Vec<(SimDuration, Bandwidth)>,
+}
+
+impl LinkDynamics {
+    /// True when nothing time-varying is configured (a plain link).
+    pub fn is_static(&self) -> bool {
+        self.delay_spikes == DelaySpikeSpec::None && self.bandwidth_schedule.is_empty()
+    }
 }
 
 /// At `node`, packets for `dst` leave over `link`.

@@ -5,6 +5,7 @@ use super::{p, suggestion, Ctx, ScenarioError, DEFAULT_SEED, P};
 use crate::spec::*;
 use std::collections::HashMap;
 use tcplab_tcp::{InitialWindow, RecoveryAlgorithm, TcpConfig};
+use tcplab_time::SimDuration;
 
 /// Smallest MSS accepted. RFC 9293 §3.7.1 only fixes the 536-byte default; tcplab accepts
 /// down to 64 bytes for experiments with tiny segments (Linux clamps at 88).
@@ -199,6 +200,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
             queue,
             loss_ab,
             loss_ba,
+            dynamics: link_dynamics(ctx, &at, l, duration)?,
         });
     }
     let link_names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
@@ -291,6 +293,10 @@ fn generate(ctx: &Ctx<'_>, t: &RawTopology) -> R<(Vec<(RawNode, P)>, Vec<(RawLin
                 loss: lp.loss.clone(),
                 loss_ab: lp.loss_ab.clone(),
                 loss_ba: lp.loss_ba.clone(),
+                delay_spikes: lp.delay_spikes.clone(),
+                spike_direction: lp.spike_direction,
+                link_buffer: lp.link_buffer,
+                bandwidth_schedule: lp.bandwidth_schedule.clone(),
             },
             at.k(key),
         )
@@ -361,7 +367,210 @@ fn loss_spec(ctx: &Ctx<'_>, at: &P, r: &RawLoss, n_flows: usize) -> R<LossSpec> 
             sorted.dedup();
             LossSpec::DropNth { flow, nth: sorted }
         }
+        RawLoss::Outages { good, bad } => LossSpec::Outages {
+            good: match good {
+                Some(g) => dist(ctx, &at.k("good"), g)?,
+                None => DurationDist::Uniform { lo: OUTAGE_GOOD.0, hi: OUTAGE_GOOD.1 },
+            },
+            bad: match bad {
+                Some(b) => dist(ctx, &at.k("bad"), b)?,
+                None => DurationDist::Exponential { mean: OUTAGE_BAD_MEAN },
+            },
+        },
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wireless link dynamics. Sources: Sarolahti's dissertation (seed 002); the sentences are
+// quoted in `sim::delay_spike` and docs/scenarios.md.
+
+/// Ch. 4 (L2443–2446): "a packet is delayed with a probability of 0.02".
+pub const SUDDEN_DELAYS_P: f64 = 0.02;
+/// Ch. 5 (L3096–3097): "The probability of a delay event is 1 % per packet".
+pub const TYPE1_P: f64 = 0.01;
+/// Ch. 4 (L2446–2447) and Ch. 5 (L3097–3098, L3106): delay lengths "exponentially
+/// distributed with a mean (delay) length of 3.5 seconds" / "3500 ms".
+pub const SPIKE_MEAN: SimDuration = SimDuration::from_millis(3500);
+/// Ch. 5 (L3107–3109): "in a 2-second period there is a 30 % probability that the host moves
+/// to another cell and the bandwidth changes".
+pub const TYPE2_PERIOD: SimDuration = SimDuration::from_secs(2);
+/// See [`TYPE2_PERIOD`].
+pub const TYPE2_P: f64 = 0.3;
+/// Ch. 5 (L3101–3103): "the link bandwidth is randomly selected to either 28.8 Kbps, 64 Kbps,
+/// or 128 Kbps".
+pub const TYPE2_BANDWIDTHS_BPS: [u64; 3] = [28_800, 64_000, 128_000];
+/// Ch. 4 (L2466–2467): "The good state length is uniformly distributed between 0.1 seconds
+/// and 20 seconds."
+pub const OUTAGE_GOOD: (SimDuration, SimDuration) = (SimDuration::from_millis(100), SimDuration::from_secs(20));
+/// Ch. 4 (L2467–2468): "The bad state duration is exponentially distributed with a mean of 3.5
+/// seconds."
+pub const OUTAGE_BAD_MEAN: SimDuration = SimDuration::from_millis(3500);
+
+fn dist(ctx: &Ctx<'_>, at: &P, d: &RawDist) -> R<DurationDist> {
+    Ok(match *d {
+        RawDist::Fixed(x) if x.0 == 0 => return Err(ctx.err(at, "must be greater than zero")),
+        RawDist::Fixed(x) => DurationDist::Fixed(x),
+        RawDist::Exponential(m) if m.0 == 0 => {
+            return Err(ctx.err(at, "the mean of an exponential must be greater than zero"))
+        }
+        RawDist::Exponential(mean) => DurationDist::Exponential { mean },
+        RawDist::Uniform(lo, hi) if lo > hi => {
+            return Err(ctx.err(at, format!("uniform bounds are reversed ({lo} > {hi})")))
+        }
+        RawDist::Uniform(lo, hi) => DurationDist::Uniform { lo, hi },
+    })
+}
+
+/// `delay_spikes`, `spike_direction`, `link_buffer` and `bandwidth_schedule` of one link.
+fn link_dynamics(ctx: &Ctx<'_>, at: &P, l: &RawLink, run: SimDuration) -> R<LinkDynamics> {
+    let mut d = LinkDynamics::default();
+    let sp = at.k("delay_spikes");
+    let positive = |at: &P, x: SimDuration| -> R<SimDuration> {
+        if x.0 == 0 {
+            Err(ctx.err(at, "must be greater than zero"))
+        } else {
+            Ok(x)
+        }
+    };
+    let before_end = |at: &P, x: SimDuration| -> R<SimDuration> {
+        if x >= run {
+            Err(ctx.err(at, format!("{x} is not before the end of the run (simulation.duration = {run})")))
+        } else {
+            Ok(x)
+        }
+    };
+    let prob = |at: &P, p: f64| prob(ctx, at, p);
+    if let Some(v) = &l.delay_spikes {
+        d.delay_spikes = match v {
+            toml::Value::Array(_) => {
+                let list: Vec<RawSpikeAt> = serde_path_to_error::deserialize(v.clone())
+                    .map_err(|e| ctx.serde_error_at(&sp, e))?;
+                if list.is_empty() {
+                    return Err(ctx.err(&sp, "must list at least one spike, like [{ at = \"10s\", duration = \"3s\" }]"));
+                }
+                let mut out = Vec::with_capacity(list.len());
+                for (i, s) in list.iter().enumerate() {
+                    out.push((before_end(&sp.i(i).k("at"), s.at.0)?, positive(&sp.i(i).k("duration"), s.duration.0)?));
+                }
+                DelaySpikeSpec::Fixed(out)
+            }
+            toml::Value::Table(_) => {
+                let process: RawSpikeProcess = serde_path_to_error::deserialize(v.clone())
+                    .map_err(|e| ctx.serde_error_at(&sp, e))?;
+                match process {
+                    RawSpikeProcess::Periodic(p) => {
+                        let at = sp.k("periodic");
+                        if p.count == Some(0) {
+                            return Err(ctx.err(&at.k("count"), "must be at least 1"));
+                        }
+                        DelaySpikeSpec::Periodic {
+                            first: before_end(&at.k("first"), p.first.0)?,
+                            period: positive(&at.k("period"), p.period.0)?,
+                            duration: positive(&at.k("duration"), p.duration.0)?,
+                            count: p.count,
+                        }
+                    }
+                    RawSpikeProcess::Random(r) => {
+                        let at = sp.k("random");
+                        let interval = match (&r.interval, r.mean_interval) {
+                            (Some(i), None) => dist(ctx, &at.k("interval"), i)?,
+                            (None, Some(m)) => DurationDist::Exponential { mean: positive(&at.k("mean_interval"), m.0)? },
+                            (Some(_), Some(_)) => {
+                                return Err(ctx.err(&at.k("mean_interval"), "use either interval or mean_interval, not both"))
+                            }
+                            (None, None) => {
+                                return Err(ctx.err(&at.k("interval"), "required key is missing (or give mean_interval)"))
+                            }
+                        };
+                        DelaySpikeSpec::Random { interval, duration: dist(ctx, &at.k("duration"), &r.duration)? }
+                    }
+                    RawSpikeProcess::PerPacket(r) => {
+                        let at = sp.k("per_packet");
+                        DelaySpikeSpec::PerPacket {
+                            p: prob(&at.k("p"), r.p)?,
+                            duration: dist(ctx, &at.k("duration"), &r.duration)?,
+                        }
+                    }
+                    RawSpikeProcess::Handover(h) => {
+                        let at = sp.k("handover");
+                        if h.bandwidths.is_empty() {
+                            return Err(ctx.err(&at.k("bandwidths"), "must list at least one bandwidth, like [\"64kbps\"]"));
+                        }
+                        if let Some(j) = h.bandwidths.iter().position(|b| b.0.as_bps() == 0) {
+                            return Err(ctx.err(&at.k("bandwidths").i(j), "must be greater than zero"));
+                        }
+                        DelaySpikeSpec::Handover {
+                            period: positive(&at.k("period"), h.period.0)?,
+                            p: prob(&at.k("p"), h.p)?,
+                            duration: dist(ctx, &at.k("duration"), &h.duration)?,
+                            bandwidths: h.bandwidths.iter().map(|b| b.0).collect(),
+                        }
+                    }
+                    RawSpikeProcess::Preset(p) => spike_preset(p),
+                }
+            }
+            other => {
+                return Err(ctx.err(
+                    &sp,
+                    format!(
+                        "expected a list like [{{ at = \"10s\", duration = \"3s\" }}] or a table like {{ preset = \"type1\" }}, found {}",
+                        describe(other)
+                    ),
+                ))
+            }
+        };
+    }
+    if d.delay_spikes == DelaySpikeSpec::None {
+        for (key, set) in [("spike_direction", l.spike_direction.is_some()), ("link_buffer", l.link_buffer.is_some())] {
+            if set {
+                return Err(ctx.err(&at.k(key), "has no effect without delay_spikes"));
+            }
+        }
+    }
+    d.spike_direction = match l.spike_direction {
+        None | Some(RawSpikeDirection::Both) => SpikeDirection::Both,
+        Some(RawSpikeDirection::AtoB) => SpikeDirection::AtoB,
+        Some(RawSpikeDirection::BtoA) => SpikeDirection::BtoA,
+    };
+    d.link_buffer = l.link_buffer.and_then(|b| (b.0 != u64::MAX).then_some(b.0));
+    if let Some(steps) = &l.bandwidth_schedule {
+        let bs = at.k("bandwidth_schedule");
+        if steps.is_empty() {
+            return Err(ctx.err(&bs, "must list at least one step, like [{ at = \"20s\", bandwidth = \"128kbps\" }]"));
+        }
+        if matches!(d.delay_spikes, DelaySpikeSpec::Handover { .. }) {
+            return Err(ctx.err(&bs, "cannot be combined with hand-over delay spikes (type2), which redraw the bandwidth"));
+        }
+        for (i, st) in steps.iter().enumerate() {
+            if st.bandwidth.0.as_bps() == 0 {
+                return Err(ctx.err(&bs.i(i).k("bandwidth"), "must be greater than zero"));
+            }
+            if i > 0 && steps[i - 1].at.0 >= st.at.0 {
+                return Err(ctx.err(
+                    &bs.i(i).k("at"),
+                    format!("{} is not after the previous step ({})", st.at.0, steps[i - 1].at.0),
+                ));
+            }
+            before_end(&bs.i(i).k("at"), st.at.0)?;
+            d.bandwidth_schedule.push((st.at.0, st.bandwidth.0));
+        }
+    }
+    Ok(d)
+}
+
+/// The dissertation's delay-spike processes (constants above).
+pub fn spike_preset(p: RawSpikePreset) -> DelaySpikeSpec {
+    let duration = DurationDist::Exponential { mean: SPIKE_MEAN };
+    match p {
+        RawSpikePreset::SuddenDelays => DelaySpikeSpec::PerPacket { p: SUDDEN_DELAYS_P, duration },
+        RawSpikePreset::Type1 => DelaySpikeSpec::PerPacket { p: TYPE1_P, duration },
+        RawSpikePreset::Type2 => DelaySpikeSpec::Handover {
+            period: TYPE2_PERIOD,
+            p: TYPE2_P,
+            duration,
+            bandwidths: TYPE2_BANDWIDTHS_BPS.iter().map(|&b| tcplab_time::Bandwidth::bps(b)).collect(),
+        },
+    }
 }
 
 /// Merge `[tcp]` and a flow's `tcp = {...}` over `TcpConfig::default()` and check it. Errors

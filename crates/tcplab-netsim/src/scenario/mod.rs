@@ -20,6 +20,9 @@
 //!   the file has no `[tcp]`); a misspelt key is then caught as an unknown field.
 //! - `loss` sets both directions; combining it with `loss_ab`/`loss_ba` is an error rather
 //!   than a silent precedence rule.
+//! - `delay_spikes` is read in two steps (a TOML value, then the list or the process table) so
+//!   that errors inside it name their full path; `spike_direction` and `link_buffer` without
+//!   `delay_spikes` are errors (they would do nothing).
 
 mod build;
 pub mod overrides;
@@ -270,7 +273,16 @@ impl<'a> Ctx<'a> {
     /// Turn a serde error into a one-line `path: message`, with "did you mean" for unknown
     /// keys and values.
     fn serde_error(&self, e: serde_path_to_error::Error<toml::de::Error>) -> ScenarioError {
-        let mut segs: Vec<Seg> = Vec::new();
+        self.serde_error_at(&P::default(), e)
+    }
+
+    /// [`Ctx::serde_error`] for a value deserialized on its own, found at `prefix`.
+    pub(crate) fn serde_error_at(
+        &self,
+        prefix: &P,
+        e: serde_path_to_error::Error<toml::de::Error>,
+    ) -> ScenarioError {
+        let mut segs: Vec<Seg> = prefix.0.clone();
         for s in e.path().iter() {
             match s {
                 serde_path_to_error::Segment::Seq { index } => segs.push(Seg::Index(*index)),

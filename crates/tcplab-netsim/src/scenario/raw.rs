@@ -65,6 +65,10 @@ pub struct RawLinkParams {
     pub loss: Option<RawLoss>,
     pub loss_ab: Option<RawLoss>,
     pub loss_ba: Option<RawLoss>,
+    pub delay_spikes: Option<toml::Value>,
+    pub spike_direction: Option<RawSpikeDirection>,
+    pub link_buffer: Option<BytesOrInf>,
+    pub bandwidth_schedule: Option<Vec<RawBandwidthStep>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -133,6 +137,143 @@ pub struct RawLink {
     pub loss: Option<RawLoss>,
     pub loss_ab: Option<RawLoss>,
     pub loss_ba: Option<RawLoss>,
+    /// Kept as a TOML value: an array of `{ at, duration }` or a table naming a process; read
+    /// in `build` (so errors inside carry their full path).
+    pub delay_spikes: Option<toml::Value>,
+    pub spike_direction: Option<RawSpikeDirection>,
+    pub link_buffer: Option<BytesOrInf>,
+    pub bandwidth_schedule: Option<Vec<RawBandwidthStep>>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wireless link dynamics (`delay_spikes`, `spike_direction`, `link_buffer`,
+// `bandwidth_schedule`).
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub enum RawSpikeDirection {
+    #[serde(rename = "a->b")]
+    AtoB,
+    #[serde(rename = "b->a")]
+    BtoA,
+    #[serde(rename = "both")]
+    Both,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBandwidthStep {
+    pub at: Dur,
+    pub bandwidth: Bw,
+}
+
+/// One entry of the list form `delay_spikes = [{ at = "10s", duration = "3s" }]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpikeAt {
+    pub at: Dur,
+    pub duration: Dur,
+}
+
+/// The table form: exactly one key naming the process.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawSpikeProcess {
+    Periodic(RawPeriodic),
+    Random(RawRandom),
+    PerPacket(RawPerPacket),
+    Handover(RawHandover),
+    Preset(RawSpikePreset),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPeriodic {
+    pub first: Dur,
+    pub period: Dur,
+    pub duration: Dur,
+    pub count: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRandom {
+    pub interval: Option<RawDist>,
+    /// Shorthand for `interval = { exponential = ... }`.
+    pub mean_interval: Option<Dur>,
+    pub duration: RawDist,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPerPacket {
+    pub p: f64,
+    pub duration: RawDist,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHandover {
+    pub period: Dur,
+    pub p: f64,
+    pub duration: RawDist,
+    pub bandwidths: Vec<Bw>,
+}
+
+/// Named parameter sets from Sarolahti's dissertation (see `build::spike_preset`).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawSpikePreset {
+    /// Ch. 4 "sudden delays": p = 0.02 per packet, Exp(3.5 s).
+    SuddenDelays,
+    /// Ch. 5 type I: p = 0.01 per packet, Exp(3.5 s).
+    Type1,
+    /// Ch. 5 type II: hand-over every 2 s with p = 0.3, Exp(3.5 s), then 28.8/64/128 kb/s.
+    Type2,
+}
+
+/// A duration distribution: `"3s"` (fixed), `{ exponential = "3.5s" }` (mean) or
+/// `{ uniform = ["1s", "4s"] }`.
+#[derive(Debug, Clone)]
+pub enum RawDist {
+    Fixed(SimDuration),
+    Exponential(SimDuration),
+    Uniform(SimDuration, SimDuration),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum RawDistTable {
+    Exponential(Dur),
+    Uniform([Dur; 2]),
+}
+
+impl<'de> Deserialize<'de> for RawDist {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::Table(_) => match RawDistTable::deserialize(v.clone()) {
+                Ok(RawDistTable::Exponential(m)) => Ok(RawDist::Exponential(m.0)),
+                Ok(RawDistTable::Uniform([lo, hi])) => Ok(RawDist::Uniform(lo.0, hi.0)),
+                Err(e) => Err(D::Error::custom(format!(
+                    "{} (write \"3s\", {{ exponential = \"3.5s\" }} or {{ uniform = [\"1s\", \"4s\"] }})",
+                    one_line_msg(&e.to_string())
+                ))),
+            },
+            other => {
+                let s = quantity_text(other, "3s").map_err(|e| {
+                    D::Error::custom(format!(
+                        "{e}, or a table like {{ exponential = \"3.5s\" }} or {{ uniform = [\"1s\", \"4s\"] }}"
+                    ))
+                })?;
+                parse_duration(&s).map(RawDist::Fixed).map_err(|e| D::Error::custom(unquote_number(other, &s, e)))
+            }
+        }
+    }
+}
+
+/// First line of a nested parser message, without trailing period.
+fn one_line_msg(m: &str) -> String {
+    m.lines().next().unwrap_or("").trim().trim_end_matches('.').replace('`', "\"")
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -153,6 +294,11 @@ pub enum RawLoss {
     DropNth {
         flow: u64,
         nth: Vec<u64>,
+    },
+    /// Time-driven Good/Bad periods; the defaults are Sarolahti's Ch. 4 "bursty losses".
+    Outages {
+        good: Option<RawDist>,
+        bad: Option<RawDist>,
     },
 }
 
@@ -266,9 +412,9 @@ impl<'de> Deserialize<'de> for BytesOrInf {
         }
         let s =
             quantity_text(&v, "64KB").map_err(|e| D::Error::custom(format!("{e} or \"inf\"")))?;
-        parse_bytes(&s)
-            .map(|b| BytesOrInf(b.0))
-            .map_err(|e| D::Error::custom(format!("{e} (or \"inf\" for no limit)")))
+        parse_bytes(&s).map(|b| BytesOrInf(b.0)).map_err(|e| {
+            D::Error::custom(format!("{} (or \"inf\" for no limit)", unquote_number(&v, &s, e)))
+        })
     }
 }
 

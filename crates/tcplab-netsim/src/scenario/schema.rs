@@ -61,9 +61,72 @@ fn loss_model() -> Value {
                 "model": {"const": "drop_nth"},
                 "flow": {"type": "integer", "minimum": 0, "description": "Flow index (after count expansion)"},
                 "nth": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1,
-                        "description": "1-based occurrences of the flow's data segments to drop"}}}
+                        "description": "1-based occurrences of the flow's data segments to drop"}}},
+            {"type": "object", "additionalProperties": false, "required": ["model"],
+             "properties": {
+                "model": {"const": "outages"},
+                "good": duration_dist("Length of Good periods (default uniform 0.1 s..20 s, Sarolahti Ch. 4)"),
+                "bad": duration_dist("Length of Bad periods, every packet lost (default exponential 3.5 s)")}}
         ]
     })
+}
+
+fn duration_dist(desc: &str) -> Value {
+    json!({"description": desc, "anyOf": [
+        {"type": "string", "pattern": unit_pattern(DURATION_UNITS)},
+        {"type": "object", "additionalProperties": false, "required": ["exponential"],
+         "properties": {"exponential": duration("Mean of an exponential distribution")}},
+        {"type": "object", "additionalProperties": false, "required": ["uniform"],
+         "properties": {"uniform": {"type": "array", "minItems": 2, "maxItems": 2,
+            "items": {"type": "string", "pattern": unit_pattern(DURATION_UNITS)},
+            "description": "Uniform on [lo, hi]"}}}
+    ]})
+}
+
+/// `delay_spikes`, `spike_direction`, `link_buffer`, `bandwidth_schedule` (see docs/scenarios.md).
+fn wireless_properties() -> serde_json::Map<String, Value> {
+    let process = |name: &str, required: &[&str], props: Value| {
+        json!({"type": "object", "additionalProperties": false, "required": [name],
+               "properties": {name: {"type": "object", "additionalProperties": false,
+                                     "required": required, "properties": props}}})
+    };
+    let v = json!({
+        "delay_spikes": {"description": "Delay spikes: the link delivers nothing during a spike and releases what it held, in order, at its end", "anyOf": [
+            {"type": "array", "minItems": 1, "description": "Spikes at fixed times", "items": {
+                "type": "object", "additionalProperties": false, "required": ["at", "duration"],
+                "properties": {"at": duration("Start (time from the start of the run)"), "duration": duration("Length, > 0")}}},
+            process("periodic", &["first", "period", "duration"], json!({
+                "first": duration("Start of the first spike"),
+                "period": duration("Start-to-start interval, > 0"),
+                "duration": duration("Length of each spike, > 0"),
+                "count": {"type": "integer", "minimum": 1, "description": "Number of spikes (default: until the end of the run)"}})),
+            process("random", &["duration"], json!({
+                "interval": duration_dist("Gap from the end of one spike to the start of the next"),
+                "mean_interval": duration("Shorthand for interval = { exponential = ... }"),
+                "duration": duration_dist("Spike length")})),
+            process("per_packet", &["p", "duration"], json!({
+                "p": probability("Probability that a packet starts a spike (when it would arrive)"),
+                "duration": duration_dist("Spike length")})),
+            process("handover", &["period", "p", "duration", "bandwidths"], json!({
+                "period": duration("A hand-over may happen at the end of each period"),
+                "p": probability("Probability of a hand-over per period"),
+                "duration": duration_dist("Delay of a hand-over"),
+                "bandwidths": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": unit_pattern(BANDWIDTH_UNITS)},
+                               "description": "The bandwidth after a hand-over is drawn uniformly from these"}})),
+            {"type": "object", "additionalProperties": false, "required": ["preset"], "properties": {
+                "preset": {"enum": ["sudden_delays", "type1", "type2"],
+                           "description": "Sarolahti's processes: Ch. 4 sudden delays (p = 0.02, Exp(3.5 s)), type I (p = 0.01), type II (hand-over every 2 s with p = 0.3, 28.8/64/128 kb/s)"}}}
+        ]},
+        "spike_direction": {"enum": ["a->b", "b->a", "both"], "description": "Direction(s) delay spikes hit (default both)"},
+        "link_buffer": bytes_or("inf", "Bytes the link can take in while a spike holds its output (default inf)"),
+        "bandwidth_schedule": {"type": "array", "minItems": 1, "description": "Rate changes (both directions)", "items": {
+            "type": "object", "additionalProperties": false, "required": ["at", "bandwidth"],
+            "properties": {"at": duration("From this time on"), "bandwidth": bandwidth("The new rate")}}}
+    });
+    match v {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    }
 }
 
 fn tcp_table() -> Value {
@@ -97,7 +160,7 @@ fn tcp_table() -> Value {
 
 fn link_params(desc: &str) -> Value {
     let packet_or_bytes = unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"));
-    json!({
+    with_wireless(json!({
         "type": "object", "additionalProperties": false, "required": ["bandwidth", "delay"],
         "description": desc,
         "properties": {
@@ -112,11 +175,39 @@ fn link_params(desc: &str) -> Value {
             "loss_ab": loss_model(),
             "loss_ba": loss_model()
         }
-    })
+    }))
+}
+
+/// Adds the wireless keys to a link object schema.
+fn with_wireless(mut link: Value) -> Value {
+    if let Some(props) = link.get_mut("properties").and_then(Value::as_object_mut) {
+        props.extend(wireless_properties());
+    }
+    link
 }
 
 /// The JSON Schema of the scenario file format, pretty-printed.
 pub fn json_schema() -> String {
+    let link_item = with_wireless(json!({
+        "type": "object", "additionalProperties": false,
+        "required": ["a", "b", "bandwidth", "delay"],
+        "properties": {
+            "name": name("Link name (default \"a-b\")"),
+            "a": {"type": "string", "description": "Node at one end"},
+            "b": {"type": "string", "description": "Node at the other end"},
+            "bandwidth": bandwidth("Rate of each direction"),
+            "delay": duration("One-way propagation delay"),
+            "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
+                {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))},
+                {"type": "object", "additionalProperties": false, "required": ["limit"],
+                 "properties": {"kind": {"const": "droptail"},
+                                "limit": {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))}}}
+            ]},
+            "loss": loss_model(),
+            "loss_ab": loss_model(),
+            "loss_ba": loss_model()
+        }
+    }));
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://tcplab.invalid/scenario.schema.json",
@@ -152,26 +243,7 @@ pub fn json_schema() -> String {
                 "type": "object", "additionalProperties": false, "required": ["name", "kind"],
                 "properties": {"name": name("Node name"), "kind": {"enum": ["host", "router"]}}
             }},
-            "links": {"type": "array", "items": {
-                "type": "object", "additionalProperties": false,
-                "required": ["a", "b", "bandwidth", "delay"],
-                "properties": {
-                    "name": name("Link name (default \"a-b\")"),
-                    "a": {"type": "string", "description": "Node at one end"},
-                    "b": {"type": "string", "description": "Node at the other end"},
-                    "bandwidth": bandwidth("Rate of each direction"),
-                    "delay": duration("One-way propagation delay"),
-                    "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
-                        {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))},
-                        {"type": "object", "additionalProperties": false, "required": ["limit"],
-                         "properties": {"kind": {"const": "droptail"},
-                                        "limit": {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))}}}
-                    ]},
-                    "loss": loss_model(),
-                    "loss_ab": loss_model(),
-                    "loss_ba": loss_model()
-                }
-            }},
+            "links": {"type": "array", "items": link_item},
             "routes": {"type": "array", "items": {
                 "type": "object", "additionalProperties": false, "required": ["node", "dst", "link"],
                 "properties": {

@@ -342,7 +342,7 @@ fn unknown_enum_values_suggest_the_closest() {
     assert_eq!(
         err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernouli\", p = 0.1 }")),
         "links[1].loss.model: unknown value \"bernouli\"; did you mean \"bernoulli\"? (expected one of \
-         \"none\", \"bernoulli\", \"gilbert_elliott\", \"drop_nth\") (line 36, column 10)"
+         \"none\", \"bernoulli\", \"gilbert_elliott\", \"drop_nth\", \"outages\") (line 36, column 10)"
     );
 }
 
@@ -755,4 +755,271 @@ fn a_scenario_without_flows_is_rejected() {
         e,
         "flows: the scenario defines no flows; add at least one [[flows]] table with src, dst and size"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wireless link dynamics: delay_spikes, spike_direction, link_buffer, bandwidth_schedule,
+// outage loss.
+
+mod wireless {
+    use super::*;
+    use crate::spec::{DelaySpikeSpec, DurationDist, SpikeDirection};
+
+    fn link1(extra: &str) -> crate::spec::LinkSpec {
+        let text = with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}"));
+        load(&text).unwrap_or_else(|e| panic!("{e}")).links[1].clone()
+    }
+    fn bad(extra: &str) -> String {
+        err(&with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}")))
+    }
+    const MS: fn(u64) -> SimDuration = SimDuration::from_millis;
+
+    #[test]
+    fn a_link_without_wireless_keys_is_static() {
+        let spec = load(BASE).unwrap();
+        assert!(spec.links.iter().all(|l| l.dynamics.is_static() && l.dynamics.link_buffer.is_none()));
+    }
+
+    #[test]
+    fn the_list_form_gives_spikes_at_fixed_times() {
+        let l = link1(
+            "delay_spikes = [{ at = \"3s\", duration = \"1.5s\" }, { at = \"1s\", duration = \"200ms\" }]\n\
+             spike_direction = \"b->a\"\nlink_buffer = \"1776B\"",
+        );
+        assert_eq!(
+            l.dynamics.delay_spikes,
+            DelaySpikeSpec::Fixed(vec![(MS(3000), MS(1500)), (MS(1000), MS(200))])
+        );
+        assert_eq!(l.dynamics.spike_direction, SpikeDirection::BtoA);
+        assert_eq!(l.dynamics.link_buffer, Some(1776));
+        assert_eq!(link1("delay_spikes = [{ at = \"1s\", duration = \"1s\" }]\nlink_buffer = \"inf\"").dynamics.link_buffer, None);
+    }
+
+    #[test]
+    fn periodic_random_and_per_packet_processes_convert() {
+        let l = link1("delay_spikes = { periodic = { first = \"5s\", period = \"20s\", duration = \"2s\", count = 3 } }");
+        assert_eq!(
+            l.dynamics.delay_spikes,
+            DelaySpikeSpec::Periodic { first: MS(5000), period: MS(20_000), duration: MS(2000), count: Some(3) }
+        );
+        let l = link1("delay_spikes = { random = { mean_interval = \"30s\", duration = { uniform = [\"1s\", \"4s\"] } } }");
+        assert_eq!(
+            l.dynamics.delay_spikes,
+            DelaySpikeSpec::Random {
+                interval: DurationDist::Exponential { mean: MS(30_000) },
+                duration: DurationDist::Uniform { lo: MS(1000), hi: MS(4000) },
+            }
+        );
+        let l = link1("delay_spikes = { random = { interval = \"10s\", duration = { exponential = \"3.5s\" } } }");
+        assert_eq!(
+            l.dynamics.delay_spikes,
+            DelaySpikeSpec::Random {
+                interval: DurationDist::Fixed(MS(10_000)),
+                duration: DurationDist::Exponential { mean: MS(3500) },
+            }
+        );
+        let l = link1("delay_spikes = { per_packet = { p = 0.02, duration = { exponential = \"3.5s\" } } }\nspike_direction = \"a->b\"");
+        assert_eq!(
+            l.dynamics.delay_spikes,
+            DelaySpikeSpec::PerPacket { p: 0.02, duration: DurationDist::Exponential { mean: MS(3500) } }
+        );
+        assert_eq!(l.dynamics.spike_direction, SpikeDirection::AtoB);
+        let l = link1("delay_spikes = { handover = { period = \"2s\", p = 0.3, duration = \"1s\", bandwidths = [\"64kbps\"] } }");
+        assert!(matches!(l.dynamics.delay_spikes, DelaySpikeSpec::Handover { p, .. } if p == 0.3));
+    }
+
+    /// Sarolahti Ch. 4 (L2443–2447) and Ch. 5 (L3093–3109), see `build::spike_preset`.
+    #[test]
+    fn presets_carry_the_dissertations_numbers() {
+        let exp = DurationDist::Exponential { mean: MS(3500) };
+        assert_eq!(
+            link1("delay_spikes = { preset = \"sudden_delays\" }").dynamics.delay_spikes,
+            DelaySpikeSpec::PerPacket { p: 0.02, duration: exp.clone() }
+        );
+        assert_eq!(
+            link1("delay_spikes = { preset = \"type1\" }").dynamics.delay_spikes,
+            DelaySpikeSpec::PerPacket { p: 0.01, duration: exp.clone() }
+        );
+        assert_eq!(
+            link1("delay_spikes = { preset = \"type2\" }").dynamics.delay_spikes,
+            DelaySpikeSpec::Handover {
+                period: MS(2000),
+                p: 0.3,
+                duration: exp,
+                bandwidths: vec![Bandwidth::bps(28_800), Bandwidth::bps(64_000), Bandwidth::bps(128_000)],
+            }
+        );
+    }
+
+    #[test]
+    fn a_bandwidth_schedule_converts_in_order() {
+        let l = link1("bandwidth_schedule = [{ at = \"0s\", bandwidth = \"384kbps\" }, { at = \"5s\", bandwidth = \"128kbps\" }]");
+        assert_eq!(
+            l.dynamics.bandwidth_schedule,
+            vec![(SimDuration::ZERO, Bandwidth::bps(384_000)), (MS(5000), Bandwidth::bps(128_000))]
+        );
+    }
+
+    /// Sarolahti Ch. 4 (L2460–2468): Good ~ U(0.1 s, 20 s), Bad ~ Exp(3.5 s).
+    #[test]
+    fn outage_loss_defaults_to_the_dissertations_bursty_losses() {
+        let l = link1("loss = { model = \"outages\" }");
+        assert_eq!(
+            l.loss_ab,
+            LossSpec::Outages {
+                good: DurationDist::Uniform { lo: MS(100), hi: MS(20_000) },
+                bad: DurationDist::Exponential { mean: MS(3500) },
+            }
+        );
+        assert_eq!(l.loss_ba, l.loss_ab);
+        let l = link1("loss_ab = { model = \"outages\", good = \"5s\", bad = { exponential = \"1s\" } }");
+        assert_eq!(
+            l.loss_ab,
+            LossSpec::Outages { good: DurationDist::Fixed(MS(5000)), bad: DurationDist::Exponential { mean: MS(1000) } }
+        );
+    }
+
+    #[test]
+    fn generated_links_take_the_wireless_keys_too() {
+        let text = GENERATED_DUMBBELL.replace(
+            "bottleneck = { bandwidth = \"10Mbps\", delay = \"20ms\", queue = \"40pkt\" }",
+            "bottleneck = { bandwidth = \"10Mbps\", delay = \"20ms\", queue = \"40pkt\", delay_spikes = { preset = \"type1\" } }",
+        );
+        let spec = load(&text).unwrap();
+        assert!(matches!(spec.links[0].dynamics.delay_spikes, DelaySpikeSpec::PerPacket { .. }));
+        assert!(spec.links[1].dynamics.is_static());
+    }
+
+    #[test]
+    fn overrides_reach_the_wireless_keys() {
+        let text = with("delay = \"20ms\"", "delay = \"20ms\"\ndelay_spikes = [{ at = \"1s\", duration = \"1s\" }]");
+        let spec = set(&text, &["links.bottleneck.delay_spikes={ preset = \"type1\" }", "links.bottleneck.link_buffer=7KB"]);
+        assert!(matches!(spec.links[1].dynamics.delay_spikes, DelaySpikeSpec::PerPacket { p, .. } if p == 0.01));
+        assert_eq!(spec.links[1].dynamics.link_buffer, Some(7000));
+    }
+
+    #[test]
+    fn the_json_schema_describes_the_wireless_keys_of_listed_and_generated_links() {
+        let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let listed = &s["properties"]["links"]["items"]["properties"];
+        let generated = &s["properties"]["topology"]["properties"]["bottleneck"]["properties"];
+        for key in ["delay_spikes", "spike_direction", "link_buffer", "bandwidth_schedule"] {
+            assert!(listed.get(key).is_some() && generated.get(key).is_some(), "{key}");
+        }
+        // Every key of every shipped [[links]] entry is described.
+        for f in shipped() {
+            let t: toml::Table = std::fs::read_to_string(&f).unwrap().parse().unwrap();
+            for l in t.get("links").and_then(|v| v.as_array()).into_iter().flatten() {
+                for k in l.as_table().unwrap().keys() {
+                    assert!(listed.get(k).is_some(), "{}: links.{k}", f.display());
+                }
+            }
+        }
+        let loss = s["properties"]["links"]["items"]["properties"]["loss"]["oneOf"].as_array().unwrap();
+        assert!(loss.iter().any(|m| m["properties"]["model"]["const"] == "outages"));
+    }
+
+    #[test]
+    fn wireless_errors_are_one_line_naming_the_field() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "delay_spikes = [{ at = \"1s\", duration = 3 }]",
+                "links[1].delay_spikes[0].duration: 3 has no unit; write a duration with its unit, like \"30ms\" (line 36, column 30)",
+            ),
+            (
+                "delay_spikes = [{ at = \"1s\", duration = \"0s\" }]",
+                "links[1].delay_spikes[0].duration: must be greater than zero (line 36, column 30)",
+            ),
+            (
+                "delay_spikes = [{ at = \"10s\", duration = \"1s\" }]",
+                "links[1].delay_spikes[0].at: 10s is not before the end of the run (simulation.duration = 10s) (line 36, column 19)",
+            ),
+            (
+                "delay_spikes = [{ at = \"1s\", lenght = \"1s\" }]",
+                "links[1].delay_spikes[0].lenght: unknown field; expected one of: at, duration (line 36, column 30)",
+            ),
+            (
+                "delay_spikes = []",
+                "links[1].delay_spikes: must list at least one spike, like [{ at = \"10s\", duration = \"3s\" }] (line 36, column 1)",
+            ),
+            (
+                "delay_spikes = { periodc = { first = \"1s\", period = \"2s\", duration = \"1s\" } }",
+                "links[1].delay_spikes: unknown value \"periodc\"; did you mean \"periodic\"? (expected one of \"periodic\", \"random\", \"per_packet\", \"handover\", \"preset\") (line 36, column 1)",
+            ),
+            (
+                "delay_spikes = { periodic = { first = \"1s\", period = \"0s\", duration = \"1s\" } }",
+                "links[1].delay_spikes.periodic.period: must be greater than zero (line 36, column 45)",
+            ),
+            (
+                "delay_spikes = { periodic = { first = \"1s\", perod = \"2s\", duration = \"1s\" } }",
+                "links[1].delay_spikes.periodic.perod: unknown field; did you mean \"period\"? (line 36, column 45)",
+            ),
+            (
+                "delay_spikes = { preset = \"typ1\" }",
+                "links[1].delay_spikes.preset: unknown value \"typ1\"; did you mean \"type1\"? (expected one of \"sudden_delays\", \"type1\", \"type2\") (line 36, column 18)",
+            ),
+            (
+                "delay_spikes = { per_packet = { p = 2.0, duration = \"1s\" } }",
+                "links[1].delay_spikes.per_packet.p: 2 is not a probability (must be between 0 and 1) (line 36, column 33)",
+            ),
+            (
+                "delay_spikes = { random = { duration = \"1s\" } }",
+                "links[1].delay_spikes.random.interval: required key is missing (or give mean_interval) (line 36, column 18)",
+            ),
+            (
+                "delay_spikes = { random = { interval = \"1s\", mean_interval = \"1s\", duration = \"1s\" } }",
+                "links[1].delay_spikes.random.mean_interval: use either interval or mean_interval, not both (line 36, column 46)",
+            ),
+            (
+                "delay_spikes = { random = { interval = { uniform = [\"4s\", \"1s\"] }, duration = \"1s\" } }",
+                "links[1].delay_spikes.random.interval: uniform bounds are reversed (4s > 1s) (line 36, column 29)",
+            ),
+            (
+                "delay_spikes = { random = { interval = { normal = \"1s\" }, duration = \"1s\" } }",
+                "links[1].delay_spikes.random.interval: unknown variant \"normal\", expected \"exponential\" or \"uniform\" (write \"3s\", { exponential = \"3.5s\" } or { uniform = [\"1s\", \"4s\"] }) (line 36, column 29)",
+            ),
+            (
+                "delay_spikes = \"type1\"",
+                "links[1].delay_spikes: expected a list like [{ at = \"10s\", duration = \"3s\" }] or a table like { preset = \"type1\" }, found the string \"type1\" (line 36, column 1)",
+            ),
+            ("spike_direction = \"both\"", "links[1].spike_direction: has no effect without delay_spikes (line 36, column 1)"),
+            ("link_buffer = \"1776B\"", "links[1].link_buffer: has no effect without delay_spikes (line 36, column 1)"),
+            (
+                "delay_spikes = { preset = \"type1\" }\nspike_direction = \"a-b\"",
+                "links[1].spike_direction: unknown value \"a-b\"; did you mean \"a->b\"? (expected one of \"a->b\", \"b->a\", \"both\") (line 37, column 1)",
+            ),
+            (
+                "delay_spikes = { preset = \"type1\" }\nlink_buffer = 1776",
+                "links[1].link_buffer: 1776 has no unit; write a size with its unit, like \"64KB\" (or \"inf\" for no limit) (line 37, column 1)",
+            ),
+            (
+                "bandwidth_schedule = [{ at = \"2s\", bandwidth = \"1Mbps\" }, { at = \"1s\", bandwidth = \"2Mbps\" }]",
+                "links[1].bandwidth_schedule[1].at: 1s is not after the previous step (2s) (line 36, column 61)",
+            ),
+            (
+                "bandwidth_schedule = [{ at = \"2s\", bandwidth = \"1mbps\" }]",
+                "links[1].bandwidth_schedule[0].bandwidth: ambiguous bandwidth unit \"mbps\" in \"1mbps\": write Mbps/Gbps for bits per second or MB/s/GB/s for bytes per second (line 36, column 36)",
+            ),
+            (
+                "bandwidth_schedule = [{ at = \"2s\", bandwidth = \"0bps\" }]",
+                "links[1].bandwidth_schedule[0].bandwidth: bandwidth \"0bps\" must be greater than zero (line 36, column 36)",
+            ),
+            (
+                "delay_spikes = { preset = \"type2\" }\nbandwidth_schedule = [{ at = \"2s\", bandwidth = \"1Mbps\" }]",
+                "links[1].bandwidth_schedule: cannot be combined with hand-over delay spikes (type2), which redraw the bandwidth (line 37, column 1)",
+            ),
+            (
+                "loss = { model = \"outages\", bad = { exponential = \"0s\" } }",
+                "links[1].loss.bad: the mean of an exponential must be greater than zero (line 36, column 29)",
+            ),
+        ];
+        let mut wrong = Vec::new();
+        for (extra, want) in cases {
+            let got = bad(extra);
+            if got != *want {
+                wrong.push(format!("{extra}\n  got:  {got}\n  want: {want}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
 }

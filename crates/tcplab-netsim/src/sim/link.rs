@@ -11,7 +11,16 @@
 //! Arrival times on one direction strictly increase (FIFO transmitter, every packet takes at
 //! least 1 ns, constant delay), so the packets in flight wait in a FIFO (`in_flight`) and the
 //! simulator keeps only the head's arrival in its event heap.
+//!
+//! Wireless dynamics (`LinkSpec::dynamics`, all optional and boxed so a plain link pays one
+//! branch per packet): a bandwidth schedule (`bandwidth_schedule`: the rate is the one in
+//! force when a packet starts) and delay spikes (`delay_spike`: packets that would arrive
+//! during a spike arrive at its end, in order; a full link buffer makes the transmitter wait
+//! for the end). Held packets share an arrival time, so arrival times then only *not
+//! decrease*; the FIFO still holds.
 
+use super::bandwidth_schedule::BandwidthSchedule;
+use super::delay_spike::{self, SpikeState};
 use super::loss::LossModel;
 use super::packet::PacketId;
 use super::queue::{DropReason, DropTail, Enqueue};
@@ -61,6 +70,44 @@ pub struct LinkDirState {
     pub capture: Option<u32>,
     /// Packets propagating (or being serialised), with their arrival times, in order.
     in_flight: VecDeque<(SimTime, PacketId)>,
+    /// Delay spikes and bandwidth changes; `None` for a plain link.
+    pub dynamics: Option<Box<Dynamics>>,
+}
+
+/// The time-varying parts of one link direction.
+#[derive(Clone, Debug)]
+pub struct Dynamics {
+    pub spikes: Option<SpikeState>,
+    pub schedule: Option<BandwidthSchedule>,
+}
+
+impl Dynamics {
+    /// Start time and serialisation time of a packet of `len` bytes that could start at
+    /// `start`: the rate in force then, and a wait for the end of a spike whose link buffer is
+    /// full.
+    #[inline]
+    fn start_and_tx(&self, mut start: SimTime, len: u64, delay: SimDuration, bw: Bandwidth) -> (SimTime, SimDuration) {
+        loop {
+            let rate = self.schedule.as_ref().map_or(bw, |s| s.rate_at(start));
+            let tx = rate.tx_time(len);
+            match self.spikes.as_ref().and_then(|sp| sp.defer(start, start + tx + delay, len)) {
+                Some(end) if end > start => start = end,
+                _ => return (start, tx),
+            }
+        }
+    }
+
+    /// The packet starts at `start`; returns when it is delivered.
+    #[inline]
+    fn commit(&mut self, start: SimTime, arrive: SimTime, len: u64, lost: bool) -> SimTime {
+        if let Some(s) = &mut self.schedule {
+            s.commit(start);
+        }
+        match &mut self.spikes {
+            Some(sp) => sp.commit(arrive, len, lost),
+            None => arrive,
+        }
+    }
 }
 
 impl LinkDirState {
@@ -80,35 +127,68 @@ impl LinkDirState {
             stats: DirStats::default(),
             capture: None,
             in_flight: VecDeque::new(),
+            dynamics: None,
         }
+    }
+
+    /// Adds the link's wireless dynamics (spikes and bandwidth changes generated for a run of
+    /// length `end` with `seed`); a plain link stays plain.
+    pub fn with_dynamics(mut self, spec: &LinkSpec, link: usize, dir: usize, seed: u64, end: SimDuration) -> Self {
+        let d = &spec.dynamics;
+        if d.is_static() {
+            return self;
+        }
+        let (spikes, bw_steps) = delay_spike::generate(d, seed, link, end);
+        let spikes = if d.spike_direction.hits(dir) { spikes } else { Vec::new() };
+        let mut changes: Vec<(SimTime, Bandwidth)> =
+            d.bandwidth_schedule.iter().map(|&(t, bw)| (SimTime::ZERO + t, bw)).collect();
+        changes.extend(bw_steps);
+        changes.sort_by_key(|c| c.0);
+        let dynamics = Dynamics {
+            spikes: SpikeState::new(d, spikes, seed, link, dir),
+            schedule: BandwidthSchedule::new(spec.bandwidth, &changes),
+        };
+        if dynamics.spikes.is_some() || dynamics.schedule.is_some() {
+            self.dynamics = Some(Box::new(dynamics));
+        }
+        self
     }
 
     /// Offers a packet of `wire_len` bytes (flow `flow`, `payload` bytes of TCP data) at `now`.
     #[inline]
     pub fn admit(&mut self, wire_len: u32, flow: u32, payload: u32, now: SimTime) -> Admit {
         let start = if self.busy_until > now { self.busy_until } else { now };
+        let len = u64::from(wire_len);
+        let (start, tx) = match self.dynamics.as_deref() {
+            None => (start, self.bandwidth.tx_time(len)),
+            Some(d) => d.start_and_tx(start, len, self.delay, self.bandwidth),
+        };
         if start > now {
             if let Enqueue::Dropped(r) = self.queue.enqueue(wire_len, start, now) {
                 self.stats.drops_queue += 1;
                 return Admit::Dropped(r);
             }
         }
-        let done = start + self.bandwidth.tx_time(u64::from(wire_len));
+        let done = start + tx;
         self.busy_until = done;
         self.stats.packets += 1;
-        self.stats.bytes += u64::from(wire_len);
-        let lost = self.loss.should_drop(flow, payload);
+        self.stats.bytes += len;
+        let lost = self.loss.should_drop(flow, payload, start);
         if lost {
             self.stats.drops_loss += 1;
         }
-        Admit::Transmit { start, arrive: done + self.delay, lost }
+        let arrive = match self.dynamics.as_deref_mut() {
+            None => done + self.delay,
+            Some(d) => d.commit(start, done + self.delay, len, lost),
+        };
+        Admit::Transmit { start, arrive, lost }
     }
 
     /// Appends a packet arriving at `arrive`; returns true if it is now the head (the caller
     /// must schedule the arrival event).
     #[inline]
     pub fn push_arrival(&mut self, arrive: SimTime, id: PacketId) -> bool {
-        debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t < arrive), "arrivals out of order");
+        debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t <= arrive), "arrivals out of order");
         self.in_flight.push_back((arrive, id));
         self.in_flight.len() == 1
     }
@@ -145,6 +225,7 @@ mod tests {
             queue: QueueSpec::DropTail { limit },
             loss_ab: LossSpec::None,
             loss_ba: LossSpec::None,
+            dynamics: Default::default(),
         }
     }
 

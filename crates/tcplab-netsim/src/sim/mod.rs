@@ -7,6 +7,8 @@
 //! | [`link`] | one link direction: transmitter, queue, loss, delay |
 //! | [`queue`] | DropTail |
 //! | [`loss`] | Bernoulli, Gilbert-Elliott, DropNth |
+//! | [`delay_spike`] | delay spikes (link stalls) and hand-overs on wireless links |
+//! | [`bandwidth_schedule`] | piecewise-constant link bandwidth |
 //! | [`seed`] | per-component seeds (SplitMix64) |
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
 //! | [`host`] | TCP endpoints, wake-ups, addresses |
@@ -31,6 +33,8 @@
 //!
 //! A run is a pure function of (spec, seed): no wall clock, no global RNG, FIFO tie-breaking.
 
+pub mod bandwidth_schedule;
+pub mod delay_spike;
 pub mod error;
 pub mod event_queue;
 pub mod ground_truth;
@@ -176,8 +180,9 @@ impl<'a> Sim<'a> {
         let routes = Routes::build(spec)?;
         let mut links = Vec::with_capacity(spec.links.len() * 2);
         for (i, l) in spec.links.iter().enumerate() {
-            links.push(LinkDirState::new(l, i, 0, opts.seed));
-            links.push(LinkDirState::new(l, i, 1, opts.seed));
+            for dir in 0..2 {
+                links.push(LinkDirState::new(l, i, dir, opts.seed).with_dynamics(l, i, dir, opts.seed, spec.duration));
+            }
         }
         let mut captures = Vec::new();
         for (name, path) in &opts.pcap {
@@ -608,7 +613,11 @@ impl<'a> Sim<'a> {
             flows,
             links,
         };
+        let tracing = self.rec.is_some();
         let mut rec = self.rec.take().map(|b| *b).unwrap_or_default();
+        if tracing {
+            rec.link_dynamics(&self.links, self.end);
+        }
         for fl in &self.flows {
             for &r in fl.truth.spurious_rows() {
                 rec.set_spurious(r);

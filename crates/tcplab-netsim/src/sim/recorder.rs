@@ -24,10 +24,21 @@ pub enum EventKind {
     Established,
     SendComplete,
     RttSample,
+    /// A link direction stops delivering (a delay spike starts); `node` is the sending end,
+    /// `link` the link, `value` the spike's length in ns, `flow` is [`NO_FLOW`].
+    LinkStallStart,
+    /// The spike ends and the held packets are released (same columns as the start).
+    LinkStallEnd,
+    /// A link's bandwidth changes (both directions); `node` is end a, `value` the new rate in
+    /// bit/s, `flow` is [`NO_FLOW`].
+    BandwidthChange,
 }
 
+/// `flow` of rows that belong to a link, not a flow (`u32::MAX`; the column is not nullable).
+pub const NO_FLOW: u32 = u32::MAX;
+
 impl EventKind {
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 13] = [
         "segment_sent",
         "segment_retransmitted",
         "ack_received",
@@ -38,6 +49,9 @@ impl EventKind {
         "established",
         "send_complete",
         "rtt_sample",
+        "link_stall_start",
+        "link_stall_end",
+        "bandwidth_change",
     ];
 }
 
@@ -155,6 +169,35 @@ impl Recorder {
         opt(r.reason.map(|x| x as u32), &mut self.reason, &mut self.reason_ok);
         opt(r.value, &mut self.value, &mut self.value_ok);
         row
+    }
+
+    /// Appends the rows of the links' delay spikes and bandwidth changes that start before
+    /// `end`, sorted by time (then link direction). They are decided ahead of time (when the
+    /// run starts, or when a packet triggers a spike), so they are written at the end of the
+    /// run rather than interleaved with the packet rows.
+    pub fn link_dynamics(&mut self, links: &[super::link::LinkDirState], end: SimTime) {
+        let mut rows: Vec<(u64, u32, EventRow)> = Vec::new();
+        for (d, l) in links.iter().enumerate() {
+            let Some(dy) = l.dynamics.as_deref() else { continue };
+            let link = Some(d as u32 / 2);
+            if let Some(sp) = &dy.spikes {
+                for &(t0, t1) in sp.spikes().iter().filter(|s| s.0 < end) {
+                    let value = Some(t1.0 - t0.0);
+                    rows.push((t0.0, d as u32, EventRow { link, value, ..EventRow::new(t0, NO_FLOW, EventKind::LinkStallStart, l.from) }));
+                    rows.push((t1.0, d as u32, EventRow { link, value, ..EventRow::new(t1, NO_FLOW, EventKind::LinkStallEnd, l.from) }));
+                }
+            }
+            if let (Some(s), 0) = (&dy.schedule, d % 2) {
+                for &(t, bw) in s.changes().iter().filter(|c| c.0 < end) {
+                    let value = Some(bw.as_bps());
+                    rows.push((t.0, d as u32, EventRow { link, value, ..EventRow::new(t, NO_FLOW, EventKind::BandwidthChange, l.from) }));
+                }
+            }
+        }
+        rows.sort_by_key(|r| (r.0, r.1));
+        for (_, _, r) in rows {
+            self.event(r);
+        }
     }
 
     /// Marks the retransmission in `row` as spurious.

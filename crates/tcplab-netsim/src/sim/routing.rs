@@ -152,6 +152,7 @@ mod tests {
             queue: QueueSpec::DropTail { limit: QueueLimit::Packets(10) },
             loss_ab: LossSpec::None,
             loss_ba: LossSpec::None,
+            dynamics: Default::default(),
         };
         SimSpec {
             name: "r".into(),

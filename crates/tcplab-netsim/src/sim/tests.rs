@@ -19,6 +19,7 @@ fn line() -> SimSpec {
         queue: QueueSpec::DropTail { limit: QueueLimit::Packets(100) },
         loss_ab: LossSpec::None,
         loss_ba: LossSpec::None,
+        dynamics: Default::default(),
     };
     SimSpec {
         name: "line".into(),
@@ -223,3 +224,215 @@ fn the_run_ends_at_the_duration_or_when_nothing_is_left_to_do() {
 }
 
 use tcplab_record::ColumnData;
+
+// ---------------------------------------------------------------------------------------------
+// Wireless dynamics: delay spikes and bandwidth changes (see `delay_spike`, `bandwidth_schedule`).
+
+use crate::spec::{DelaySpikeSpec, LinkDynamics, SpikeDirection};
+
+/// Spikes at fixed times on link `link` of `spec`.
+fn spikes(spec: &mut SimSpec, link: usize, list: &[(u64, u64)], direction: SpikeDirection, buffer: Option<u64>) {
+    spec.links[link].dynamics = LinkDynamics {
+        delay_spikes: DelaySpikeSpec::Fixed(
+            list.iter().map(|&(s, d)| (SimDuration::from_nanos(s), SimDuration::from_nanos(d))).collect(),
+        ),
+        spike_direction: direction,
+        link_buffer: buffer,
+        bandwidth_schedule: vec![],
+    };
+}
+
+/// Emits `n` 1000-byte data segments from the client at time 0 and runs.
+fn deliveries(spec: &SimSpec, n: u32) -> Vec<(SimTime, u64)> {
+    let mut sim = Sim::new(spec, &opts(false)).unwrap();
+    for i in 0..n {
+        let seg = data(&sim, 1 + 1000 * i, 1000);
+        sim.emit(0, Transmit { segment: seg, retransmission: None });
+    }
+    sim.run_loop().unwrap();
+    sim.delivered
+}
+
+// Without spikes (see the first test above): 1040 B take 832 µs on "first" (10 Mb/s, 1 ms)
+// and 83.2 µs on "second" (100 Mb/s, 2 ms); deliveries at 3 915 200 ns + k · 832 000 ns.
+const D0: u64 = 832_000 + 1_000_000 + 83_200 + 2_000_000;
+
+#[test]
+fn a_spike_holds_packets_arriving_during_it_and_releases_them_in_order_at_its_end() {
+    let mut spec = line();
+    // "second", a → b, stalls over [4 ms, 6 ms): packets 1 and 2 (4 747 200, 5 579 200) wait.
+    spikes(&mut spec, 1, &[(4_000_000, 2_000_000)], SpikeDirection::AtoB, None);
+    assert_eq!(
+        deliveries(&spec, 4),
+        vec![(SimTime(D0), 0), (SimTime(6_000_000), 1), (SimTime(6_000_000), 2), (SimTime(D0 + 3 * 832_000), 3)]
+    );
+}
+
+#[test]
+fn a_spike_on_the_other_direction_leaves_data_untouched() {
+    let mut spec = line();
+    spikes(&mut spec, 1, &[(4_000_000, 2_000_000)], SpikeDirection::BtoA, None);
+    let want: Vec<(SimTime, u64)> = (0..4).map(|k| (SimTime(D0 + k * 832_000), k)).collect();
+    assert_eq!(deliveries(&spec, 4), want);
+    let sim = Sim::new(&spec, &opts(false)).unwrap();
+    assert!(sim.links[2].dynamics.is_none(), "a → b of \"second\" has nothing to do");
+    assert!(sim.links[3].dynamics.is_some());
+}
+
+#[test]
+fn with_a_full_link_buffer_the_next_packet_waits_in_the_queue_until_the_spike_ends() {
+    let mut spec = line();
+    // "first" stalls over [2 ms, 10 ms) with no link-layer room: packets 1 and 2 (started
+    // before 2 ms) are held; packet 3 would start at 2.496 ms, inside the spike, so it waits
+    // until 10 ms, then takes 832 µs + 1 ms to r1 and 83.2 µs + 2 ms to h2.
+    spikes(&mut spec, 0, &[(2_000_000, 8_000_000)], SpikeDirection::Both, Some(0));
+    assert_eq!(
+        deliveries(&spec, 4),
+        vec![
+            (SimTime(D0), 0),
+            (SimTime(10_000_000 + 2_083_200), 1),
+            (SimTime(10_000_000 + 2_166_400), 2),
+            (SimTime(10_000_000 + 832_000 + 1_000_000 + 2_083_200), 3),
+        ]
+    );
+}
+
+#[test]
+fn a_bandwidth_change_applies_to_packets_that_start_after_it_and_a_packet_in_progress_finishes_at_the_old_rate() {
+    let mut spec = line();
+    spec.links[0].dynamics.bandwidth_schedule = vec![(SimDuration::from_millis(1), Bandwidth::mbps(5))];
+    // Packet 1 starts at 832 µs (before the change at 1 ms) and straddles it at 10 Mb/s;
+    // packet 2 starts at 1 664 µs at 5 Mb/s: 1 664 µs, done at 3 328 µs.
+    assert_eq!(
+        deliveries(&spec, 3),
+        vec![(SimTime(D0), 0), (SimTime(D0 + 832_000), 1), (SimTime(3_328_000 + 1_000_000 + 83_200 + 2_000_000), 2)]
+    );
+}
+
+#[test]
+fn invalid_dynamics_are_rejected_with_one_line_naming_the_field() {
+    let mut spec = line();
+    spec.links[1].dynamics.bandwidth_schedule =
+        vec![(SimDuration::from_secs(2), Bandwidth::mbps(1)), (SimDuration::from_secs(1), Bandwidth::mbps(2))];
+    assert_eq!(
+        run(&spec, &opts(false)).unwrap_err().to_string(),
+        "links[1].bandwidth_schedule[1].at: 1s is not after the previous step (2s)"
+    );
+    let mut spec = line();
+    spec.links[0].dynamics.delay_spikes = DelaySpikeSpec::Periodic {
+        first: SimDuration::ZERO,
+        period: SimDuration::from_nanos(1),
+        duration: SimDuration::from_nanos(1),
+        count: None,
+    };
+    assert_eq!(
+        run(&spec, &opts(false)).unwrap_err().to_string(),
+        "links[0].delay_spikes.period: would give more than 1000000 spikes in 1s"
+    );
+}
+
+/// A GPRS-like path after Sarolahti Ch. 4 (L2409–2415, L2440–2441, L2490–2491): "a bandwidth
+/// of 28,800 bps and a propagation delay of 200 ms", MTU 296 (MSS 256), fixed side a fast LAN.
+/// The router queue is made large here so that nothing is lost: every retransmission is then
+/// unnecessary and the ground truth must say so.
+fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpec {
+    let node = |name: &str, kind| NodeSpec { name: name.into(), kind };
+    let link = |name: &str, a, b, bw, ms| LinkSpec {
+        name: name.into(),
+        a,
+        b,
+        bandwidth: bw,
+        delay: SimDuration::from_millis(ms),
+        queue: QueueSpec::DropTail { limit: QueueLimit::Packets(100) },
+        loss_ab: LossSpec::None,
+        loss_ba: LossSpec::None,
+        dynamics: LinkDynamics::default(),
+    };
+    let tcp = tcplab_tcp::TcpConfig { mss: 256, timestamps: false, ..Default::default() };
+    let mut spec = SimSpec {
+        name: "gprs-like".into(),
+        duration: SimDuration::from_secs(120),
+        nodes: vec![node("fixed", NodeKind::Host), node("r", NodeKind::Router), node("mobile", NodeKind::Host)],
+        links: vec![link("lan", 0, 1, Bandwidth::mbps(100), 1), link("wireless", 1, 2, Bandwidth::bps(28_800), 200)],
+        routes: vec![],
+        flows: vec![FlowSpec { src: 0, dst: 2, start: SimDuration::ZERO, size: Some(20 * 1024), tcp }],
+        timeseries_interval: None,
+        default_seed: crate::scenario::DEFAULT_SEED,
+    };
+    spikes(&mut spec, 1, &[(spike_at_s * 1_000_000_000, spike_s * 1_000_000_000)], direction, None);
+    spec
+}
+
+/// Rows of `kind` in the events table: (t_ns, spurious) with spurious as Option.
+fn rows(out: &RunOutput, kind: &str) -> Vec<(u64, Option<bool>, String)> {
+    let ColumnData::Dict { codes, values } = &out.events.column("kind").unwrap().data else { panic!() };
+    let ColumnData::U64(t) = &out.events.column("t_ns").unwrap().data else { panic!() };
+    let sp = out.events.column("spurious").unwrap();
+    let ColumnData::Bool(spv) = &sp.data else { panic!() };
+    let valid = sp.valid.clone().unwrap_or_else(|| vec![true; t.len()]);
+    let c = out.events.column("cause").unwrap();
+    let ColumnData::Dict { codes: cc, values: cv } = &c.data else { panic!() };
+    let cvalid = c.valid.clone().unwrap_or_else(|| vec![true; t.len()]);
+    (0..t.len())
+        .filter(|&i| values[codes[i] as usize] == kind)
+        .map(|i| (t[i], valid[i].then_some(spv[i]), if cvalid[i] { cv[cc[i] as usize].clone() } else { String::new() }))
+        .collect()
+}
+
+/// Sarolahti L888–918: a delay spike longer than the RTO holds segments "without losing them"
+/// and the RTO expires "even though nothing was lost". Here the data direction of the wireless
+/// link stalls for 6 s at t = 4 s: the sender times out during the spike, its retransmissions
+/// queue behind the held originals, and the originals arrive first, at the end of the spike.
+#[test]
+fn an_rto_during_a_data_spike_longer_than_the_rto_gives_retransmissions_the_ground_truth_calls_spurious() {
+    let spec = gprs_like(4, 6, SpikeDirection::AtoB);
+    let out = run(&spec, &opts(true)).unwrap();
+    let f = &out.summary.flows[0];
+    assert_eq!(f.bytes_delivered, 20 * 1024, "{f:?}");
+    assert_eq!(out.summary.links[1].drops_ab + out.summary.links[0].drops_ab, 0, "nothing is lost");
+    assert!(f.timeouts >= 1, "{f:?}");
+    assert!(f.retransmissions >= 1, "{f:?}");
+    assert_eq!(f.spurious_retransmissions, f.retransmissions, "with no loss every retransmission is spurious: {f:?}");
+    let (t0, t1) = (4_000_000_000, 10_000_000_000);
+    let rtos = rows(&out, "rto_fired");
+    assert!(rtos.iter().any(|r| (t0..t1).contains(&r.0)), "an RTO fires during the spike: {rtos:?}");
+    let rexmits = rows(&out, "segment_retransmitted");
+    assert!(rexmits.iter().all(|r| r.1 == Some(true)), "{rexmits:?}");
+    assert!(rexmits.iter().any(|r| (t0..t1).contains(&r.0) && r.2 == "rto"), "{rexmits:?}");
+    let stalls = rows(&out, "link_stall_start");
+    assert_eq!(stalls.iter().map(|r| r.0).collect::<Vec<_>>(), vec![t0]);
+    assert_eq!(rows(&out, "link_stall_end").iter().map(|r| r.0).collect::<Vec<_>>(), vec![t1]);
+    println!(
+        "data spike [4 s, 10 s): timeouts {}, retransmissions {}, spurious {}, fct {:?}",
+        f.timeouts, f.retransmissions, f.spurious_retransmissions, f.fct_s
+    );
+}
+
+/// The same spike on the ACK direction only: every data segment arrives in time, the ACKs are
+/// held, the sender times out and retransmits data the receiver already has — spurious at once.
+#[test]
+fn an_rto_during_a_spike_that_holds_only_acks_retransmits_data_already_received_and_is_spurious() {
+    let spec = gprs_like(4, 6, SpikeDirection::BtoA);
+    let out = run(&spec, &opts(true)).unwrap();
+    let f = &out.summary.flows[0];
+    assert_eq!(f.bytes_delivered, 20 * 1024, "{f:?}");
+    assert_eq!(out.summary.links[1].drops_ab + out.summary.links[1].drops_ba, 0);
+    assert!(f.timeouts >= 1, "{f:?}");
+    assert!(f.retransmissions >= 1, "{f:?}");
+    assert_eq!(f.spurious_retransmissions, f.retransmissions, "{f:?}");
+    let rexmits = rows(&out, "segment_retransmitted");
+    assert!(rexmits.iter().any(|r| (4_000_000_000..10_000_000_000).contains(&r.0) && r.2 == "rto"), "{rexmits:?}");
+    println!(
+        "ACK spike [4 s, 10 s): timeouts {}, retransmissions {}, spurious {}, fct {:?}",
+        f.timeouts, f.retransmissions, f.spurious_retransmissions, f.fct_s
+    );
+}
+
+#[test]
+fn without_the_spike_the_same_transfer_needs_no_retransmission() {
+    let mut spec = gprs_like(4, 6, SpikeDirection::AtoB);
+    spec.links[1].dynamics = LinkDynamics::default();
+    let out = run(&spec, &opts(false)).unwrap();
+    let f = &out.summary.flows[0];
+    assert_eq!((f.timeouts, f.retransmissions, f.spurious_retransmissions), (0, 0, 0), "{f:?}");
+}

@@ -30,6 +30,7 @@ pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
         for (field, loss) in [("loss_ab", &l.loss_ab), ("loss_ba", &l.loss_ba)] {
             super::loss::validate(loss, spec.flows.len()).map_err(|m| bad(format!("links[{i}].{field}"), m))?;
         }
+        super::delay_spike::validate(&l.dynamics, spec.duration).map_err(|(f, m)| bad(format!("links[{i}].{f}"), m))?;
     }
     for (i, r) in spec.routes.iter().enumerate() {
         for (field, v, max) in [("node", r.node, n), ("dst", r.dst, n), ("link", r.link, spec.links.len())] {
