@@ -423,8 +423,8 @@ impl<'a> Sim<'a> {
     fn send_on_link(&mut self, dir: u32, id: PacketId) {
         let now = self.now;
         let link = &mut self.links[dir as usize];
-        let p = self.packets.head_mut(id);
-        match link.admit(p.wire_len, p.flow, p.payload, now) {
+        let p = self.packets.get_mut(id);
+        match link.admit(p.wire_len, p.flow, p.seg.len, now) {
             Admit::Dropped(reason) => {
                 let flow = p.flow;
                 self.packets.free(id);
@@ -463,7 +463,7 @@ impl<'a> Sim<'a> {
     }
 
     fn on_capture(&mut self, id: PacketId) -> Result<(), SimError> {
-        let p = self.packets.get(id);
+        let p = *self.packets.get(id);
         let link = &self.links[p.link_dir as usize];
         let Some(c) = link.capture else { return Ok(()) };
         let (src, dst) = (self.endpoints[2 * p.flow as usize].node, self.endpoints[2 * p.flow as usize + 1].node);
@@ -489,10 +489,10 @@ impl<'a> Sim<'a> {
 
     /// The last bit of packet `id` reached the far end of its link.
     fn on_arrive(&mut self, id: PacketId) {
-        let p = self.packets.head_mut(id);
+        let p = self.packets.get_mut(id);
         let node = self.links[p.link_dir as usize].to;
         if node == p.dst_node {
-            let p = self.packets.get(id);
+            let p = *p;
             self.packets.free(id);
             self.deliver(node, p);
             return;

@@ -1,8 +1,8 @@
 //! Simulated IP packets and the arena that owns them.
 //!
 //! A packet is one copy of a TCP segment on the wire. Packets live in a [`PacketArena`]
-//! (two parallel `Vec`s — the per-hop fields and the rest — plus a free list), so events
-//! carry a 4-byte [`PacketId`] and steady state does not allocate: freed slots are reused.
+//! (a `Vec` plus a free list), so events carry a 4-byte [`PacketId`] and steady state does not
+//! allocate: freed slots are reused.
 
 use tcplab_tcp::Segment;
 use tcplab_time::SimTime;
@@ -51,38 +51,10 @@ impl Packet {
     }
 }
 
-/// The fields a packet's forwarding reads and writes at every hop (`Packet` has them too).
-/// Kept apart from the segment so the per-hop working set is 24 bytes per packet in flight
-/// instead of 112: with thousands of packets in flight, the whole array stays in cache.
-#[derive(Copy, Clone, Debug, Default)]
-pub struct PacketHead {
-    pub flow: u32,
-    pub dst_node: u32,
-    pub link_dir: u32,
-    pub wire_len: u32,
-    /// TCP payload bytes (`seg.len`), for the loss model.
-    pub payload: u32,
-    pub ttl: u8,
-    pub lost: bool,
-    pub from_client: bool,
-}
-
-/// The rest of a packet, read when it is delivered or captured.
-#[derive(Copy, Clone, Debug, Default)]
-struct PacketBody {
-    seg: Segment,
-    copy_id: u64,
-    sent_at: SimTime,
-    ip_options_len: u16,
-    ip_id: u16,
-}
-
-/// Owns every packet in flight; ids are reused after `free`. Heads and bodies live in two
-/// parallel arrays (see [`PacketHead`]).
+/// Owns every packet in flight; ids are reused after `free`.
 #[derive(Debug, Default)]
 pub struct PacketArena {
-    heads: Vec<PacketHead>,
-    bodies: Vec<PacketBody>,
+    slots: Vec<Packet>,
     free: Vec<PacketId>,
 }
 
@@ -93,57 +65,23 @@ impl PacketArena {
 
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
-        let head = PacketHead {
-            flow: p.flow,
-            dst_node: p.dst_node,
-            link_dir: p.link_dir,
-            wire_len: p.wire_len,
-            payload: p.seg.len,
-            ttl: p.ttl,
-            lost: p.lost,
-            from_client: p.from_client,
-        };
-        let body =
-            PacketBody { seg: p.seg, copy_id: p.copy_id, sent_at: p.sent_at, ip_options_len: p.ip_options_len, ip_id: p.ip_id };
         if let Some(id) = self.free.pop() {
-            self.heads[id as usize] = head;
-            self.bodies[id as usize] = body;
+            self.slots[id as usize] = p;
             id
         } else {
-            self.heads.push(head);
-            self.bodies.push(body);
-            (self.heads.len() - 1) as PacketId
-        }
-    }
-
-    /// The whole packet (head and body joined).
-    #[inline]
-    pub fn get(&self, id: PacketId) -> Packet {
-        let (h, b) = (&self.heads[id as usize], &self.bodies[id as usize]);
-        Packet {
-            seg: b.seg,
-            copy_id: b.copy_id,
-            sent_at: b.sent_at,
-            flow: h.flow,
-            dst_node: h.dst_node,
-            link_dir: h.link_dir,
-            wire_len: h.wire_len,
-            ip_options_len: b.ip_options_len,
-            ip_id: b.ip_id,
-            from_client: h.from_client,
-            ttl: h.ttl,
-            lost: h.lost,
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
         }
     }
 
     #[inline]
-    pub fn head(&self, id: PacketId) -> &PacketHead {
-        &self.heads[id as usize]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
     }
 
     #[inline]
-    pub fn head_mut(&mut self, id: PacketId) -> &mut PacketHead {
-        &mut self.heads[id as usize]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
     }
 
     #[inline]
@@ -153,7 +91,7 @@ impl PacketArena {
 
     /// Packets currently allocated.
     pub fn live(&self) -> usize {
-        self.heads.len() - self.free.len()
+        self.slots.len() - self.free.len()
     }
 }
 
