@@ -251,7 +251,7 @@ impl<E: Copy> EventQueue<E> {
             self.ready.push(f.0);
             self.far.pop();
         }
-        self.ready.sort_unstable_by(|a, b| b.key().cmp(&a.key()));
+        self.ready.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
     }
 
     /// Removes and returns the earliest event.
