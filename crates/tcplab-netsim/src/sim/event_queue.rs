@@ -36,7 +36,10 @@
 //! | calendar queue | 4.35 M | 3.6 M | 3.6 M | 2.0 M |
 //!
 //! (The last two rows also include the routing and ground-truth changes made at the same
-//! time, which matter at 1,000 flows only; the run-to-run spread is about ±3 %.)
+//! time, which matter at 1,000 flows only; the run-to-run spread is about ±3 %.) Slot width
+//! and wheel size were chosen the same way: 4.096 µs × 32,768 slots measured the same as
+//! 8.192 µs × 16,384, and 16.384 µs × 8,192 was 5–8 % slower at 1 Gb/s (more entries to
+//! sort per slot).
 //!
 //! A monotone radix heap (buckets by the highest bit in which a key differs from the last
 //! popped one) removed the dependence on far-future timers, but its entries are moved between
