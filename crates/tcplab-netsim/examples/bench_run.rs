@@ -1,9 +1,17 @@
 //! Times one benchmark case: `cargo run --release -p tcplab-netsim --example bench_run -- 10x1G`.
-//! Prints wall time, events, bottleneck packets and packets per wall-second.
+//! Prints wall time, events, bottleneck packets and packets per wall-second, and on Linux the
+//! thread's CPU time (`/proc/thread-self/schedstat`) and packets per CPU-second, which a
+//! shared, loaded machine disturbs much less than wall time.
 
 use std::time::Instant;
 use tcplab_netsim::bench::{bench_case, BENCH_CASES};
 use tcplab_netsim::{run, RunOptions};
+
+/// Nanoseconds this thread has spent on a CPU, where the kernel reports it.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
 
 fn main() {
     let name = std::env::args().nth(1).unwrap_or_else(|| "10x1G".to_string());
@@ -12,6 +20,7 @@ fn main() {
         std::process::exit(2);
     };
     let trace = std::env::args().any(|a| a == "--trace");
+    let c0 = cpu_ns();
     let t0 = Instant::now();
     let out = match run(&spec, &RunOptions { seed: 1, trace, pcap: vec![] }) {
         Ok(o) => o,
@@ -21,6 +30,7 @@ fn main() {
         }
     };
     let wall = t0.elapsed().as_secs_f64();
+    let cpu = c0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e9);
     let bn = out.summary.links.iter().find(|l| l.name == "bottleneck").map_or(0, |l| l.packets_ab);
     let delivered: u64 = out.summary.flows.iter().map(|f| f.bytes_delivered).sum();
     let retrans: u64 = out.summary.flows.iter().map(|f| f.retransmissions).sum();
@@ -32,6 +42,9 @@ fn main() {
         out.summary.events as f64 / wall,
         out.summary.links[0].drops_ab,
     );
+    if let Some(cpu) = cpu {
+        println!("{name}: cpu {cpu:.3}s  ({:.0} pkt/s cpu)", bn as f64 / cpu);
+    }
     if trace {
         let spurious: u64 = out.summary.flows.iter().map(|f| f.spurious_retransmissions).sum();
         println!(

@@ -179,6 +179,10 @@ pub struct SpuriousTracker {
     pending: BTreeMap<(u64, u64), Pending>,
     /// Longest pending range: bounds how far left an overlapping entry can start.
     max_len: u64,
+    /// Largest `end` of any range ever pending (never lowered): an arrival starting at or
+    /// after it overlaps no pending entry, which is the common case of new data arriving
+    /// above old, genuine (forever pending) retransmissions.
+    max_end: u64,
     /// Event rows of retransmissions found spurious.
     spurious_rows: Vec<u32>,
     spurious: u64,
@@ -204,6 +208,7 @@ impl SpuriousTracker {
             return;
         }
         self.max_len = self.max_len.max(end - start);
+        self.max_end = self.max_end.max(end);
         self.pending.insert((start, copy_id), Pending { end, uncovered, row });
     }
 
@@ -221,7 +226,7 @@ impl SpuriousTracker {
             return;
         }
         self.received.insert(start, end);
-        if self.pending.is_empty() {
+        if self.pending.is_empty() || start >= self.max_end {
             return;
         }
         let lo = start.saturating_sub(self.max_len);

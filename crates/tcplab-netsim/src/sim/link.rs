@@ -72,6 +72,10 @@ pub struct LinkDirState {
     in_flight: VecDeque<(SimTime, PacketId)>,
     /// Delay spikes and bandwidth changes; `None` for a plain link.
     pub dynamics: Option<Box<Dynamics>>,
+    /// The last (wire length, serialisation time) computed: a direction carries mostly one
+    /// packet size (full data segments one way, ACKs the other), and `Bandwidth::tx_time` is
+    /// a 128-bit division (`__udivti3`, ~4 % of a 10 × 1 Gb/s run).
+    tx_memo: Option<(u32, SimDuration)>,
 }
 
 /// The time-varying parts of one link direction.
@@ -110,6 +114,7 @@ impl Dynamics {
     }
 }
 
+
 impl LinkDirState {
     /// Direction `dir` of `spec` (link number `link`).
     pub fn new(spec: &LinkSpec, link: usize, dir: usize, seed: u64) -> Self {
@@ -128,6 +133,7 @@ impl LinkDirState {
             capture: None,
             in_flight: VecDeque::new(),
             dynamics: None,
+            tx_memo: None,
         }
     }
 
@@ -160,7 +166,7 @@ impl LinkDirState {
         let start = if self.busy_until > now { self.busy_until } else { now };
         let len = u64::from(wire_len);
         let (start, tx) = match self.dynamics.as_deref() {
-            None => (start, self.bandwidth.tx_time(len)),
+            None => (start, self.tx_time(wire_len)),
             Some(d) => d.start_and_tx(start, len, self.delay, self.bandwidth),
         };
         if start > now {
@@ -182,6 +188,19 @@ impl LinkDirState {
             Some(d) => d.commit(start, done + self.delay, len, lost),
         };
         Admit::Transmit { start, arrive, lost }
+    }
+
+    /// Serialisation time of `wire_len` bytes (memoised for the last size).
+    #[inline]
+    fn tx_time(&mut self, wire_len: u32) -> SimDuration {
+        match self.tx_memo {
+            Some((len, t)) if len == wire_len => t,
+            _ => {
+                let t = self.bandwidth.tx_time(u64::from(wire_len));
+                self.tx_memo = Some((wire_len, t));
+                t
+            }
+        }
     }
 
     /// Appends a packet arriving at `arrive`; returns true if it is now the head (the caller
@@ -248,6 +267,14 @@ mod tests {
         );
         assert_eq!(d.stats.packets, 2);
         assert_eq!(d.queue.max_packets(), 1);
+    }
+
+    #[test]
+    fn the_memoised_serialisation_time_follows_the_packet_size() {
+        let mut d = LinkDirState::new(&spec(QueueLimit::Packets(10)), 0, 0, 1);
+        for len in [1500, 1500, 52, 1500, 64, 64] {
+            assert_eq!(d.tx_time(len), d.bandwidth.tx_time(u64::from(len)), "{len} B");
+        }
     }
 
     #[test]
