@@ -17,7 +17,9 @@
 //! | [`loss`] | `LossDetector` seam (dupthresh + NewReno, RFC 6675) and `RecoveryPhase` |
 //! | [`startup`] | `StartupPolicy` seam (initial window) |
 //! | [`spurious`] | `SpuriousDetector` seam (no-op for now) |
-//! | [`timer`] | timer table and the `TimerClock` seam |
+//! | [`timer`] | timer table and the `TimerClock` seam (slow/fast clock slots) |
+//! | [`clock`] | Aron & Druschel's timer framework: measurement clock (f_rtt), event clocks (f_ev) |
+//! | [`profile`] | named OS profiles (bsd-lite, linux-2.4, windows-xp, ...) as data |
 
 //!
 //! ## Seams
@@ -53,10 +55,12 @@
 #![forbid(unsafe_code)]
 
 pub mod cc;
+pub mod clock;
 pub mod config;
 pub mod conn;
 pub mod event;
 pub mod loss;
+pub mod profile;
 pub mod receiver;
 pub mod rtt;
 pub mod segment;
@@ -67,7 +71,12 @@ pub mod startup;
 pub mod timer;
 pub mod trace;
 
-pub use config::{AckPolicy, InitialWindow, RecoveryAlgorithm, RtoConfig, TcpConfig};
+pub use clock::{EventClock, MeasurementClock};
+pub use config::{
+    AckPolicy, DupAckThreshold, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
+    TcpConfig, TimerConfig,
+};
+pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};
 pub use event::{RecoveryKind, RetransCause, TcpEvent};
 pub use segment::{Ecn, SackBlock, SackBlocks, Segment, TcpFlags, TcpOptions};
