@@ -349,3 +349,40 @@ impl Default for TcpConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // 003 §V-D: D = max(1, min(3, F − 2)).
+    #[test]
+    fn the_adaptive_threshold_is_two_for_a_flight_of_four_and_never_outside_one_to_three() {
+        let d = DupAckThreshold::Adaptive;
+        assert_eq!(d.for_flight(4), 2);
+        assert_eq!(d.for_flight(0), 1);
+        assert_eq!(d.for_flight(3), 1);
+        assert_eq!(d.for_flight(5), 3);
+        assert_eq!(d.for_flight(u64::MAX), 3);
+        assert_eq!(DupAckThreshold::Fixed(0).for_flight(9), 1);
+        assert_eq!(DupAckThreshold::default(), DupAckThreshold::Fixed(3));
+    }
+
+    #[test]
+    fn ratio_ewma_with_rfc_gains_is_the_rfc_integer_update() {
+        assert_eq!(RFC6298_GAIN_B.ewma(100, 200), (7 * 100 + 200) / 8);
+        assert_eq!(RFC6298_GAIN_A.ewma(50, 100), (3 * 50 + 100) / 4);
+        assert_eq!(Ratio::new(1, 0).of(7), 7);
+        assert_eq!(Ratio::new(5, 4).ewma(10, 20), 20);
+        assert_eq!(RFC6298_K.of(u64::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn estimator_and_sampling_names_round_trip() {
+        for k in RtoEstimatorKind::ALL {
+            assert_eq!(RtoEstimatorKind::by_name(k.name()), Some(k));
+        }
+        for s in RttSampling::ALL {
+            assert_eq!(RttSampling::by_name(s.name()), Some(s));
+        }
+    }
+}

@@ -322,7 +322,9 @@ mod tests {
     // 003 Table I, column by column: granularity, initial RTO, minRTO, a, b, m, k, D.
     #[test]
     fn the_os_profiles_carry_the_values_of_table_i() {
-        let rows: [(&str, u64, u64, u64, (u32, u32), (u32, u32), (u32, u32), (u32, u32), u32); 4] = [
+        type Frac = (u32, u32);
+        type Row = (&'static str, u64, u64, u64, Frac, Frac, Frac, Frac, u32);
+        let rows: [Row; 4] = [
             ("linux-2.4", 10, 3000, 200, (1, 4), (1, 8), (1, 1), (4, 1), 3),
             ("windows-xp", 100, 3000, 200, (1, 4), (1, 8), (1, 1), (4, 1), 2),
             ("freebsd-5", 10, 3000, 1200, (1, 4), (1, 8), (1, 1), (4, 1), 3),

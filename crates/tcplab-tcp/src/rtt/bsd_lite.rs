@@ -170,7 +170,7 @@ impl BsdLite {
     }
 
     fn ticks_to_duration(&self, scaled: i64, shift: u32) -> SimDuration {
-        let ns = u128::from(scaled.max(0).unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1)) >> shift;
+        let ns = (u128::from(scaled.max(0).unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1))) >> shift;
         SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
     }
 }

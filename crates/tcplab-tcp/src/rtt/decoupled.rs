@@ -31,6 +31,10 @@
 //!   event ticks; sd starts at twice the initial RTO (in f_rtt ticks), so that, as in BSD, a
 //!   timeout without any sample backs off from 2 × initial.
 //! - **Event tick of a fine clock** is 1 ns: eq. 2 then adds 1 ns, i.e. RTO ≈ rto.
+//! - **min/max RTO.** The result is kept within the configured [min RTO, max RTO] like every
+//!   other estimator's. The `bsd-decoupled` profile's 1 s minimum is eq. 2's 2 ticks of the
+//!   500 ms clock, so it never binds there; with a finer event clock set `min_rto` lower (the
+//!   paper's own floor is then 200 ms + srtt).
 
 use super::bsd_lite::{tcp_backoff, RTT_TICKS_MAX, TCP_MAXRXTSHIFT, TCP_RTTVAR_SHIFT, TCP_RTT_SHIFT, T_RTT_START};
 use super::{RttEstimator, RttSampleEvent};
@@ -70,6 +74,7 @@ pub struct Decoupled {
     rto_ev: u64,
     /// Maximum RTO in event ticks.
     max_ev: u64,
+    min: SimDuration,
     max: SimDuration,
 }
 
@@ -80,7 +85,7 @@ impl Decoupled {
         let initial_ev = cfg.initial.as_nanos().div_ceil(ev).clamp(1, max_ev);
         let initial_rtt_ticks = cfg.initial.as_nanos().div_ceil(clock.tick.as_nanos().max(1));
         let sd = i64::try_from(initial_rtt_ticks.saturating_mul(2)).unwrap_or(i64::MAX).min(RTT_TICKS_MAX << 8);
-        Decoupled { clock, ev_tick: SimDuration(ev), sa: 0, sd, t_rxtshift: 0, rto_ev: initial_ev, max_ev, max: cfg.max }
+        Decoupled { clock, ev_tick: SimDuration(ev), sa: 0, sd, t_rxtshift: 0, rto_ev: initial_ev, max_ev, min: cfg.min, max: cfg.max }
     }
 
     /// 000 eq. 1: rto = (sa >> 3) + sd, in f_rtt ticks.
@@ -142,17 +147,17 @@ impl RttEstimator for Decoupled {
     fn on_handshake_retransmitted(&mut self) {}
     fn rto(&self) -> SimDuration {
         let ev = SimDuration(self.rto_ev.saturating_mul(self.ev_tick.as_nanos()));
-        ev.max(self.lower_bound()).min(self.max.max(ev))
+        ev.max(self.lower_bound()).max(self.min).min(self.max)
     }
     fn srtt(&self) -> Option<SimDuration> {
         (self.sa != 0).then(|| {
-            let ns = u128::from(self.sa.unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1)) >> TCP_RTT_SHIFT;
+            let ns = (u128::from(self.sa.unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1))) >> TCP_RTT_SHIFT;
             SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
         })
     }
     fn rttvar(&self) -> Option<SimDuration> {
         (self.sa != 0).then(|| {
-            let ns = u128::from(self.sd.max(0).unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1)) >> TCP_RTTVAR_SHIFT;
+            let ns = (u128::from(self.sd.max(0).unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1))) >> TCP_RTTVAR_SHIFT;
             SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
         })
     }
@@ -252,7 +257,8 @@ mod tests {
     // 000 §4.1 last paragraph: with a fine event clock the timeout is at least 200 ms + srtt.
     #[test]
     fn with_a_10ms_event_clock_the_timeout_is_200ms_plus_srtt() {
-        let mut e = Decoupled::new(&bsd_cfg(), MeasurementClock::every(ms(1)), ms(10));
+        let cfg = RtoConfig { min: SimDuration::ZERO, ..bsd_cfg() };
+        let mut e = Decoupled::new(&cfg, MeasurementClock::every(ms(1)), ms(10));
         for _ in 0..50 {
             e.update(61);
         }

@@ -24,10 +24,11 @@
 //!   the send time of the oldest newly acknowledged segment, and no sample when any of them
 //!   was ever retransmitted (Karn; Linux 2.4 `tcp_clean_rtx_queue`); `PerFlight` always times
 //!   one segment per RTT and ignores timestamps for RTT.
-//! - The adaptive dupACK threshold (003 §V-D, D = max(1, min(3, F − 2))) is evaluated on
-//!   every ACK with F = ⌈(SND.NXT − SND.UNA) / SMSS⌉ after the ACK was applied (a duplicate
-//!   ACK does not move SND.UNA, so F is the flight in which the duplicates arrive). The same
-//!   D is used for RFC 6675's IsLost (DupThresh).
+//! - The adaptive dupACK threshold (003 §V-D, D = max(1, min(3, F − 2))) takes F =
+//!   ⌈(SND.NXT − SND.UNA) / SMSS⌉ when the first duplicate ACK of an episode arrives (after
+//!   the ACK was applied), and keeps that D while the episode lasts (Disorder, Recovery), so
+//!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
+//!   RFC 6675's DupThresh for IsLost.
 
 pub mod scoreboard;
 
@@ -109,6 +110,8 @@ pub struct Sender {
     pub ts_ok: bool,
     established: bool,
     dupthresh: DupAckThreshold,
+    /// D in force for the current duplicate-ACK episode.
+    episode_dupthresh: u32,
     rtt_sampling: RttSampling,
     limited_transmit: bool,
     send_buffer: u64,
@@ -148,6 +151,7 @@ impl Clone for Sender {
             ts_ok: self.ts_ok,
             established: self.established,
             dupthresh: self.dupthresh,
+            episode_dupthresh: self.episode_dupthresh,
             rtt_sampling: self.rtt_sampling,
             limited_transmit: self.limited_transmit,
             send_buffer: self.send_buffer,
@@ -190,6 +194,7 @@ impl Sender {
             ts_ok: false,
             established: false,
             dupthresh: cfg.dupack_threshold,
+            episode_dupthresh: cfg.dupack_threshold.for_flight(0),
             rtt_sampling: cfg.rtt_sampling,
             limited_transmit: cfg.limited_transmit,
             send_buffer: cfg.send_buffer,
@@ -259,14 +264,18 @@ impl Sender {
         u64::from(self.snd_nxt - self.snd_una)
     }
 
-    /// The fast-retransmit threshold D for the current flight (003 §V-D when adaptive).
+    /// The fast-retransmit threshold D now (003 §V-D when adaptive; module docs).
     #[inline]
     pub fn dupack_threshold(&self) -> u32 {
-        let f = match self.dupthresh {
-            DupAckThreshold::Fixed(_) => 0,
-            DupAckThreshold::Adaptive => self.flight_size().div_ceil(self.smss.max(1)),
-        };
-        self.dupthresh.for_flight(f)
+        match (self.dupthresh, self.phase) {
+            (DupAckThreshold::Fixed(d), _) => d.max(1),
+            (DupAckThreshold::Adaptive, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. }) => {
+                self.episode_dupthresh
+            }
+            (DupAckThreshold::Adaptive, _) => {
+                self.dupthresh.for_flight(self.flight_size().div_ceil(self.smss.max(1)))
+            }
+        }
     }
 
     /// RFC 6675 pipe.
@@ -344,6 +353,7 @@ impl Sender {
             self.consecutive_rtos = 0;
         }
         let dupthresh = self.dupack_threshold();
+        self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
         // only the segment at SND.UNA even if the peer sends SACK blocks.
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
