@@ -90,3 +90,38 @@ pub fn build(cfg: &TcpConfig) -> Box<dyn RttEstimator> {
         RtoEstimatorKind::Solaris => Box::new(solaris::estimator(cfg.rto, clock)),
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::profile::Profile;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every estimator of every profile keeps its RTO within [min RTO, max RTO] for any
+        /// sequence of samples (any length, any send phase) and timeouts, and never panics.
+        #[test]
+        fn every_profile_estimator_keeps_the_rto_within_its_bounds(
+            ops in prop::collection::vec((0u8..4, 0u64..200_000_000_000, 0u64..2_000_000_000), 1..120),
+        ) {
+            for p in Profile::ALL {
+                let cfg = p.config();
+                let mut e = build(&cfg);
+                let mut una = 0u32;
+                for (op, r, t) in &ops {
+                    match op {
+                        0 => e.on_timeout(),
+                        1 => e.on_handshake_retransmitted(),
+                        _ => {
+                            una = una.wrapping_add(1000);
+                            let now = SimTime(r.saturating_add(*t));
+                            e.on_sample(&RttSampleEvent { now, rtt: SimDuration(*r), snd_una: SeqNum(una), snd_nxt: SeqNum(una.wrapping_add(5000)) });
+                        }
+                    }
+                    let rto = e.rto();
+                    prop_assert!(rto >= cfg.rto.min && rto <= cfg.rto.max, "{}: {} not in [{}, {}]", p.name, rto, cfg.rto.min, cfg.rto.max);
+                }
+            }
+        }
+    }
+}
