@@ -444,22 +444,27 @@ fn reduce(num: u64, den: u64) -> Result<RawRatio, String> {
 impl<'de> Deserialize<'de> for RawRatio {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = toml::Value::deserialize(d)?;
+        let decimal = |f: f64| {
+            let scaled = (f * RATIO_DECIMAL_DEN as f64).round();
+            if scaled > u32::MAX as f64 * RATIO_DECIMAL_DEN as f64 {
+                Err("is too large".to_string())
+            } else {
+                reduce(scaled as u64, RATIO_DECIMAL_DEN)
+            }
+        };
         let r = match &v {
             toml::Value::Integer(i) if *i >= 0 => reduce(i.unsigned_abs(), 1),
-            toml::Value::Float(f) if f.is_finite() && *f >= 0.0 => {
-                let scaled = (f * RATIO_DECIMAL_DEN as f64).round();
-                if scaled > u32::MAX as f64 * RATIO_DECIMAL_DEN as f64 {
-                    Err("is too large".to_string())
-                } else {
-                    reduce(scaled as u64, RATIO_DECIMAL_DEN)
-                }
-            }
+            toml::Value::Float(f) if f.is_finite() && *f >= 0.0 => decimal(*f),
             toml::Value::String(s) => match s.split_once('/') {
                 Some((a, b)) => match (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
                     (Ok(a), Ok(b)) if b > 0 => reduce(a, b),
                     _ => Err(format!("\"{s}\" is not a fraction like \"1/4\"")),
                 },
-                None => Err(format!("\"{s}\" is not a fraction like \"1/4\" (or write a number like 0.25)")),
+                // "4" and "0.25" as strings too (`tcplab profiles --json` writes "4").
+                None => match s.trim().parse::<f64>() {
+                    Ok(f) if f.is_finite() && f >= 0.0 => decimal(f),
+                    _ => Err(format!("\"{s}\" is not a fraction like \"1/4\" (or write a number like 0.25)")),
+                },
             },
             other => Err(format!(
                 "expected a non-negative number like 0.25 or a fraction like \"1/4\", found {}",

@@ -783,7 +783,7 @@ fn every_timer_key_reaches_tcp_config() {
         "{BASE}\n[tcp]\nrto_estimator = \"decoupled\"\nrtt_sampling = \"per-flight\"\n\
          rtt_clock = {{ tick = \"1ms\", phase = \"3ms\" }}\n\
          timer_clock = {{ kind = \"periodic\", period = \"500ms\", phase = \"120ms\" }}\n\
-         fast_timer = \"10ms\"\nrto_gain_a = \"1/2\"\nrto_gain_b = 0.125\nrto_m = 1.25\nrto_k = 2\n\
+         fast_timer = \"10ms\"\nrto_gain_a = \"1/2\"\nrto_gain_b = 0.125\nrto_m = 1.25\nrto_k = \"2\"\n\
          dupack_threshold = \"adaptive\"\n"
     );
     let c = &load(&text).unwrap().flows[0].tcp;
