@@ -50,7 +50,18 @@
 //! No PAWS, no Nagle, no urgent data, no ECN reaction, no simultaneous open, no SYN-with-data;
 //! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
 //! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
-//! detection is a no-op seam.
+//! detection is a no-op seam; a connection is never aborted after many backoffs (BSD's
+//! `TCP_MAXRXTSHIFT` drop), it keeps retransmitting at the largest backoff.
+//!
+//! ## Timers and OS profiles
+//!
+//! [`clock`] holds Aron & Druschel's two clocks (measurement f_rtt, event scheduling f_ev);
+//! [`timer::Timers`] binds each timer kind to the slow or fast event clock; [`rtt`] has one
+//! file per RTO estimator (RFC 6298 with a, b, m, k; 4.4BSD-Lite; Brakmo–Peterson; the
+//! decoupled eq. 2 estimator; Linux; Windows/FreeBSD/Solaris per Rewaskar et al. Table I);
+//! [`profile`] names the combinations (`bsd-lite`, `linux-2.4`, ...). All of it is chosen
+//! through [`TcpConfig`] (`rto_estimator`, `timers`, `rtt_sampling`, `dupack_threshold`,
+//! `rto`); `TcpConfig::default()` keeps the historical exact clocks and RFC 6298.
 
 #![forbid(unsafe_code)]
 

@@ -183,6 +183,20 @@ mod tests {
     }
 
     #[test]
+    fn backoff_follows_tcp_backoff_and_stops_at_64_seconds() {
+        let mut e = bp();
+        e.tcp_xmit_timer(2); // t_rxtcur 6
+        e.on_timeout();
+        assert_eq!((e.backoff(), e.t_rxtcur()), (1, 12));
+        for _ in 0..20 {
+            e.on_timeout();
+        }
+        assert_eq!(e.rto(), SimDuration::from_secs(64));
+        e.tcp_xmit_timer(1);
+        assert_eq!(e.backoff(), 0);
+    }
+
+    #[test]
     fn the_syn_timeouts_are_those_of_bsd_lite() {
         let mut e = bp();
         assert_eq!(e.rto(), SimDuration::from_secs(6));

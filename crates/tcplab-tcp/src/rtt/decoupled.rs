@@ -207,6 +207,12 @@ mod tests {
     /// RTO_O and RTO_B. Each sample is fed as the count of clock ticks plus BSD's +1 tick
     /// (`t_rtt` starts at 1), which is what `tcp_xmit_timer` receives.
     ///
+    /// Why this start and no other: RTO_Nf = 183 in row 1 can only be a first sample (a later
+    /// sample of 60 ms would move sa by at most (60 − sa/8)/8). For RTO_O the state reached
+    /// after the first two rows (t_srtt = 7, t_rttvar = 3) is the fixed point of 0-tick
+    /// samples, so any history of 0-tick samples would also give 3, 3 in rows 1–2; the fresh
+    /// start is the one consistent with all columns being one connection's samples.
+    ///
     /// Result: RTO_O (4.4BSD-Lite), RTO_B (Brakmo–Peterson scaling as adopted by the BSDs,
     /// ×32/×16 with TCP_DELTA_SHIFT 2), RTO_Nf (eq. 1 on 1 ms ticks) and RTO_Nc (eq. 2 with
     /// f_rtt = 1000 Hz, f_ev = 2 Hz) all match exactly.

@@ -43,3 +43,23 @@ pub const fn table_i() -> RtoConfig {
 pub fn estimator(cfg: RtoConfig, clock: MeasurementClock) -> Rfc6298 {
     Rfc6298::with_clock(cfg, clock)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtt::{RttEstimator, RttSampleEvent};
+    use tcplab_time::SimTime;
+
+    // 003 Table I: minRTO 1200 ms dominates for a LAN-sized RTT; backoff doubles up to 64 s.
+    #[test]
+    fn freebsd_never_times_out_before_1200ms() {
+        let mut e = estimator(table_i(), MeasurementClock::every(FREEBSD_GRANULARITY));
+        assert_eq!(e.rto(), FREEBSD_INITIAL_RTO);
+        e.on_sample(&RttSampleEvent::at(SimTime(1_000_000_000), SimDuration::from_millis(20)));
+        assert_eq!(e.rto(), FREEBSD_MIN_RTO);
+        for _ in 0..10 {
+            e.on_timeout();
+        }
+        assert_eq!(e.rto(), FREEBSD_MAX_RTO);
+    }
+}

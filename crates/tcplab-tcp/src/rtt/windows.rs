@@ -45,3 +45,31 @@ pub const fn table_i() -> RtoConfig {
 pub fn estimator(cfg: RtoConfig, clock: MeasurementClock) -> Rfc6298 {
     Rfc6298::with_clock(cfg, clock)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtt::{RttEstimator, RttSampleEvent};
+    use tcplab_time::SimTime;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    // 003 Table I: initial RTO 3 s; RTO = srtt + 4 rttvar with G = 100 ms; samples count
+    // 100 ms ticks (a 60 ms RTT that crosses one boundary is 100 ms).
+    #[test]
+    fn windows_counts_100ms_ticks_and_starts_at_three_seconds() {
+        let mut e = estimator(table_i(), MeasurementClock::every(WINDOWS_GRANULARITY));
+        assert_eq!(e.rto(), ms(3000));
+        e.on_sample(&RttSampleEvent::at(SimTime(1_030_000_000), ms(60)));
+        assert_eq!(e.srtt(), Some(ms(100)));
+        // 100 + 4 * 50
+        assert_eq!(e.rto(), ms(300));
+        // A sample inside one tick is 0 ms: RTTVAR decays, the 200 ms minimum holds.
+        for _ in 0..50 {
+            e.on_sample(&RttSampleEvent::at(SimTime(1_050_000_000), ms(40)));
+        }
+        assert_eq!(e.rto(), WINDOWS_MIN_RTO);
+    }
+}
