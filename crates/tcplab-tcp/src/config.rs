@@ -154,7 +154,7 @@ pub enum RtoEstimatorKind {
     Rfc6298,
     /// 4.4BSD-Lite `tcp_xmit_timer` in ticks of the measurement clock (000 eq. 1).
     BsdLite,
-    /// Brakmo & Peterson's fix: larger scaling of t_srtt / t_rttvar (000 §4.1, ref. [5]).
+    /// Brakmo & Peterson's fix: larger scaling of t_srtt / t_rttvar (000 §4.1, ref. \[5\]).
     BrakmoPeterson,
     /// Aron & Druschel: eq. 1 on the fine measurement clock, converted to event ticks by
     /// eq. 2, with the 200 ms + srtt lower bound (000 §4.1).

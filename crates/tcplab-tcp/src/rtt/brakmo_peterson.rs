@@ -1,9 +1,9 @@
 //! Brakmo & Peterson's fix to the 4.4BSD-Lite estimator: larger scaling factors, so that the
 //! mean deviation decays under repeated equal samples.
 //!
-//! 000 §4.1: "Brakmo and Peterson [5] have shown that due to limited precision of the C
+//! 000 §4.1: "Brakmo and Peterson \[5\] have shown that due to limited precision of the C
 //! implementation, the mean deviation estimator does not decay even when repeated RTT
-//! measurements with the same value are made ... [they] also propose a fix for the second
+//! measurements with the same value are made ... \[they\] also propose a fix for the second
 //! problem described above by using larger scaling factors ... the estimated RTO frequently
 //! is 3 ticks while sometimes it does get as low as 2 ticks".
 //!

@@ -15,7 +15,7 @@
 //! sd = rtt << 1 — 000 footnote 9: "BSD implementations set the initial values of sa and sd so
 //! as to give a value of rto that is three times as large as the measured RTT"), but on f_rtt
 //! ticks; see [`super::bsd_lite`]. With f_rtt = 1000 Hz and f_ev = 2 Hz this reproduces the
-//! RTO_Nf and RTO_Nc columns of 000 Fig. 6 exactly (test [`tests::fig6`]).
+//! RTO_Nf and RTO_Nc columns of 000 Fig. 6 exactly (test `tests::fig6`).
 //!
 //! Ambiguities resolved:
 //! - **Where the lower bound applies.** Always: RTO = max(rto_ev / f_ev, 200 ms + srtt).

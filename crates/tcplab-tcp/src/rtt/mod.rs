@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`rfc6298`] | RFC 6298 with a, b, m, k, minRTO, maxRTO, initial RTO, G (003 §II) | ns (samples optionally quantised by the measurement clock) |
 //! | [`bsd_lite`] | 4.4BSD-Lite `tcp_xmit_timer` (000 eq. 1) | measurement-clock ticks, ×8 / ×4 |
-//! | [`brakmo_peterson`] | Brakmo & Peterson's larger scaling (000 §4.1, ref. [5]) | ticks, ×32 / ×16 |
+//! | [`brakmo_peterson`] | Brakmo & Peterson's larger scaling (000 §4.1, ref. \[5\]) | ticks, ×32 / ×16 |
 //! | [`decoupled`] | Aron & Druschel eq. 1 + eq. 2 + 200 ms + srtt bound | f_rtt ticks → f_ev ticks |
 //! | [`linux`] | Linux 2.4 `tcp_rtt_estimator` (mdev, mdev_max, rttvar) | jiffies, ×8 / ×4 |
 //! | [`windows`], [`freebsd`], [`solaris`] | 003 Table I as RFC 6298 parameterisations | ns |

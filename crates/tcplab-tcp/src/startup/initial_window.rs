@@ -2,7 +2,7 @@
 //!
 //! Aron & Druschel (000 §4.2.1) use the same rule as [`InitialWindow::Rfc3390`]: "we use an
 //! initial startup congestion window given by: MIN(4 * MSS, MAX(2 * MSS, 4380bytes)) ...
-//! proposed by Floyd et al [11] ... The above amounts to using an initial congestion window of
+//! proposed by Floyd et al \[11\] ... The above amounts to using an initial congestion window of
 //! 3 segments for an IP packet size of 1500 bytes and 4 segments for an IP packet size of 512
 //! bytes." (Their TCP Lite baseline starts from 1 segment: `InitialWindow::Segments(1)`, the
 //! `bsd-lite` profile.)
