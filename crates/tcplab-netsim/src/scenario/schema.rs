@@ -84,7 +84,7 @@ fn event_clock(desc: &str) -> Value {
 fn ratio(desc: &str) -> Value {
     json!({"description": desc, "anyOf": [
         {"type": "number", "minimum": 0},
-        {"type": "string", "pattern": r"^\s*[0-9]+\s*/\s*[0-9]+\s*$"}
+        {"type": "string", "pattern": r"^\s*[0-9]+(\.[0-9]+)?\s*(/\s*[0-9]+\s*)?$"}
     ]})
 }
 
