@@ -140,6 +140,46 @@ def bench(cases, as_json: bool) -> None:
     run_bench(list(cases) or None, as_json=as_json)
 
 
+def _profile_cell(value) -> str:
+    """A profile value for the table: clocks compactly, the rest as written in scenarios."""
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        if kind == "periodic":
+            return f"periodic {value['period']}@{value['phase']}"
+        if kind == "oneshot":
+            return f"oneshot {value['granularity']}"
+        if kind == "fine":
+            return "fine"
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    if value is False:
+        return "off"
+    return str(value)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the profiles as a JSON list.")
+def profiles(as_json: bool) -> None:
+    """List the named OS profiles (scenario key `profile`) and every value they set."""
+    from . import _core
+
+    items = _core.profiles()
+    if as_json:
+        click.echo(json.dumps(items, indent=2))
+        return
+    keys = [k for k in items[0] if k not in ("name", "description")]
+    cols = [[_profile_cell(p[k]) for k in keys] for p in items]
+    width0 = max(len(k) for k in keys)
+    widths = [max(len(p["name"]), *(len(c) for c in col)) for p, col in zip(items, cols)]
+    header = " " * width0 + "  " + "  ".join(p["name"].ljust(w) for p, w in zip(items, widths))
+    click.echo(header.rstrip())
+    for i, k in enumerate(keys):
+        line = k.ljust(width0) + "  " + "  ".join(col[i].ljust(w) for col, w in zip(cols, widths))
+        click.echo(line.rstrip())
+    click.echo("")
+    for p in items:
+        click.echo(f"{p['name']}: {p['description']}")
+
+
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files (for editor completion)."""

@@ -127,3 +127,34 @@ fn an_rto_far_below_the_path_rtt_yields_retransmissions_the_ground_truth_calls_s
     assert_eq!(flagged, f.spurious_retransmissions);
     assert!((0..v.len()).all(|i| !(valid[i] && v[i]) || kinds[i] == "segment_retransmitted"));
 }
+
+/// The timer framework in the simulator: with the `bsd-lite` profile the retransmission timer
+/// runs on the 500 ms slow timer (phase 0), so a timeout retransmission leaves exactly on a
+/// 500 ms boundary — and with a phase of 120 ms on a boundary of that phase.
+#[test]
+fn bsd_lite_timeouts_fire_on_slow_timer_ticks() {
+    for phase_ms in [0u64, 120] {
+        let mut spec = one_flow();
+        let tcp = &mut spec.flows[0].tcp;
+        tcplab_tcp::Profile::BSD_LITE.apply(tcp);
+        tcp.timers.slow = tcplab_tcp::EventClock::bsd_slow(SimDuration::from_millis(phase_ms));
+        tcp.sack = false;
+        tcp.recovery = tcplab_tcp::RecoveryAlgorithm::NewReno;
+        // Lose the first data segment and its first retransmission: only timeouts repair it.
+        spec.links[0].loss_ab = LossSpec::DropNth { flow: 0, nth: vec![1, 2] };
+        let out = traced(&spec, 1);
+        assert_eq!(out.summary.flows[0].bytes_delivered, SIZE);
+        let kinds = strings(&out, "kind");
+        let causes = strings(&out, "cause");
+        let t = out.events.column("t_ns").expect("t_ns");
+        let tcplab_record::ColumnData::U64(t) = &t.data else { panic!("t_ns is not u64") };
+        let rto_times: Vec<u64> = (0..kinds.len())
+            .filter(|&i| kinds[i] == "segment_retransmitted" && causes[i] == "rto")
+            .map(|i| t[i])
+            .collect();
+        assert!(rto_times.len() >= 2, "{rto_times:?}");
+        for ts in rto_times {
+            assert_eq!((ts + 500_000_000 - phase_ms * 1_000_000) % 500_000_000, 0, "phase {phase_ms}: {ts}");
+        }
+    }
+}

@@ -8,12 +8,13 @@
 //! | `run(spec, seed, trace, pcap)` | `tcplab_netsim::run` (GIL released) |
 //! | `bench_cases()`, `bench_spec(name)` | `tcplab_netsim::bench` |
 //! | `schema()` | `tcplab_netsim::scenario::json_schema` |
+//! | `profiles()` | `tcplab_tcp::Profile::ALL`, each as a dict of scenario-file values |
 
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use std::path::PathBuf;
 use tcplab_netsim::spec::SimSpec;
 use tcplab_record::{ColumnData, Table};
@@ -167,6 +168,83 @@ fn schema() -> String {
     tcplab_netsim::scenario::json_schema()
 }
 
+/// A duration as a scenario file writes it ("500ms").
+fn dur(d: tcplab_time::SimDuration) -> String {
+    d.to_string()
+}
+
+/// An event clock as a scenario-file value: "fine", or a table.
+fn event_clock<'py>(py: Python<'py>, c: tcplab_tcp::EventClock) -> PyResult<Bound<'py, PyAny>> {
+    use tcplab_tcp::EventClock;
+    let d = PyDict::new(py);
+    match c {
+        EventClock::Fine => d.set_item("kind", "fine")?,
+        EventClock::Periodic { period, phase } => {
+            d.set_item("kind", "periodic")?;
+            d.set_item("period", dur(period))?;
+            d.set_item("phase", dur(phase))?;
+        }
+        EventClock::OneShot { granularity } => {
+            d.set_item("kind", "oneshot")?;
+            d.set_item("granularity", dur(granularity))?;
+        }
+    }
+    Ok(d.into_any())
+}
+
+/// Every named OS profile as a dict whose keys are `[tcp]` scenario keys and whose values are
+/// written as a scenario file accepts them (so a dict can be pasted into a `[tcp]` table),
+/// plus `name` and `description`.
+#[pyfunction]
+fn profiles(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    use tcplab_tcp::{DupAckThreshold, InitialWindow, Profile};
+    Profile::ALL
+        .iter()
+        .map(|p| {
+            let d = PyDict::new(py);
+            d.set_item("name", p.name)?;
+            d.set_item("rto_estimator", p.estimator.name())?;
+            let rc = p.timers.rtt_clock;
+            if rc == tcplab_tcp::MeasurementClock::FINE {
+                d.set_item("rtt_clock", "fine")?;
+            } else if rc.phase.as_nanos() == 0 {
+                d.set_item("rtt_clock", dur(rc.tick))?;
+            } else {
+                let t = PyDict::new(py);
+                t.set_item("tick", dur(rc.tick))?;
+                t.set_item("phase", dur(rc.phase))?;
+                d.set_item("rtt_clock", t)?;
+            }
+            d.set_item("timer_clock", event_clock(py, p.timers.slow)?)?;
+            d.set_item("fast_timer", event_clock(py, p.timers.fast)?)?;
+            d.set_item("initial_rto", dur(p.rto.initial))?;
+            d.set_item("min_rto", dur(p.rto.min))?;
+            d.set_item("max_rto", dur(p.rto.max))?;
+            d.set_item("clock_granularity", dur(p.rto.granularity))?;
+            d.set_item("rto_gain_a", p.rto.gain_a.to_string())?;
+            d.set_item("rto_gain_b", p.rto.gain_b.to_string())?;
+            d.set_item("rto_m", p.rto.m.to_string())?;
+            d.set_item("rto_k", p.rto.k.to_string())?;
+            match p.dupack_threshold {
+                DupAckThreshold::Fixed(n) => d.set_item("dupack_threshold", n)?,
+                DupAckThreshold::Adaptive => d.set_item("dupack_threshold", "adaptive")?,
+            }
+            d.set_item("rtt_sampling", p.sampling.name())?;
+            match p.initial_window {
+                InitialWindow::Segments(n) => d.set_item("initial_window", n)?,
+                InitialWindow::Rfc3390 => d.set_item("initial_window", "rfc3390")?,
+                InitialWindow::Rfc6928 => d.set_item("initial_window", "rfc6928")?,
+            }
+            match p.delayed_ack {
+                Some(t) => d.set_item("delayed_ack", dur(t))?,
+                None => d.set_item("delayed_ack", false)?,
+            }
+            d.set_item("description", p.description)?;
+            Ok(d)
+        })
+        .collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -179,5 +257,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
     m.add_function(wrap_pyfunction!(bench_spec, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles, m)?)?;
     Ok(())
 }

@@ -1,9 +1,11 @@
 //! Per-connection settings. Every default cites where it comes from.
 //!
 //! The simulator builds one `TcpConfig` per flow endpoint from the scenario file; the capture
-//! analyzer builds one per emulated OS profile. Later issues add fields (timer clocks, OS
-//! profiles, startup policy, spurious-timeout detectors); keep the defaults RFC-conformant.
+//! analyzer builds one per emulated OS profile. [`crate::profile::Profile::apply`] sets the
+//! timer, RTO and dupACK fields from a named OS profile. `TcpConfig::default()` is RFC 6298
+//! with exact clocks, and is what every existing test and scenario output was produced with.
 
+use crate::clock::{EventClock, MeasurementClock};
 use tcplab_time::SimDuration;
 
 /// RFC 9293 §3.7.1: default send MSS when none is negotiated (IPv4).
@@ -45,17 +47,88 @@ pub enum RecoveryAlgorithm {
     Sack,
 }
 
-/// RFC 6298 parameters.
+/// An exact non-negative fraction `num/den`, for estimator gains and multipliers (integer
+/// arithmetic keeps runs bit-identical across platforms). `den == 0` is read as 1.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ratio {
+    pub num: u32,
+    pub den: u32,
+}
+
+impl Ratio {
+    pub const fn new(num: u32, den: u32) -> Ratio {
+        Ratio { num, den }
+    }
+    /// The denominator, never zero.
+    #[inline]
+    pub const fn den(self) -> u32 {
+        if self.den == 0 {
+            1
+        } else {
+            self.den
+        }
+    }
+    /// `v * num / den`, rounded down, saturating.
+    #[inline]
+    pub fn of(self, v: u64) -> u64 {
+        let r = u128::from(v) * u128::from(self.num) / u128::from(self.den());
+        u64::try_from(r).unwrap_or(u64::MAX)
+    }
+    /// `(1 - self) * old + self * new` rounded down, for a gain in [0, 1] (a gain above 1 is
+    /// treated as 1). Computed as `((den - num) * old + num * new) / den`, which for 1/8 is
+    /// RFC 6298's `(7*SRTT + R)/8` exactly.
+    #[inline]
+    pub fn ewma(self, old: u64, new: u64) -> u64 {
+        let den = u128::from(self.den());
+        let num = u128::from(self.num).min(den);
+        let r = ((den - num) * u128::from(old) + num * u128::from(new)) / den;
+        u64::try_from(r).unwrap_or(u64::MAX)
+    }
+    /// The value as a float (for display only).
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.num) / f64::from(self.den())
+    }
+}
+
+impl std::fmt::Display for Ratio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.den() == 1 {
+            write!(f, "{}", self.num)
+        } else {
+            write!(f, "{}/{}", self.num, self.den())
+        }
+    }
+}
+
+/// RFC 6298 §2 / 003 §II: the RTTVAR gain a (RFC 6298 beta) = 1/4.
+pub const RFC6298_GAIN_A: Ratio = Ratio::new(1, 4);
+/// RFC 6298 §2 / 003 §II: the SRTT gain b (RFC 6298 alpha) = 1/8.
+pub const RFC6298_GAIN_B: Ratio = Ratio::new(1, 8);
+/// 003 §II: the SRTT multiplier m of RTO = m·srtt + k·rttvar; 1 in RFC 6298.
+pub const RFC6298_M: Ratio = Ratio::new(1, 1);
+/// RFC 6298 §2: K = 4.
+pub const RFC6298_K: Ratio = Ratio::new(4, 1);
+
+/// RTO parameters (RFC 6298 with every parameter of 003 §II / Table I exposed). Estimators
+/// that do not use a parameter ignore it (each estimator's module says which it uses).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RtoConfig {
     /// RFC 6298 (2.1) initial RTO.
     pub initial: SimDuration,
-    /// RFC 6298 (2.4) lower bound.
+    /// RFC 6298 (2.4) lower bound (003: minRTO).
     pub min: SimDuration,
     /// RFC 6298 (2.5) upper bound.
     pub max: SimDuration,
     /// Clock granularity G of RFC 6298 (2.2)/(2.3).
     pub granularity: SimDuration,
+    /// 003 §II a: rttvar = (1 − a)·rttvar + a·|srtt − rtt| (RFC 6298 beta).
+    pub gain_a: Ratio,
+    /// 003 §II b: srtt = (1 − b)·srtt + b·rtt (RFC 6298 alpha).
+    pub gain_b: Ratio,
+    /// 003 §II m: RTO = m·srtt + k·rttvar.
+    pub m: Ratio,
+    /// 003 §II k (RFC 6298 K).
+    pub k: Ratio,
 }
 
 impl Default for RtoConfig {
@@ -65,8 +138,143 @@ impl Default for RtoConfig {
             min: RFC6298_MIN_RTO,
             max: RFC6298_MAX_RTO,
             granularity: SimDuration::from_millis(1),
+            gain_a: RFC6298_GAIN_A,
+            gain_b: RFC6298_GAIN_B,
+            m: RFC6298_M,
+            k: RFC6298_K,
         }
     }
+}
+
+/// Which retransmission-timeout estimator the sender runs (one file each in [`crate::rtt`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum RtoEstimatorKind {
+    /// RFC 6298 with a, b, m, k, minRTO, maxRTO, initial RTO and G from [`RtoConfig`].
+    #[default]
+    Rfc6298,
+    /// 4.4BSD-Lite `tcp_xmit_timer` in ticks of the measurement clock (000 eq. 1).
+    BsdLite,
+    /// Brakmo & Peterson's fix: larger scaling of t_srtt / t_rttvar (000 §4.1, ref. \[5\]).
+    BrakmoPeterson,
+    /// Aron & Druschel: eq. 1 on the fine measurement clock, converted to event ticks by
+    /// eq. 2, with the 200 ms + srtt lower bound (000 §4.1).
+    Decoupled,
+    /// Linux 2.4 `tcp_rtt_estimator`: mdev, mdev_max, rttvar (seed-002 spec §2.6).
+    Linux,
+    /// Windows XP per 003 Table I (RFC 6298 parameterisation).
+    Windows,
+    /// FreeBSD 5 / MacOS per 003 Table I (RFC 6298 parameterisation).
+    FreeBsd,
+    /// Solaris 10 per 003 Table I (RFC 6298 with m = 1.25).
+    Solaris,
+}
+
+impl RtoEstimatorKind {
+    /// Every estimator, in documentation order.
+    pub const ALL: [RtoEstimatorKind; 8] = [
+        RtoEstimatorKind::Rfc6298,
+        RtoEstimatorKind::BsdLite,
+        RtoEstimatorKind::BrakmoPeterson,
+        RtoEstimatorKind::Decoupled,
+        RtoEstimatorKind::Linux,
+        RtoEstimatorKind::Windows,
+        RtoEstimatorKind::FreeBsd,
+        RtoEstimatorKind::Solaris,
+    ];
+    /// The name used in scenario files and `tcplab profiles`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RtoEstimatorKind::Rfc6298 => "rfc6298",
+            RtoEstimatorKind::BsdLite => "bsd-lite",
+            RtoEstimatorKind::BrakmoPeterson => "brakmo-peterson",
+            RtoEstimatorKind::Decoupled => "decoupled",
+            RtoEstimatorKind::Linux => "linux",
+            RtoEstimatorKind::Windows => "windows",
+            RtoEstimatorKind::FreeBsd => "freebsd",
+            RtoEstimatorKind::Solaris => "solaris",
+        }
+    }
+    pub fn by_name(name: &str) -> Option<RtoEstimatorKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// Which ACKs yield an RTT sample (003 §V-A: "Linux updates its estimates ... once per
+/// segment ... Windows (once per flight)").
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum RttSampling {
+    /// The engine's historical rule: with timestamps every ACK that advances SND.UNA
+    /// (RFC 7323 §4.1), without them one timed segment per RTT (RFC 6298 §3, BSD `t_rtt`).
+    #[default]
+    Auto,
+    /// Every ACK that advances SND.UNA: from the timestamp echo when timestamps are in use,
+    /// otherwise from the send time of the oldest newly acknowledged segment unless any of
+    /// them was retransmitted (Linux 2.4 `tcp_clean_rtx_queue` / `tcp_ack_no_tstamp`).
+    PerAck,
+    /// One timed segment per flight (RTT), even when timestamps are in use.
+    PerFlight,
+}
+
+impl RttSampling {
+    pub const ALL: [RttSampling; 3] = [RttSampling::Auto, RttSampling::PerAck, RttSampling::PerFlight];
+    pub const fn name(self) -> &'static str {
+        match self {
+            RttSampling::Auto => "auto",
+            RttSampling::PerAck => "per-ack",
+            RttSampling::PerFlight => "per-flight",
+        }
+    }
+    pub fn by_name(name: &str) -> Option<RttSampling> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// 003 §V-D Smart-Config: D = max(1, min(3, F − 2)).
+pub const ADAPTIVE_DUPACK_MAX: u32 = 3;
+/// 003 §V-D: the flight-size offset F − 2.
+pub const ADAPTIVE_DUPACK_OFFSET: u32 = 2;
+/// 003 §V-D: D never falls below 1.
+pub const ADAPTIVE_DUPACK_MIN: u32 = 1;
+
+/// The fast-retransmit threshold D.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DupAckThreshold {
+    /// A fixed D (RFC 5681 §3.2: 3; Windows XP: 2, 003 Table I).
+    Fixed(u32),
+    /// 003 §V-D: D = max(1, min(3, F − 2)), F the current flight size in segments (rounded
+    /// up).
+    Adaptive,
+}
+
+impl Default for DupAckThreshold {
+    fn default() -> Self {
+        DupAckThreshold::Fixed(DUPACK_THRESHOLD)
+    }
+}
+
+impl DupAckThreshold {
+    /// D for a flight of `flight_segments` segments (never below 1).
+    pub fn for_flight(self, flight_segments: u64) -> u32 {
+        match self {
+            DupAckThreshold::Fixed(d) => d.max(1),
+            DupAckThreshold::Adaptive => {
+                let f = u32::try_from(flight_segments).unwrap_or(u32::MAX);
+                f.saturating_sub(ADAPTIVE_DUPACK_OFFSET).clamp(ADAPTIVE_DUPACK_MIN, ADAPTIVE_DUPACK_MAX)
+            }
+        }
+    }
+}
+
+/// The clocks of Aron & Druschel's timer framework (000 §4; see [`crate::clock`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct TimerConfig {
+    /// f_rtt: RTT samples are counted in its ticks by tick-based estimators (BSD, Linux,
+    /// decoupled) and RFC 6298 OS variants.
+    pub rtt_clock: MeasurementClock,
+    /// f_ev of the slow timer: retransmission and persist timers.
+    pub slow: EventClock,
+    /// f_ev of the fast timer: the delayed ACK.
+    pub fast: EventClock,
 }
 
 /// Receiver acknowledgment policy.
@@ -103,8 +311,14 @@ pub struct TcpConfig {
     /// Send buffer in bytes (limits unacknowledged data like the paper's "send window").
     pub send_buffer: u64,
     pub rto: RtoConfig,
+    /// Which RTO estimator runs (default RFC 6298).
+    pub rto_estimator: RtoEstimatorKind,
+    /// Measurement and event clocks (default: all exact).
+    pub timers: TimerConfig,
+    /// Which ACKs give RTT samples.
+    pub rtt_sampling: RttSampling,
     pub ack: AckPolicy,
-    pub dupack_threshold: u32,
+    pub dupack_threshold: DupAckThreshold,
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
     pub recovery: RecoveryAlgorithm,
@@ -124,11 +338,51 @@ impl Default for TcpConfig {
             recv_buffer: 65_535,
             send_buffer: u64::MAX,
             rto: RtoConfig::default(),
+            rto_estimator: RtoEstimatorKind::Rfc6298,
+            timers: TimerConfig::default(),
+            rtt_sampling: RttSampling::Auto,
             ack: AckPolicy::default(),
-            dupack_threshold: DUPACK_THRESHOLD,
+            dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
             limited_transmit: true,
             recovery: RecoveryAlgorithm::Sack,
             trace: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // 003 §V-D: D = max(1, min(3, F − 2)).
+    #[test]
+    fn the_adaptive_threshold_is_two_for_a_flight_of_four_and_never_outside_one_to_three() {
+        let d = DupAckThreshold::Adaptive;
+        assert_eq!(d.for_flight(4), 2);
+        assert_eq!(d.for_flight(0), 1);
+        assert_eq!(d.for_flight(3), 1);
+        assert_eq!(d.for_flight(5), 3);
+        assert_eq!(d.for_flight(u64::MAX), 3);
+        assert_eq!(DupAckThreshold::Fixed(0).for_flight(9), 1);
+        assert_eq!(DupAckThreshold::default(), DupAckThreshold::Fixed(3));
+    }
+
+    #[test]
+    fn ratio_ewma_with_rfc_gains_is_the_rfc_integer_update() {
+        assert_eq!(RFC6298_GAIN_B.ewma(100, 200), (7 * 100 + 200) / 8);
+        assert_eq!(RFC6298_GAIN_A.ewma(50, 100), (3 * 50 + 100) / 4);
+        assert_eq!(Ratio::new(1, 0).of(7), 7);
+        assert_eq!(Ratio::new(5, 4).ewma(10, 20), 20);
+        assert_eq!(RFC6298_K.of(u64::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn estimator_and_sampling_names_round_trip() {
+        for k in RtoEstimatorKind::ALL {
+            assert_eq!(RtoEstimatorKind::by_name(k.name()), Some(k));
+        }
+        for s in RttSampling::ALL {
+            assert_eq!(RttSampling::by_name(s.name()), Some(s));
         }
     }
 }

@@ -35,7 +35,7 @@ use crate::receiver::{Receiver, RxAction, MAX_UNSCALED_WINDOW};
 use crate::segment::{SackBlocks, Segment, TcpFlags, TcpOptions};
 use crate::sender::{DataOut, Sender};
 use crate::seq::SeqNum;
-use crate::timer::{ts_now, FineGrainedClock, TimerKind, Timers};
+use crate::timer::{ts_now, TimerKind, Timers};
 use crate::trace::Trace;
 use tcplab_time::SimTime;
 
@@ -142,7 +142,7 @@ impl Connection {
         Connection {
             snd: Sender::new(&cfg, iss),
             rcv: Receiver::new(&cfg),
-            timers: Timers::new(Box::new(FineGrainedClock)),
+            timers: Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast)),
             iss,
             state,
             stats: ConnStats::default(),
@@ -256,7 +256,8 @@ impl Connection {
             None
         };
         if let Some(r) = rtt {
-            self.snd.rtt.on_sample(&crate::rtt::RttSampleEvent { now, rtt: r });
+            let (una, nxt) = (self.snd.snd_una, self.snd.snd_nxt);
+            self.snd.rtt.on_sample(&crate::rtt::RttSampleEvent { now, rtt: r, snd_una: una, snd_nxt: nxt });
             self.trace.push(TcpEvent::RttSample { at: now, rtt_ns: r.as_nanos() });
         }
         self.timers.cancel(TimerKind::Rto);
@@ -535,9 +536,19 @@ impl Connection {
 
     // ---- additions (not in the original skeleton) ----
 
-    /// Replaces the timer clock (default: [`FineGrainedClock`]). Call before the first poll.
+    /// Replaces the event clock of every timer kind (default: the clocks of
+    /// `TcpConfig::timers`). Call before the first poll.
     pub fn set_timer_clock(&mut self, clock: Box<dyn crate::timer::TimerClock>) {
         self.timers = Timers::new(clock);
+    }
+    /// Replaces the slow and fast event clocks (timer kinds keep their slots). Call before the
+    /// first poll.
+    pub fn set_event_clocks(&mut self, slow: Box<dyn crate::timer::TimerClock>, fast: Box<dyn crate::timer::TimerClock>) {
+        self.timers = Timers::with_clocks(slow, fast);
+    }
+    /// Moves `kind` to the clock in `slot` (e.g. a pacing timer onto the fast clock).
+    pub fn bind_timer(&mut self, kind: TimerKind, slot: crate::timer::ClockSlot) {
+        self.timers.bind(kind, slot);
     }
     /// Replaces the RTT estimator (default: RFC 6298). Call before the first poll.
     pub fn set_rtt_estimator(&mut self, e: Box<dyn crate::rtt::RttEstimator>) {

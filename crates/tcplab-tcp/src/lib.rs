@@ -17,7 +17,9 @@
 //! | [`loss`] | `LossDetector` seam (dupthresh + NewReno, RFC 6675) and `RecoveryPhase` |
 //! | [`startup`] | `StartupPolicy` seam (initial window) |
 //! | [`spurious`] | `SpuriousDetector` seam (no-op for now) |
-//! | [`timer`] | timer table and the `TimerClock` seam |
+//! | [`timer`] | timer table and the `TimerClock` seam (slow/fast clock slots) |
+//! | [`clock`] | Aron & Druschel's timer framework: measurement clock (f_rtt), event clocks (f_ev) |
+//! | [`profile`] | named OS profiles (bsd-lite, linux-2.4, windows-xp, ...) as data |
 
 //!
 //! ## Seams
@@ -48,15 +50,28 @@
 //! No PAWS, no Nagle, no urgent data, no ECN reaction, no simultaneous open, no SYN-with-data;
 //! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
 //! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
-//! detection is a no-op seam.
+//! detection is a no-op seam; a connection is never aborted after many backoffs (BSD's
+//! `TCP_MAXRXTSHIFT` drop), it keeps retransmitting at the largest backoff.
+//!
+//! ## Timers and OS profiles
+//!
+//! [`clock`] holds Aron & Druschel's two clocks (measurement f_rtt, event scheduling f_ev);
+//! [`timer::Timers`] binds each timer kind to the slow or fast event clock; [`rtt`] has one
+//! file per RTO estimator (RFC 6298 with a, b, m, k; 4.4BSD-Lite; Brakmo–Peterson; the
+//! decoupled eq. 2 estimator; Linux; Windows/FreeBSD/Solaris per Rewaskar et al. Table I);
+//! [`profile`] names the combinations (`bsd-lite`, `linux-2.4`, ...). All of it is chosen
+//! through [`TcpConfig`] (`rto_estimator`, `timers`, `rtt_sampling`, `dupack_threshold`,
+//! `rto`); `TcpConfig::default()` keeps the historical exact clocks and RFC 6298.
 
 #![forbid(unsafe_code)]
 
 pub mod cc;
+pub mod clock;
 pub mod config;
 pub mod conn;
 pub mod event;
 pub mod loss;
+pub mod profile;
 pub mod receiver;
 pub mod rtt;
 pub mod segment;
@@ -67,7 +82,12 @@ pub mod startup;
 pub mod timer;
 pub mod trace;
 
-pub use config::{AckPolicy, InitialWindow, RecoveryAlgorithm, RtoConfig, TcpConfig};
+pub use clock::{EventClock, MeasurementClock};
+pub use config::{
+    AckPolicy, DupAckThreshold, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
+    TcpConfig, TimerConfig,
+};
+pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};
 pub use event::{RecoveryKind, RetransCause, TcpEvent};
 pub use segment::{Ecn, SackBlock, SackBlocks, Segment, TcpFlags, TcpOptions};

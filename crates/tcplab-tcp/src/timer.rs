@@ -1,15 +1,21 @@
 //! Timer table and the timer-clock seam.
 //!
 //! All of a connection's timers live in one small table keyed by [`TimerKind`]. Every deadline
-//! goes through a [`TimerClock`] before it is stored: the clock maps the *requested* deadline to
-//! the instant at which the host can actually act on it. Today only [`FineGrainedClock`]
-//! (identity) exists; Aron & Druschel's observation that BSD measures RTTs with one clock but
-//! can only fire retransmissions on the ticks of a 500 ms slow timer will be modelled by a
-//! second implementation that rounds deadlines up to the next tick. Nothing else in the engine
-//! needs to change for that, because nothing else stores a deadline.
+//! goes through a [`TimerClock`] before it is stored: the clock maps "arm at `now` for
+//! `after`" to the instant at which the host can actually act on it. Each timer kind is bound
+//! to one of the sender's event clocks ([`ClockSlot::Slow`] or [`ClockSlot::Fast`], Aron &
+//! Druschel's f_ev; see [`crate::clock`]): by default the retransmission and persist timers run
+//! on the slow clock (BSD `tcp_slowtimo`, 500 ms) and the delayed ACK on the fast clock (BSD
+//! `tcp_fasttimo`, 200 ms). With [`crate::clock::EventClock::Fine`] in both slots (the
+//! default configuration) every deadline is exact, which is the engine's historical behaviour.
 //!
-//! The RTT-*measurement* clock is separate: timestamps use [`TS_CLOCK_TICK`].
+//! A later timer kind (pacing) is added by extending [`TimerKind`] and choosing its slot in
+//! [`TimerKind::default_slot`] (or with [`Timers::bind`]).
+//!
+//! The RTT-*measurement* clock is separate: timestamps use [`TS_CLOCK_TICK`]; estimators that
+//! count ticks use the connection's [`crate::clock::MeasurementClock`].
 
+use crate::clock::EventClock;
 use tcplab_time::{SimDuration, SimTime};
 
 /// RFC 7323 §5.4 allows a timestamp clock between 1 ms and 1 s per tick; tcplab uses 1 ms
@@ -41,13 +47,15 @@ pub enum TimerKind {
 /// Number of [`TimerKind`] variants (size of the timer table).
 pub const TIMER_KINDS: usize = 3;
 
-/// Maps a requested deadline to the instant the host can fire it.
+/// Maps "armed at `now` for `after`" to the instant the host fires the timer.
 ///
-/// Called every time a timer is armed. A fine-grained clock returns the request unchanged; a
-/// tick-based clock (BSD slow timer) rounds it up to its next tick.
+/// Called every time a timer is armed. A fine-grained clock returns `now + after`; a periodic
+/// clock (BSD slow timer) counts tick boundaries; a one-shot clock rounds up.
 pub trait TimerClock: std::fmt::Debug + Send {
-    /// When a timer requested for `requested` will actually fire.
-    fn schedule(&self, requested: SimTime) -> SimTime;
+    /// When a timer armed at `now` for `after` will actually fire (never before `now`).
+    fn schedule(&self, now: SimTime, after: SimDuration) -> SimTime;
+    /// The clock's resolution (1/f_ev), used by estimators that convert to event ticks.
+    fn granularity(&self) -> SimDuration;
     fn clone_box(&self) -> Box<dyn TimerClock>;
 }
 
@@ -57,35 +65,100 @@ pub struct FineGrainedClock;
 
 impl TimerClock for FineGrainedClock {
     #[inline]
-    fn schedule(&self, requested: SimTime) -> SimTime {
-        requested
+    fn schedule(&self, now: SimTime, after: SimDuration) -> SimTime {
+        now.saturating_add(after)
+    }
+    fn granularity(&self) -> SimDuration {
+        crate::clock::FINE_TICK
     }
     fn clone_box(&self) -> Box<dyn TimerClock> {
         Box::new(*self)
     }
 }
 
+impl TimerClock for EventClock {
+    #[inline]
+    fn schedule(&self, now: SimTime, after: SimDuration) -> SimTime {
+        EventClock::schedule(self, now, after)
+    }
+    fn granularity(&self) -> SimDuration {
+        EventClock::granularity(self)
+    }
+    fn clone_box(&self) -> Box<dyn TimerClock> {
+        Box::new(*self)
+    }
+}
+
+/// Which of the sender's event clocks a timer runs on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ClockSlot {
+    /// BSD `pr_slowtimo` (500 ms): retransmission, persist (and keepalive) timers.
+    Slow = 0,
+    /// BSD `pr_fasttimo` (200 ms): the delayed ACK.
+    Fast = 1,
+}
+
+/// Number of [`ClockSlot`]s.
+pub const CLOCK_SLOTS: usize = 2;
+
+impl TimerKind {
+    /// Where 4.4BSD runs this timer: the delayed ACK on the fast timer (`tcp_fasttimo`), the
+    /// others on the slow timer (`tcp_slowtimo`, TCP/IP Illustrated Vol. 2 §25.1).
+    pub const fn default_slot(self) -> ClockSlot {
+        match self {
+            TimerKind::Rto | TimerKind::Persist => ClockSlot::Slow,
+            TimerKind::DelayedAck => ClockSlot::Fast,
+        }
+    }
+    /// Every kind, in table order.
+    pub const ALL: [TimerKind; TIMER_KINDS] = [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist];
+}
+
 /// The connection's timer table.
 #[derive(Debug)]
 pub struct Timers {
     deadlines: [Option<SimTime>; TIMER_KINDS],
-    clock: Box<dyn TimerClock>,
+    clocks: [Box<dyn TimerClock>; CLOCK_SLOTS],
+    binding: [ClockSlot; TIMER_KINDS],
 }
 
 impl Clone for Timers {
     fn clone(&self) -> Self {
-        Timers { deadlines: self.deadlines, clock: self.clock.clone_box() }
+        Timers {
+            deadlines: self.deadlines,
+            clocks: [self.clocks[0].clone_box(), self.clocks[1].clone_box()],
+            binding: self.binding,
+        }
     }
 }
 
 impl Timers {
+    /// One clock for every timer kind.
     pub fn new(clock: Box<dyn TimerClock>) -> Self {
-        Timers { deadlines: [None; TIMER_KINDS], clock }
+        let fast = clock.clone_box();
+        Timers::with_clocks(clock, fast)
     }
-    /// Arms (or re-arms) `kind` to fire `after` from `now`, through the timer clock.
+    /// Slow and fast clocks, each timer kind bound to its [`TimerKind::default_slot`].
+    pub fn with_clocks(slow: Box<dyn TimerClock>, fast: Box<dyn TimerClock>) -> Self {
+        Timers {
+            deadlines: [None; TIMER_KINDS],
+            clocks: [slow, fast],
+            binding: TimerKind::ALL.map(TimerKind::default_slot),
+        }
+    }
+    /// Runs `kind` on the clock in `slot` from the next arming on.
+    pub fn bind(&mut self, kind: TimerKind, slot: ClockSlot) {
+        self.binding[kind as usize] = slot;
+    }
+    /// The clock `kind` runs on.
+    pub fn clock_of(&self, kind: TimerKind) -> &dyn TimerClock {
+        self.clocks[self.binding[kind as usize] as usize].as_ref()
+    }
+    /// Arms (or re-arms) `kind` to fire `after` from `now`, through its clock.
     #[inline]
     pub fn arm(&mut self, kind: TimerKind, now: SimTime, after: SimDuration) {
-        self.deadlines[kind as usize] = Some(self.clock.schedule(now.saturating_add(after)));
+        let at = self.clock_of(kind).schedule(now, after);
+        self.deadlines[kind as usize] = Some(at);
     }
     #[inline]
     pub fn cancel(&mut self, kind: TimerKind) {

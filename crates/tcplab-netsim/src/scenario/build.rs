@@ -4,7 +4,10 @@ use super::raw::*;
 use super::{p, suggestion, Ctx, ScenarioError, DEFAULT_SEED, P};
 use crate::spec::*;
 use std::collections::HashMap;
-use tcplab_tcp::{InitialWindow, RecoveryAlgorithm, TcpConfig};
+use tcplab_tcp::{
+    DupAckThreshold, EventClock, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
+    RttSampling, TcpConfig,
+};
 use tcplab_time::SimDuration;
 
 /// Smallest MSS accepted. RFC 9293 §3.7.1 only fixes the 536-byte default; tcplab accepts
@@ -573,13 +576,32 @@ pub fn spike_preset(p: RawSpikePreset) -> DelaySpikeSpec {
     }
 }
 
+/// "unknown profile \"x\"; did you mean \"y\"? (profiles are: ...)".
+fn unknown_name(what: &str, name: &str, names: &[String]) -> String {
+    match suggestion(name, names) {
+        Some(s) => format!("unknown {what} \"{name}\"; did you mean \"{s}\"? ({what}s are: {})", names.join(", ")),
+        None => format!("unknown {what} \"{name}\" ({what}s are: {})", names.join(", ")),
+    }
+}
+
 /// Merge `[tcp]` and a flow's `tcp = {...}` over `TcpConfig::default()` and check it. Errors
 /// name the level the offending value came from.
+///
+/// Order within a level: `profile` (all its fields), then the level's explicit keys. A flow's
+/// `profile` therefore replaces what `[tcp]` set for the profile's fields.
 fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P) -> R<TcpConfig> {
     let mut c = TcpConfig::default();
     let levels: [(Option<&RawTcp>, P); 2] = [(Some(global), p("tcp")), (flow, flow_at.k("tcp"))];
     for (t, at) in levels.iter() {
         let Some(t) = t else { continue };
+        // A profile first, so that the table's own keys override it.
+        if let Some(name) = &t.profile {
+            let Some(prof) = Profile::by_name(name) else {
+                let names: Vec<String> = Profile::names().map(String::from).collect();
+                return Err(ctx.err(&at.k("profile"), unknown_name("profile", name, &names)));
+            };
+            prof.apply(&mut c);
+        }
         if let Some(m) = t.mss {
             if !(MIN_MSS..=MAX_MSS).contains(&m.0) {
                 return Err(ctx.err(
@@ -662,11 +684,68 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
             }
             c.ack.ack_every = n;
         }
-        if let Some(n) = t.dupack_threshold {
-            if n == 0 {
-                return Err(ctx.err(&at.k("dupack_threshold"), "must be at least 1"));
+        match t.dupack_threshold {
+            None => {}
+            Some(RawDupack::Adaptive) => c.dupack_threshold = DupAckThreshold::Adaptive,
+            Some(RawDupack::Fixed(n)) => {
+                if n < 1 || n > i64::from(u32::MAX) {
+                    return Err(ctx.err(&at.k("dupack_threshold"), "must be at least 1 (or \"adaptive\")"));
+                }
+                c.dupack_threshold = DupAckThreshold::Fixed(n as u32);
             }
-            c.dupack_threshold = n;
+        }
+        if let Some(name) = &t.rto_estimator {
+            let names: Vec<String> = RtoEstimatorKind::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.rto_estimator = RtoEstimatorKind::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("rto_estimator"), unknown_name("estimator", name, &names)))?;
+        }
+        if let Some(name) = &t.rtt_sampling {
+            let names: Vec<String> = RttSampling::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.rtt_sampling = RttSampling::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("rtt_sampling"), unknown_name("sampling rule", name, &names)))?;
+        }
+        if let Some(rc) = t.rtt_clock {
+            c.timers.rtt_clock = match rc.tick {
+                None => MeasurementClock::FINE,
+                Some(tick) if tick.0 == 0 => {
+                    return Err(ctx.err(&at.k("rtt_clock"), "tick must be greater than zero (or \"fine\")"))
+                }
+                Some(tick) => MeasurementClock { tick, phase: rc.phase },
+            };
+        }
+        for (key, v, slot) in [
+            ("timer_clock", t.timer_clock, &mut c.timers.slow),
+            ("fast_timer", t.fast_timer, &mut c.timers.fast),
+        ] {
+            if let Some(ec) = v {
+                *slot = match ec {
+                    RawEventClock::Fine => EventClock::Fine,
+                    RawEventClock::Periodic { period, .. } if period.0 == 0 => {
+                        return Err(ctx.err(&at.k(key), "period must be greater than zero"))
+                    }
+                    RawEventClock::Periodic { period, phase } => EventClock::Periodic { period, phase },
+                    RawEventClock::OneShot { granularity } if granularity.0 == 0 => {
+                        return Err(ctx.err(&at.k(key), "granularity must be greater than zero (or \"fine\")"))
+                    }
+                    RawEventClock::OneShot { granularity } => EventClock::OneShot { granularity },
+                };
+            }
+        }
+        for (key, v, slot, gain) in [
+            ("rto_gain_a", t.rto_gain_a, &mut c.rto.gain_a, true),
+            ("rto_gain_b", t.rto_gain_b, &mut c.rto.gain_b, true),
+            ("rto_m", t.rto_m, &mut c.rto.m, false),
+            ("rto_k", t.rto_k, &mut c.rto.k, false),
+        ] {
+            if let Some(r) = v {
+                if gain && (r.num == 0 || r.num > r.den) {
+                    return Err(ctx.err(&at.k(key), format!("{}/{} is not a gain in (0, 1]", r.num, r.den)));
+                }
+                if key == "rto_m" && r.num == 0 {
+                    return Err(ctx.err(&at.k(key), "must be greater than zero"));
+                }
+                *slot = Ratio::new(r.num, r.den);
+            }
         }
         if let Some(v) = t.limited_transmit {
             c.limited_transmit = v;

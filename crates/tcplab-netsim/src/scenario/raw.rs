@@ -98,9 +98,20 @@ pub struct RawTcp {
     pub clock_granularity: Option<Dur>,
     pub delayed_ack: Option<DelayedAck>,
     pub ack_every: Option<u32>,
-    pub dupack_threshold: Option<u32>,
+    pub dupack_threshold: Option<RawDupack>,
     pub limited_transmit: Option<bool>,
     pub recovery: Option<RawRecovery>,
+    /// Named OS profile (`tcplab profiles`); applied before the other keys of the same table.
+    pub profile: Option<String>,
+    pub rto_estimator: Option<String>,
+    pub rtt_sampling: Option<String>,
+    pub rtt_clock: Option<RawMeasurementClock>,
+    pub timer_clock: Option<RawEventClock>,
+    pub fast_timer: Option<RawEventClock>,
+    pub rto_gain_a: Option<RawRatio>,
+    pub rto_gain_b: Option<RawRatio>,
+    pub rto_m: Option<RawRatio>,
+    pub rto_k: Option<RawRatio>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -530,5 +541,176 @@ impl<'de> Deserialize<'de> for RawQueue {
                 })
             }),
         }
+    }
+}
+
+/// The fast-retransmit threshold: a count, or `"adaptive"` (003 §V-D).
+#[derive(Debug, Clone, Copy)]
+pub enum RawDupack {
+    Fixed(i64),
+    Adaptive,
+}
+impl<'de> Deserialize<'de> for RawDupack {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::Integer(i) => Ok(RawDupack::Fixed(*i)),
+            toml::Value::String(s) if s == "adaptive" => Ok(RawDupack::Adaptive),
+            other => Err(D::Error::custom(format!(
+                "expected a count like 3 or \"adaptive\", found {}",
+                describe(other)
+            ))),
+        }
+    }
+}
+
+/// An exact fraction: a number (`0.25`, `4`) or a string `"1/4"`.
+#[derive(Debug, Clone, Copy)]
+pub struct RawRatio {
+    pub num: u32,
+    pub den: u32,
+}
+/// Denominator used to turn a decimal into a fraction (then reduced): six decimals.
+const RATIO_DECIMAL_DEN: u64 = 1_000_000;
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+fn reduce(num: u64, den: u64) -> Result<RawRatio, String> {
+    let g = gcd(num, den).max(1);
+    let (n, d) = (num / g, den / g);
+    match (u32::try_from(n), u32::try_from(d)) {
+        (Ok(num), Ok(den)) => Ok(RawRatio { num, den }),
+        _ => Err("is too large".to_string()),
+    }
+}
+impl<'de> Deserialize<'de> for RawRatio {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        let decimal = |f: f64| {
+            let scaled = (f * RATIO_DECIMAL_DEN as f64).round();
+            if scaled > u32::MAX as f64 * RATIO_DECIMAL_DEN as f64 {
+                Err("is too large".to_string())
+            } else {
+                reduce(scaled as u64, RATIO_DECIMAL_DEN)
+            }
+        };
+        let r = match &v {
+            toml::Value::Integer(i) if *i >= 0 => reduce(i.unsigned_abs(), 1),
+            toml::Value::Float(f) if f.is_finite() && *f >= 0.0 => decimal(*f),
+            toml::Value::String(s) => match s.split_once('/') {
+                Some((a, b)) => match (a.trim().parse::<u64>(), b.trim().parse::<u64>()) {
+                    (Ok(a), Ok(b)) if b > 0 => reduce(a, b),
+                    _ => Err(format!("\"{s}\" is not a fraction like \"1/4\"")),
+                },
+                // "4" and "0.25" as strings too (`tcplab profiles --json` writes "4").
+                None => match s.trim().parse::<f64>() {
+                    Ok(f) if f.is_finite() && f >= 0.0 => decimal(f),
+                    _ => Err(format!("\"{s}\" is not a fraction like \"1/4\" (or write a number like 0.25)")),
+                },
+            },
+            other => Err(format!(
+                "expected a non-negative number like 0.25 or a fraction like \"1/4\", found {}",
+                describe(other)
+            )),
+        };
+        r.map_err(D::Error::custom)
+    }
+}
+
+/// `rtt_clock`: `"fine"`, a tick like `"500ms"`, or `{ tick = "500ms", phase = "0ms" }`.
+#[derive(Debug, Clone, Copy)]
+pub struct RawMeasurementClock {
+    /// `None` = fine.
+    pub tick: Option<SimDuration>,
+    pub phase: SimDuration,
+}
+fn duration_of(v: &toml::Value, key: &str) -> Result<SimDuration, String> {
+    let s = quantity_text(v, "500ms").map_err(|e| format!("{key}: {e}"))?;
+    parse_duration(&s).map_err(|e| format!("{key}: {}", unquote_number(v, &s, e)))
+}
+fn check_keys(t: &toml::Table, allowed: &[&str]) -> Result<(), String> {
+    for k in t.keys() {
+        if !allowed.contains(&k.as_str()) {
+            let list = allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+            return Err(format!("unknown field `{k}`, expected one of {list}"));
+        }
+    }
+    Ok(())
+}
+impl<'de> Deserialize<'de> for RawMeasurementClock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        let r = match &v {
+            toml::Value::String(s) if s == "fine" => Ok(RawMeasurementClock { tick: None, phase: SimDuration::ZERO }),
+            toml::Value::Table(t) => (|| {
+                check_keys(t, &["tick", "phase"])?;
+                let tick = duration_of(t.get("tick").ok_or("missing field `tick`")?, "tick")?;
+                let phase = match t.get("phase") {
+                    Some(p) => duration_of(p, "phase")?,
+                    None => SimDuration::ZERO,
+                };
+                Ok(RawMeasurementClock { tick: Some(tick), phase })
+            })(),
+            other => {
+                let s = quantity_text(other, "500ms").map_err(|e| format!("{e}, \"fine\" or {{ tick = ..., phase = ... }}"));
+                s.and_then(|s| {
+                    parse_duration(&s)
+                        .map(|t| RawMeasurementClock { tick: Some(t), phase: SimDuration::ZERO })
+                        .map_err(|e| format!("{} (or \"fine\")", unquote_number(other, &s, e)))
+                })
+            }
+        };
+        r.map_err(D::Error::custom)
+    }
+}
+
+/// `timer_clock` / `fast_timer`: `"fine"`, a one-shot granularity like `"10ms"`,
+/// `{ kind = "periodic", period = "500ms", phase = "0ms" }` or
+/// `{ kind = "oneshot", granularity = "10ms" }`.
+#[derive(Debug, Clone, Copy)]
+pub enum RawEventClock {
+    Fine,
+    Periodic { period: SimDuration, phase: SimDuration },
+    OneShot { granularity: SimDuration },
+}
+impl<'de> Deserialize<'de> for RawEventClock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        let r = match &v {
+            toml::Value::String(s) if s == "fine" => Ok(RawEventClock::Fine),
+            toml::Value::Table(t) => match t.get("kind").and_then(|k| k.as_str()) {
+                Some("periodic") => (|| {
+                    check_keys(t, &["kind", "period", "phase"])?;
+                    let period = duration_of(t.get("period").ok_or("missing field `period`")?, "period")?;
+                    let phase = match t.get("phase") {
+                        Some(p) => duration_of(p, "phase")?,
+                        None => SimDuration::ZERO,
+                    };
+                    Ok(RawEventClock::Periodic { period, phase })
+                })(),
+                Some("oneshot") => (|| {
+                    check_keys(t, &["kind", "granularity"])?;
+                    let g = duration_of(t.get("granularity").ok_or("missing field `granularity`")?, "granularity")?;
+                    Ok(RawEventClock::OneShot { granularity: g })
+                })(),
+                Some("fine") => check_keys(t, &["kind"]).map(|_| RawEventClock::Fine),
+                Some(k) => Err(format!("unknown variant `{k}`, expected `periodic`, `oneshot` or `fine`")),
+                None => Err("missing field `kind` (\"periodic\", \"oneshot\" or \"fine\")".to_string()),
+            },
+            other => {
+                let s = quantity_text(other, "10ms")
+                    .map_err(|e| format!("{e}, \"fine\" or {{ kind = \"periodic\", period = ..., phase = ... }}"));
+                s.and_then(|s| {
+                    parse_duration(&s)
+                        .map(|g| RawEventClock::OneShot { granularity: g })
+                        .map_err(|e| format!("{} (or \"fine\")", unquote_number(other, &s, e)))
+                })
+            }
+        };
+        r.map_err(D::Error::custom)
     }
 }

@@ -129,6 +129,28 @@ fn wireless_properties() -> serde_json::Map<String, Value> {
     }
 }
 
+fn event_clock(desc: &str) -> Value {
+    json!({"description": desc, "anyOf": [
+        {"const": "fine"},
+        {"type": "string", "pattern": unit_pattern(DURATION_UNITS)},
+        {"type": "object", "additionalProperties": false, "required": ["kind", "period"],
+         "properties": {"kind": {"const": "periodic"},
+                        "period": duration("Tick period (BSD slow timer 500ms, fast timer 200ms)"),
+                        "phase": duration("Offset of the tick boundaries (default 0s)")}},
+        {"type": "object", "additionalProperties": false, "required": ["kind", "granularity"],
+         "properties": {"kind": {"const": "oneshot"},
+                        "granularity": duration("Deadlines are rounded up to a multiple of this")}},
+        {"type": "object", "additionalProperties": false, "required": ["kind"],
+         "properties": {"kind": {"const": "fine"}}}
+    ]})
+}
+fn ratio(desc: &str) -> Value {
+    json!({"description": desc, "anyOf": [
+        {"type": "number", "minimum": 0},
+        {"type": "string", "pattern": r"^\s*[0-9]+(\.[0-9]+)?\s*(/\s*[0-9]+\s*)?$"}
+    ]})
+}
+
 fn tcp_table() -> Value {
     json!({
         "type": "object",
@@ -151,9 +173,26 @@ fn tcp_table() -> Value {
             "delayed_ack": {"description": "Delayed-ACK timeout, or false (default 200ms)",
                 "anyOf": [{"type": "string", "pattern": unit_pattern(DURATION_UNITS)}, {"const": false}]},
             "ack_every": {"type": "integer", "minimum": 1, "description": "ACK at least every N full segments (default 2)"},
-            "dupack_threshold": {"type": "integer", "minimum": 1, "description": "Fast retransmit threshold (default 3)"},
+            "dupack_threshold": {"description": "Fast retransmit threshold D (default 3), or \"adaptive\": D = max(1, min(3, F - 2))",
+                "anyOf": [{"type": "integer", "minimum": 1}, {"const": "adaptive"}]},
             "limited_transmit": {"type": "boolean", "description": "RFC 3042 Limited Transmit (default true)"},
-            "recovery": {"enum": ["sack", "newreno"], "description": "Loss recovery (default sack)"}
+            "recovery": {"enum": ["sack", "newreno"], "description": "Loss recovery (default sack)"},
+            "profile": {"enum": tcplab_tcp::Profile::names().collect::<Vec<_>>(),
+                "description": "Named OS profile (tcplab profiles); the table's other keys override it"},
+            "rto_estimator": {"enum": tcplab_tcp::RtoEstimatorKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "description": "Retransmission-timeout estimator (default rfc6298)"},
+            "rtt_sampling": {"enum": tcplab_tcp::RttSampling::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "description": "Which ACKs give RTT samples (default auto)"},
+            "rtt_clock": {"description": "RTT measurement clock f_rtt: \"fine\", a tick, or { tick, phase } (default fine)",
+                "anyOf": [{"const": "fine"}, {"type": "string", "pattern": unit_pattern(DURATION_UNITS)},
+                          {"type": "object", "additionalProperties": false, "required": ["tick"],
+                           "properties": {"tick": duration("Tick length"), "phase": duration("Offset of the tick boundaries")}}]},
+            "timer_clock": event_clock("Event clock of the retransmission and persist timers (default fine)"),
+            "fast_timer": event_clock("Event clock of the delayed-ACK timer (default fine)"),
+            "rto_gain_a": ratio("RTTVAR gain a (RFC 6298 beta, default 1/4)"),
+            "rto_gain_b": ratio("SRTT gain b (RFC 6298 alpha, default 1/8)"),
+            "rto_m": ratio("SRTT multiplier m in RTO = m*srtt + k*rttvar (default 1)"),
+            "rto_k": ratio("RTTVAR multiplier k (default 4)")
         }
     })
 }

@@ -201,7 +201,7 @@ fn every_tcp_key_reaches_tcp_config() {
     assert_eq!(c.rto.max, SimDuration::from_secs(120));
     assert_eq!(c.rto.granularity, SimDuration::from_millis(500));
     assert_eq!(c.ack.delayed_ack, None);
-    assert_eq!((c.ack.ack_every, c.dupack_threshold), (1, 2));
+    assert_eq!((c.ack.ack_every, c.dupack_threshold), (1, tcplab_tcp::DupAckThreshold::Fixed(2)));
     assert_eq!(c.recovery, RecoveryAlgorithm::NewReno);
 }
 
@@ -270,8 +270,9 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
         err(&format!("{BASE}\n[tcp]\nzzzzzz = 1\n")),
         "tcp.zzzzzz: unknown field; expected one of: mss, initial_window, initial_ssthresh, sack, \
          timestamps, window_scale, recv_buffer, send_buffer, min_rto, initial_rto, max_rto, \
-         clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery \
-         (line 43, column 1)"
+         clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
+         profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
+         rto_gain_b, rto_m, rto_k (line 43, column 1)"
     );
 }
 
@@ -381,7 +382,7 @@ fn range_checks_name_the_field() {
         ),
         (
             "[tcp]\ndupack_threshold = 0",
-            "tcp.dupack_threshold: must be at least 1 (line 43, column 1)",
+            "tcp.dupack_threshold: must be at least 1 (or \"adaptive\") (line 43, column 1)",
         ),
         (
             "[tcp]\nack_every = -1",
@@ -1021,5 +1022,97 @@ mod wireless {
             }
         }
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}
+
+// ---- OS profiles and the timer framework (issue 3) ----
+
+#[test]
+fn a_profile_sets_its_fields_and_explicit_keys_override_it() {
+    use tcplab_tcp::{EventClock, Profile, RtoEstimatorKind};
+    let text = format!("{BASE}\n[tcp]\nprofile = \"bsd-lite\"\nmin_rto = \"1500ms\"\n");
+    let c = &load(&text).unwrap().flows[0].tcp;
+    let mut expect = tcplab_tcp::TcpConfig::default();
+    Profile::BSD_LITE.apply(&mut expect);
+    expect.rto.min = SimDuration::from_millis(1500);
+    assert_eq!(c, &expect);
+    assert_eq!(c.rto_estimator, RtoEstimatorKind::BsdLite);
+    assert_eq!(c.timers.slow, EventClock::bsd_slow(SimDuration::ZERO));
+}
+
+#[test]
+fn a_flow_profile_replaces_the_global_one() {
+    use tcplab_tcp::RtoEstimatorKind;
+    let text = with("size = \"1MB\"", "size = \"1MB\"\ntcp = { profile = \"linux-2.4\" }")
+        + "\n[tcp]\nprofile = \"bsd-lite\"\nsack = false\n";
+    let c = &load(&text).unwrap().flows[0].tcp;
+    assert_eq!(c.rto_estimator, RtoEstimatorKind::Linux);
+    assert_eq!(c.rto.min, SimDuration::from_millis(200));
+    // Not a profile field: kept from [tcp].
+    assert!(!c.sack);
+}
+
+#[test]
+fn every_timer_key_reaches_tcp_config() {
+    use tcplab_tcp::{DupAckThreshold, EventClock, MeasurementClock, Ratio, RtoEstimatorKind, RttSampling};
+    let text = format!(
+        "{BASE}\n[tcp]\nrto_estimator = \"decoupled\"\nrtt_sampling = \"per-flight\"\n\
+         rtt_clock = {{ tick = \"1ms\", phase = \"3ms\" }}\n\
+         timer_clock = {{ kind = \"periodic\", period = \"500ms\", phase = \"120ms\" }}\n\
+         fast_timer = \"10ms\"\nrto_gain_a = \"1/2\"\nrto_gain_b = 0.125\nrto_m = 1.25\nrto_k = \"2\"\n\
+         dupack_threshold = \"adaptive\"\n"
+    );
+    let c = &load(&text).unwrap().flows[0].tcp;
+    assert_eq!(c.rto_estimator, RtoEstimatorKind::Decoupled);
+    assert_eq!(c.rtt_sampling, RttSampling::PerFlight);
+    assert_eq!(c.timers.rtt_clock, MeasurementClock { tick: SimDuration::from_millis(1), phase: SimDuration::from_millis(3) });
+    assert_eq!(c.timers.slow, EventClock::Periodic { period: SimDuration::from_millis(500), phase: SimDuration::from_millis(120) });
+    assert_eq!(c.timers.fast, EventClock::OneShot { granularity: SimDuration::from_millis(10) });
+    assert_eq!(c.rto.gain_a, Ratio::new(1, 2));
+    assert_eq!(c.rto.gain_b, Ratio::new(1, 8));
+    assert_eq!(c.rto.m, Ratio::new(5, 4));
+    assert_eq!(c.rto.k, Ratio::new(2, 1));
+    assert_eq!(c.dupack_threshold, DupAckThreshold::Adaptive);
+    let fine = format!("{BASE}\n[tcp]\nrtt_clock = \"fine\"\ntimer_clock = \"fine\"\nfast_timer = {{ kind = \"oneshot\", granularity = \"200ms\" }}\n");
+    let c = &load(&fine).unwrap().flows[0].tcp;
+    assert_eq!(c.timers.rtt_clock, MeasurementClock::FINE);
+    assert_eq!(c.timers.slow, EventClock::Fine);
+    assert_eq!(c.timers.fast, EventClock::OneShot { granularity: SimDuration::from_millis(200) });
+}
+
+#[test]
+fn timer_key_errors_name_the_field_on_one_line() {
+    let cases = [
+        ("profile = \"bsd-lit\"", "tcp.profile: unknown profile \"bsd-lit\"; did you mean \"bsd-lite\"?"),
+        ("rto_estimator = \"linx\"", "tcp.rto_estimator: unknown estimator \"linx\"; did you mean \"linux\"?"),
+        ("rtt_sampling = \"sometimes\"", "tcp.rtt_sampling: unknown sampling rule \"sometimes\""),
+        ("dupack_threshold = 0", "tcp.dupack_threshold: must be at least 1 (or \"adaptive\")"),
+        ("dupack_threshold = \"auto\"", "tcp.dupack_threshold: expected a count like 3 or \"adaptive\""),
+        ("rto_gain_a = 2", "tcp.rto_gain_a: 2/1 is not a gain in (0, 1]"),
+        ("rto_m = 0", "tcp.rto_m: must be greater than zero"),
+        ("rto_k = \"x\"", "tcp.rto_k: \"x\" is not a fraction like \"1/4\""),
+        ("rtt_clock = \"0ms\"", "tcp.rtt_clock: tick must be greater than zero"),
+        ("timer_clock = 500", "tcp.timer_clock: 500 has no unit"),
+        ("timer_clock = { kind = \"periodic\" }", "tcp.timer_clock.period: required key is missing"),
+        ("timer_clock = { kind = \"periodic\", period = \"0s\" }", "tcp.timer_clock: period must be greater than zero"),
+        ("fast_timer = { kind = \"weekly\" }", "tcp.fast_timer: unknown value \"weekly\""),
+        ("fast_timer = { kind = \"oneshot\", granularity = \"1ms\", phase = \"1ms\" }", "tcp.fast_timer.phase: unknown field; expected one of: kind, granularity"),
+    ];
+    for (line, want) in cases {
+        let e = err(&format!("{BASE}\n[tcp]\n{line}\n"));
+        assert!(e.starts_with(want), "{line}: got {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn the_aron98_scenarios_use_the_bsd_lite_profile() {
+    for f in ["aron98-fig1.toml", "aron98-fig2.toml"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(f);
+        let spec = super::load_path(&path, &[]).unwrap();
+        for fl in &spec.flows {
+            assert_eq!(fl.tcp.rto_estimator, tcplab_tcp::RtoEstimatorKind::BsdLite, "{f}");
+            assert_eq!(fl.tcp.timers.slow, tcplab_tcp::EventClock::bsd_slow(SimDuration::ZERO), "{f}");
+        }
     }
 }

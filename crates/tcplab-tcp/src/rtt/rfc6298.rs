@@ -1,10 +1,28 @@
-//! RFC 6298 "Computing TCP's Retransmission Timer".
+//! RFC 6298 "Computing TCP's Retransmission Timer", with every parameter of 003 §II exposed.
 //!
-//! Arithmetic is in integer nanoseconds. alpha = 1/8 and beta = 1/4 are applied as
-//! `(7*SRTT + R)/8` and `(3*RTTVAR + |SRTT-R|)/4` (RTTVAR first, with the old SRTT, as (2.3)
-//! requires). Ambiguity resolved: RFC 7323 Appendix G suggests scaling alpha/beta by the
-//! number of samples per RTT when timestamps give a sample per ACK; tcplab does not (as Linux
-//! and the BSDs do not) — every sample is weighted 1/8.
+//! 003 §II: "RTO = m * srtt + k * rttvar, where srtt = (1 - b) * srtt + b * rtt;
+//! rttvar = (1 - a) * rttvar + a * |srtt - rtt| ... set to minRTO if the value computed above
+//! is smaller". RFC 6298 is a = beta = 1/4, b = alpha = 1/8, m = 1, k = K = 4, with the clock
+//! granularity G in RTO = SRTT + max(G, K*RTTVAR).
+//!
+//! Arithmetic is in integer nanoseconds with exact fractions ([`Ratio`]): with the defaults the
+//! updates are `(7*SRTT + R)/8` and `(3*RTTVAR + |SRTT-R|)/4` (RTTVAR first, with the old SRTT,
+//! as (2.3) requires) — the same integers as before a, b, m, k were exposed.
+//!
+//! Ambiguities resolved:
+//! - RFC 7323 Appendix G suggests scaling alpha/beta by the number of samples per RTT when
+//!   timestamps give a sample per ACK; tcplab does not (as Linux and the BSDs do not) — every
+//!   sample is weighted b.
+//! - m multiplies SRTT only: RTO = m·SRTT + max(G, k·RTTVAR) (003's formula plus RFC 6298's
+//!   G term).
+//! - With a coarse measurement clock (OS variants of 003 Table I), a sample is the number of
+//!   clock ticks that passed, times the tick (truncation like a tick counter); with the
+//!   default exact clock the sample is used as measured.
+//! - The first sample initialises SRTT = R and RTTVAR = R/2 whatever a and b are (RFC 6298
+//!   (2.2)).
+
+use crate::clock::{MeasurementClock, FINE_TICK};
+use crate::config::Ratio;
 
 use super::{RttEstimator, RttSampleEvent};
 use crate::config::RtoConfig;
@@ -16,6 +34,13 @@ pub const ALPHA_DIV: u64 = 8;
 pub const BETA_DIV: u64 = 4;
 /// RFC 6298 §2: K = 4.
 pub const K: u64 = 4;
+/// 003 §II notation for the defaults above.
+pub const DEFAULT_GAINS: (Ratio, Ratio, Ratio, Ratio) = (
+    Ratio::new(1, BETA_DIV as u32),
+    Ratio::new(1, ALPHA_DIV as u32),
+    Ratio::new(1, 1),
+    Ratio::new(K as u32, 1),
+);
 /// RFC 6298 (5.7): RTO when data transfer begins after a retransmitted SYN.
 pub const RTO_AFTER_SYN_RETRANSMIT: SimDuration = SimDuration::from_secs(3);
 /// Upper bound on the backoff exponent (the max clamp makes larger values meaningless).
@@ -25,6 +50,8 @@ pub const MAX_BACKOFF_SHIFT: u32 = 30;
 #[derive(Clone, Debug)]
 pub struct Rfc6298 {
     cfg: RtoConfig,
+    /// Clock the samples are counted with (exact by default).
+    clock: MeasurementClock,
     srtt: Option<u64>,
     rttvar: u64,
     /// RTO before backoff, clamped to [min, max].
@@ -34,9 +61,14 @@ pub struct Rfc6298 {
 
 impl Rfc6298 {
     pub fn new(cfg: RtoConfig) -> Self {
+        Rfc6298::with_clock(cfg, MeasurementClock::FINE)
+    }
+
+    /// RFC 6298 whose samples are counted in ticks of `clock`.
+    pub fn with_clock(cfg: RtoConfig, clock: MeasurementClock) -> Self {
         // RFC 6298 (2.1): until a measurement is made, RTO <- 1 second (configurable).
         let base_rto = cfg.initial.as_nanos();
-        Rfc6298 { cfg, srtt: None, rttvar: 0, base_rto, backoff: 0 }
+        Rfc6298 { cfg, clock, srtt: None, rttvar: 0, base_rto, backoff: 0 }
     }
 
     fn clamp(&self, rto: u64) -> u64 {
@@ -47,7 +79,11 @@ impl Rfc6298 {
 
 impl RttEstimator for Rfc6298 {
     fn on_sample(&mut self, ev: &RttSampleEvent) {
-        let r = ev.rtt.as_nanos();
+        let r = if self.clock.tick <= FINE_TICK {
+            ev.rtt.as_nanos()
+        } else {
+            self.clock.duration(self.clock.sample_ticks(ev.now, ev.rtt)).as_nanos()
+        };
         let g = self.cfg.granularity.as_nanos();
         match self.srtt {
             None => {
@@ -58,13 +94,17 @@ impl RttEstimator for Rfc6298 {
             Some(srtt) => {
                 // RFC 6298 (2.3): RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'|
                 //                 SRTT <- (1 - alpha) * SRTT + alpha * R'
+                // 003 §II: rttvar = (1 - a) * rttvar + a * |srtt - rtt|
+                //          srtt = (1 - b) * srtt + b * rtt
                 let delta = srtt.abs_diff(r);
-                self.rttvar = ((BETA_DIV - 1) * self.rttvar + delta) / BETA_DIV;
-                self.srtt = Some(((ALPHA_DIV - 1) * srtt + r) / ALPHA_DIV);
+                self.rttvar = self.cfg.gain_a.ewma(self.rttvar, delta);
+                self.srtt = Some(self.cfg.gain_b.ewma(srtt, r));
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        self.base_rto = self.clamp(srtt + g.max(K * self.rttvar));
+        // 003 §II: RTO = m * srtt + k * rttvar (with RFC 6298's max(G, .) on the variance term).
+        let var = g.max(self.cfg.k.of(self.rttvar));
+        self.base_rto = self.clamp(self.cfg.m.of(srtt).saturating_add(var));
         // RFC 6298 §5 note after (5.7): a new sample collapses the backoff.
         self.backoff = 0;
     }
@@ -114,7 +154,7 @@ mod tests {
         SimDuration::from_millis(v)
     }
     fn sample(e: &mut Rfc6298, r: SimDuration) {
-        e.on_sample(&RttSampleEvent { now: SimTime(0), rtt: r });
+        e.on_sample(&RttSampleEvent::at(SimTime(0), r));
     }
     fn cfg_no_min() -> RtoConfig {
         RtoConfig { min: SimDuration::ZERO, ..RtoConfig::default() }
@@ -201,6 +241,36 @@ mod tests {
         assert_eq!(e.rto(), SimDuration::from_secs(1));
     }
 
+    // 003 §II: RTO = m*srtt + k*rttvar; Solaris m = 1.25 (Table I), Smart-Config k = 2 (§V-D).
+    #[test]
+    fn the_multipliers_m_and_k_scale_srtt_and_rttvar() {
+        let cfg = RtoConfig { m: Ratio::new(5, 4), k: Ratio::new(2, 1), ..cfg_no_min() };
+        let mut e = Rfc6298::new(cfg);
+        sample(&mut e, ms(100));
+        // 1.25 * 100 + 2 * 50
+        assert_eq!(e.rto(), ms(225));
+    }
+
+    // 003 §II: the gains a (rttvar) and b (srtt) are parameters; a = b = 1 follows the sample.
+    #[test]
+    fn gains_of_one_make_the_estimator_follow_the_last_sample() {
+        let cfg = RtoConfig { gain_a: Ratio::new(1, 1), gain_b: Ratio::new(1, 1), ..cfg_no_min() };
+        let mut e = Rfc6298::new(cfg);
+        sample(&mut e, ms(100));
+        sample(&mut e, ms(40));
+        assert_eq!(e.srtt(), Some(ms(40)));
+        assert_eq!(e.rttvar(), Some(ms(60)));
+    }
+
+    // A coarse measurement clock counts tick boundaries (003 Table I timer granularity).
+    #[test]
+    fn a_coarse_measurement_clock_quantises_samples_to_ticks() {
+        let mut e = Rfc6298::with_clock(cfg_no_min(), MeasurementClock::every(ms(100)));
+        // 150 ms ending at 1000 ms crosses the boundaries at 900 and 1000 ms: 2 ticks.
+        e.on_sample(&RttSampleEvent::at(SimTime(1_000_000_000), ms(150)));
+        assert_eq!(e.srtt(), Some(ms(200)));
+    }
+
     // RFC 6298 (5.7): 3 s after a retransmitted SYN.
     #[test]
     fn rto_becomes_three_seconds_after_a_retransmitted_syn() {
@@ -228,7 +298,7 @@ mod props {
                 if timeout {
                     e.on_timeout();
                 } else {
-                    e.on_sample(&RttSampleEvent { now: SimTime(0), rtt: SimDuration(r) });
+                    e.on_sample(&RttSampleEvent::at(SimTime(0), SimDuration(r)));
                 }
                 prop_assert!(e.rto() >= cfg.min && e.rto() <= cfg.max);
             }

@@ -19,15 +19,25 @@
 //!   avoidance, RFC 9293 §3.8.6.2.1); Nagle is off (the simulated application writes in bulk).
 //! - RFC 6582 §4: the retransmission timer is reset on every partial ACK ("Slow-but-Steady"),
 //!   which is what RFC 6298 (5.3) says for any ACK of new data.
+//! - RTT sampling follows [`RttSampling`]: `Auto` is the rule above (timestamps on every ACK
+//!   that advances SND.UNA, else one timed segment per RTT); `PerAck` without timestamps takes
+//!   the send time of the oldest newly acknowledged segment, and no sample when any of them
+//!   was ever retransmitted (Karn; Linux 2.4 `tcp_clean_rtx_queue`); `PerFlight` always times
+//!   one segment per RTT and ignores timestamps for RTT.
+//! - The adaptive dupACK threshold (003 §V-D, D = max(1, min(3, F − 2))) takes F =
+//!   ⌈(SND.NXT − SND.UNA) / SMSS⌉ when the first duplicate ACK of an episode arrives (after
+//!   the ACK was applied), and keeps that D while the episode lasts (Disorder, Recovery), so
+//!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
+//!   RFC 6675's DupThresh for IsLost.
 
 pub mod scoreboard;
 
 use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
-use crate::config::{RecoveryAlgorithm, TcpConfig};
+use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
 use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
 use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase, Rfc6675Detector};
-use crate::rtt::{Rfc6298, RttEstimator, RttSampleEvent};
+use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{Segment, TcpFlags};
 use crate::seq::SeqNum;
 use crate::spurious::{NoSpuriousDetection, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent};
@@ -99,7 +109,10 @@ pub struct Sender {
     pub sack_ok: bool,
     pub ts_ok: bool,
     established: bool,
-    dupthresh: u32,
+    dupthresh: DupAckThreshold,
+    /// D in force for the current duplicate-ACK episode.
+    episode_dupthresh: u32,
+    rtt_sampling: RttSampling,
     limited_transmit: bool,
     send_buffer: u64,
     recovery_cfg: RecoveryAlgorithm,
@@ -138,6 +151,8 @@ impl Clone for Sender {
             ts_ok: self.ts_ok,
             established: self.established,
             dupthresh: self.dupthresh,
+            episode_dupthresh: self.episode_dupthresh,
+            rtt_sampling: self.rtt_sampling,
             limited_transmit: self.limited_transmit,
             send_buffer: self.send_buffer,
             recovery_cfg: self.recovery_cfg,
@@ -178,11 +193,13 @@ impl Sender {
             sack_ok: false,
             ts_ok: false,
             established: false,
-            dupthresh: cfg.dupack_threshold.max(1),
+            dupthresh: cfg.dupack_threshold,
+            episode_dupthresh: cfg.dupack_threshold.for_flight(0),
+            rtt_sampling: cfg.rtt_sampling,
             limited_transmit: cfg.limited_transmit,
             send_buffer: cfg.send_buffer,
             recovery_cfg: cfg.recovery,
-            rtt: Box::new(Rfc6298::new(cfg.rto)),
+            rtt: crate::rtt::build(cfg),
             ccalg: Box::new(Reno::new()),
             loss: Box::new(NewRenoDetector),
             startup: Box::new(InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh }),
@@ -245,6 +262,20 @@ impl Sender {
     #[inline]
     pub fn flight_size(&self) -> u64 {
         u64::from(self.snd_nxt - self.snd_una)
+    }
+
+    /// The fast-retransmit threshold D now (003 §V-D when adaptive; module docs).
+    #[inline]
+    pub fn dupack_threshold(&self) -> u32 {
+        match (self.dupthresh, self.phase) {
+            (DupAckThreshold::Fixed(d), _) => d.max(1),
+            (DupAckThreshold::Adaptive, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. }) => {
+                self.episode_dupthresh
+            }
+            (DupAckThreshold::Adaptive, _) => {
+                self.dupthresh.for_flight(self.flight_size().div_ceil(self.smss.max(1)))
+            }
+        }
     }
 
     /// RFC 6675 pipe.
@@ -316,15 +347,17 @@ impl Sender {
         let bytes_acked = u64::from(ack - self.snd_una);
         let had_outstanding = self.snd_nxt != self.snd_una;
         if bytes_acked > 0 {
-            self.take_rtt_sample(now, seg, ack, trace);
-            self.sb.cum_ack(ack);
+            let acked = self.sb.cum_ack(ack);
             self.snd_una = ack;
+            self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
         }
+        let dupthresh = self.dupack_threshold();
+        self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
         // only the segment at SND.UNA even if the peer sends SACK blocks.
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
-            self.sb.update_lost(self.dupthresh, self.smss);
+            self.sb.update_lost(dupthresh, self.smss);
         }
         let _ = self.spurious.on_ack(&SpuriousAckEvent {
             now,
@@ -353,7 +386,7 @@ impl Sender {
             is_dupack,
             new_sack_info: newly_sacked > 0,
             front_is_lost: self.sb.front_is_lost(),
-            dupack_threshold: self.dupthresh,
+            dupack_threshold: dupthresh,
         };
         let decision = self.loss.on_ack(&ev);
         self.apply(now, decision, bytes_acked, trace);
@@ -369,9 +402,10 @@ impl Sender {
         out
     }
 
-    fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, trace: &mut Trace) {
+    fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, acked: scoreboard::CumAck, trace: &mut Trace) {
         let mut rtt = None;
-        if self.ts_ok {
+        let use_ts = self.ts_ok && self.rtt_sampling != RttSampling::PerFlight;
+        if use_ts {
             // RFC 7323 §4.1: RTT = current time - SEG.TSecr on ACKs that advance SND.UNA.
             if let Some((_, tsecr)) = seg.options.timestamps {
                 let ticks = ts_now(now).wrapping_sub(tsecr);
@@ -379,6 +413,13 @@ impl Sender {
                     rtt = Some(SimDuration(u64::from(ticks) * TS_CLOCK_TICK.as_nanos()));
                 }
             }
+        } else if self.rtt_sampling == RttSampling::PerAck {
+            // Linux 2.4 tcp_clean_rtx_queue: the oldest newly acknowledged segment, unless a
+            // retransmitted one was among them (Karn).
+            if !acked.ever_retransmitted {
+                rtt = acked.oldest_sent.map(|t| now.saturating_since(t));
+            }
+            self.rtt_timing = None;
         } else if let Some((end, sent)) = self.rtt_timing {
             // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is cancelled
             // on retransmission), so its ACK gives a valid sample.
@@ -388,7 +429,8 @@ impl Sender {
             }
         }
         if let Some(r) = rtt {
-            self.rtt.on_sample(&RttSampleEvent { now, rtt: r });
+            let ev = RttSampleEvent { now, rtt: r, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
+            self.rtt.on_sample(&ev);
             trace.push(TcpEvent::RttSample { at: now, rtt_ns: r.as_nanos() });
         }
     }
@@ -618,7 +660,12 @@ impl Sender {
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
-        if !self.ts_ok && self.rtt_timing.is_none() {
+        let timed = match self.rtt_sampling {
+            RttSampling::Auto => !self.ts_ok,
+            RttSampling::PerAck => false,
+            RttSampling::PerFlight => true,
+        };
+        if timed && self.rtt_timing.is_none() {
             // RFC 6298 §3: time one segment per RTT.
             self.rtt_timing = Some((self.snd_nxt, now));
         }

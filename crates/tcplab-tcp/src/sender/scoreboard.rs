@@ -42,6 +42,17 @@ pub const EVER_RETRANS: u8 = 8;
 /// Number of SACK blocks remembered from the previous ACK (RFC 2018 §3 maximum).
 pub const SACK_CACHE: usize = 4;
 
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CumAck {
+    /// Some acknowledged byte had been retransmitted (Karn's rule applies).
+    pub ever_retransmitted: bool,
+    /// Send time of the oldest fully acknowledged segment.
+    pub oldest_sent: Option<SimTime>,
+    /// Send time of the newest fully acknowledged segment.
+    pub newest_sent: Option<SimTime>,
+}
+
 /// One transmitted segment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SentSeg {
@@ -173,16 +184,18 @@ impl Scoreboard {
     }
 
     /// Cumulative ACK up to `una`: drops fully acknowledged segments (trimming a partially
-    /// acknowledged one). Returns whether any dropped segment had ever been retransmitted
-    /// and the send time of the newest dropped one.
-    pub fn cum_ack(&mut self, una: SeqNum) -> (bool, Option<SimTime>) {
+    /// acknowledged one). Returns whether any acknowledged segment had ever been
+    /// retransmitted and the send times of the oldest and newest dropped ones.
+    pub fn cum_ack(&mut self, una: SeqNum) -> CumAck {
         let mut ever_rtx = false;
         let mut last_sent = None;
+        let mut oldest_sent = None;
         while let Some(f) = self.segs.front().copied() {
             if f.end().le(una) {
                 self.uncount(f.flags, u64::from(f.seq_len()));
                 ever_rtx |= f.has(EVER_RETRANS);
                 last_sent = Some(f.sent_at);
+                oldest_sent = oldest_sent.or(Some(f.sent_at));
                 self.segs.pop_front();
             } else if f.start.lt(una) {
                 let d = una - f.start;
@@ -204,7 +217,7 @@ impl Scoreboard {
                 self.high_sacked = None;
             }
         }
-        (ever_rtx, last_sent)
+        CumAck { ever_retransmitted: ever_rtx, oldest_sent, newest_sent: last_sent }
     }
 
     fn mark_sacked(&mut self, i: usize) -> u64 {

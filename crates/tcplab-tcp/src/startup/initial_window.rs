@@ -1,4 +1,11 @@
 //! Initial window per RFC 5681 §3.1, RFC 3390 and RFC 6928.
+//!
+//! Aron & Druschel (000 §4.2.1) use the same rule as [`InitialWindow::Rfc3390`]: "we use an
+//! initial startup congestion window given by: MIN(4 * MSS, MAX(2 * MSS, 4380bytes)) ...
+//! proposed by Floyd et al \[11\] ... The above amounts to using an initial congestion window of
+//! 3 segments for an IP packet size of 1500 bytes and 4 segments for an IP packet size of 512
+//! bytes." (Their TCP Lite baseline starts from 1 segment: `InitialWindow::Segments(1)`, the
+//! `bsd-lite` profile.)
 
 use super::{StartupEvent, StartupPolicy};
 use crate::config::InitialWindow;
@@ -59,6 +66,14 @@ mod tests {
         assert_eq!(iw(InitialWindow::Rfc3390, 1460), 4380);
         assert_eq!(iw(InitialWindow::Rfc3390, 536), 2144);
         assert_eq!(iw(InitialWindow::Rfc3390, 4000), 8000);
+    }
+
+    // 000 §4.2.1: 3 segments for 1500-byte IP packets (MSS 1460), 4 for 512-byte packets
+    // (MSS 472).
+    #[test]
+    fn aron_druschel_initial_window_is_three_segments_at_1500_bytes_and_four_at_512() {
+        assert_eq!(iw(InitialWindow::Rfc3390, 1460), 3 * 1460);
+        assert_eq!(iw(InitialWindow::Rfc3390, 472), 4 * 472);
     }
 
     #[test]

@@ -1,0 +1,381 @@
+//! Named OS profiles: timer clocks, RTO estimator and parameters, dupACK threshold and RTT
+//! sampling rule of a real stack, as data.
+//!
+//! | profile | source |
+//! |---|---|
+//! | `bsd-lite` | 4.4BSD-Lite as simulated by Aron & Druschel (000 §2–4; TCP/IP Illustrated Vol. 2) |
+//! | `bsd-decoupled` | 000 §4.1's proposal on a BSD host: 1 ms measurement, 500 ms slow timer, eq. 2 |
+//! | `linux-2.4` | 003 Table I (Linux column) + Linux 2.4 code via seed-002 spec §2.6 |
+//! | `windows-xp` | 003 Table I (Windows column) |
+//! | `freebsd-5` | 003 Table I (FreeBSD column; also MacOS) |
+//! | `solaris-10` | 003 Table I (Solaris column) |
+//! | `rfc6298` | RFC 6298 / RFC 5681 / RFC 3390 — `TcpConfig::default()`'s values |
+//! | `linux` | a modern Linux: IW10 (RFC 6928), 200 ms minimum RTO, 1 s initial RTO |
+//!
+//! A profile sets the fields listed in [`Profile`]; [`Profile::apply`] writes them into a
+//! [`TcpConfig`] and leaves everything else (MSS, SACK, buffers, ...) alone. Scenario files
+//! name a profile with `profile = "..."` and may override any field with its own key.
+//!
+//! Ambiguities resolved (values not given by the sources are marked "tcplab choice" in the
+//! constants' docs):
+//! - Table I gives no maximum RTO: RFC 6298's 60 s (Windows, Solaris), BSD's 64 s (FreeBSD),
+//!   Linux's 120 s.
+//! - Table I gives no initial window or delayed-ACK timeout: Linux 2.4 and FreeBSD 5 use the
+//!   RFC 3390 rule (Linux `tcp_init_cwnd`); for Windows XP and Solaris 10 tcplab uses RFC 3390
+//!   too (tcplab choice); every profile keeps the 200 ms delayed ACK.
+//! - "Timer granularity" of Table I is used three ways: as RFC 6298's G, as the tick of the
+//!   measurement clock (samples count ticks) and as a one-shot event clock (timers fire on
+//!   multiples of it).
+//! - Linux 2.4 samples every ACK ("once per segment"); Windows, FreeBSD and Solaris once per
+//!   flight (003 §V-A: "Linux ... (once per segment) than most other OSes (once per
+//!   flight)").
+
+use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
+use crate::config::{
+    DupAckThreshold, InitialWindow, Ratio, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
+    DEFAULT_DELAYED_ACK_TIMEOUT, DUPACK_THRESHOLD, RFC6298_GAIN_A, RFC6298_GAIN_B, RFC6298_INITIAL_RTO,
+    RFC6298_K, RFC6298_M, RFC6298_MAX_RTO, RFC6298_MIN_RTO,
+};
+use crate::rtt::{freebsd, linux, solaris, windows};
+use tcplab_time::SimDuration;
+
+/// 4.4BSD-Lite initial `t_rxtcur`: ((TCPTV_SRTTBASE >> 2) + (TCPTV_SRTTDFLT << 2)) >> 1 =
+/// 12 slow ticks = 6 s (`tcp_newtcpcb`).
+pub const BSD_INITIAL_RTO: SimDuration = SimDuration::from_secs(6);
+/// 4.4BSD-Lite `TCPTV_MIN`: 2 slow ticks = 1 s.
+pub const BSD_MIN_RTO: SimDuration = SimDuration::from_secs(1);
+/// 4.4BSD-Lite `TCPTV_REXMTMAX`: 64 s.
+pub const BSD_MAX_RTO: SimDuration = SimDuration::from_secs(64);
+/// 4.4BSD-Lite `tcprexmtthresh` = 3.
+pub const BSD_DUPACK_THRESHOLD: u32 = 3;
+/// 000 §2: "TCP enters the slow-start state with an initial congestion window of 1 segment".
+pub const BSD_INITIAL_WINDOW_SEGMENTS: u32 = 1;
+/// 000 §5: "the granularity of the clock used for time measurement is 1ms (i.e. f_rtt is
+/// 1000Hz)".
+pub const ARON98_F_RTT_TICK: SimDuration = SimDuration::from_millis(1);
+/// Modern Linux (since 3.1, RFC 6298): `TCP_TIMEOUT_INIT` = 1 s.
+pub const MODERN_LINUX_INITIAL_RTO: SimDuration = SimDuration::from_secs(1);
+/// Modern Linux: RTT measured in microseconds, timers on 1 ms jiffies (HZ = 1000) — tcplab
+/// uses 1 ms for both.
+pub const MODERN_LINUX_TICK: SimDuration = SimDuration::from_millis(1);
+
+/// A named OS profile.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    pub name: &'static str,
+    /// One line: what stack and where the values come from.
+    pub description: &'static str,
+    pub estimator: RtoEstimatorKind,
+    /// f_rtt, f_ev of the slow and fast timers.
+    pub timers: TimerConfig,
+    /// Initial / min / max RTO, G, a, b, m, k.
+    pub rto: RtoConfig,
+    pub dupack_threshold: DupAckThreshold,
+    pub sampling: RttSampling,
+    pub initial_window: InitialWindow,
+    pub delayed_ack: Option<SimDuration>,
+}
+
+const fn one_shot(g: SimDuration) -> EventClock {
+    EventClock::OneShot { granularity: g }
+}
+
+const fn os_timers(g: SimDuration) -> TimerConfig {
+    TimerConfig { rtt_clock: MeasurementClock::every(g), slow: one_shot(g), fast: one_shot(g) }
+}
+
+/// The BSD host's clocks: 500 ms slow timer, 200 ms fast timer, both at phase 0.
+pub const BSD_TIMERS: TimerConfig = TimerConfig {
+    rtt_clock: MeasurementClock::every(BSD_SLOW_TICK),
+    slow: EventClock::Periodic { period: BSD_SLOW_TICK, phase: SimDuration::ZERO },
+    fast: EventClock::Periodic { period: BSD_FAST_TICK, phase: SimDuration::ZERO },
+};
+
+const BSD_RTO: RtoConfig = RtoConfig {
+    initial: BSD_INITIAL_RTO,
+    min: BSD_MIN_RTO,
+    max: BSD_MAX_RTO,
+    granularity: BSD_SLOW_TICK,
+    gain_a: RFC6298_GAIN_A,
+    gain_b: RFC6298_GAIN_B,
+    m: RFC6298_M,
+    k: RFC6298_K,
+};
+
+const RFC_RTO: RtoConfig = RtoConfig {
+    initial: RFC6298_INITIAL_RTO,
+    min: RFC6298_MIN_RTO,
+    max: RFC6298_MAX_RTO,
+    granularity: SimDuration::from_millis(1),
+    gain_a: RFC6298_GAIN_A,
+    gain_b: RFC6298_GAIN_B,
+    m: RFC6298_M,
+    k: RFC6298_K,
+};
+
+const LINUX_2_4_RTO: RtoConfig = RtoConfig {
+    initial: linux::TCP_TIMEOUT_INIT,
+    min: linux::TCP_RTO_MIN,
+    max: linux::TCP_RTO_MAX,
+    granularity: linux::JIFFY_2_4,
+    gain_a: RFC6298_GAIN_A,
+    gain_b: RFC6298_GAIN_B,
+    m: RFC6298_M,
+    k: RFC6298_K,
+};
+
+impl Profile {
+    pub const BSD_LITE: Profile = Profile {
+        name: "bsd-lite",
+        description: "4.4BSD-Lite (TCP Lite) as in Aron & Druschel 1998: 500 ms slow / 200 ms fast timers, tcp_xmit_timer in ticks",
+        estimator: RtoEstimatorKind::BsdLite,
+        timers: BSD_TIMERS,
+        rto: BSD_RTO,
+        dupack_threshold: DupAckThreshold::Fixed(BSD_DUPACK_THRESHOLD),
+        sampling: RttSampling::Auto,
+        initial_window: InitialWindow::Segments(BSD_INITIAL_WINDOW_SEGMENTS),
+        delayed_ack: Some(BSD_FAST_TICK),
+    };
+    pub const BSD_DECOUPLED: Profile = Profile {
+        name: "bsd-decoupled",
+        description: "Aron & Druschel 1998 §4.1 on a BSD host: 1 ms RTT clock, eq. 2 onto the 500 ms slow timer",
+        estimator: RtoEstimatorKind::Decoupled,
+        timers: TimerConfig { rtt_clock: MeasurementClock::every(ARON98_F_RTT_TICK), ..BSD_TIMERS },
+        rto: BSD_RTO,
+        dupack_threshold: DupAckThreshold::Fixed(BSD_DUPACK_THRESHOLD),
+        sampling: RttSampling::Auto,
+        initial_window: InitialWindow::Segments(BSD_INITIAL_WINDOW_SEGMENTS),
+        delayed_ack: Some(BSD_FAST_TICK),
+    };
+    pub const LINUX_2_4: Profile = Profile {
+        name: "linux-2.4",
+        description: "Linux 2.4 (003 Table I): mdev estimator, 10 ms jiffies, 200 ms minimum, per-segment samples",
+        estimator: RtoEstimatorKind::Linux,
+        timers: os_timers(linux::JIFFY_2_4),
+        rto: LINUX_2_4_RTO,
+        dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
+        sampling: RttSampling::PerAck,
+        initial_window: InitialWindow::Rfc3390,
+        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+    };
+    pub const WINDOWS_XP: Profile = Profile {
+        name: "windows-xp",
+        description: "Windows XP/2000 (003 Table I): RFC 6298 form, 100 ms granularity, D = 2, per-flight samples",
+        estimator: RtoEstimatorKind::Windows,
+        timers: os_timers(windows::WINDOWS_GRANULARITY),
+        rto: windows::table_i(),
+        dupack_threshold: DupAckThreshold::Fixed(windows::WINDOWS_DUPACK_THRESHOLD),
+        sampling: RttSampling::PerFlight,
+        initial_window: InitialWindow::Rfc3390,
+        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+    };
+    pub const FREEBSD_5: Profile = Profile {
+        name: "freebsd-5",
+        description: "FreeBSD 5.2 / MacOS (003 Table I): RFC 6298 form, 10 ms granularity, 1200 ms minimum",
+        estimator: RtoEstimatorKind::FreeBsd,
+        timers: os_timers(freebsd::FREEBSD_GRANULARITY),
+        rto: freebsd::table_i(),
+        dupack_threshold: DupAckThreshold::Fixed(freebsd::FREEBSD_DUPACK_THRESHOLD),
+        sampling: RttSampling::PerFlight,
+        initial_window: InitialWindow::Rfc3390,
+        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+    };
+    pub const SOLARIS_10: Profile = Profile {
+        name: "solaris-10",
+        description: "Solaris 10 (003 Table I): RTO = 1.25 srtt + 4 rttvar, 400 ms minimum, initial 3.375 s",
+        estimator: RtoEstimatorKind::Solaris,
+        timers: os_timers(solaris::SOLARIS_GRANULARITY),
+        rto: solaris::table_i(),
+        dupack_threshold: DupAckThreshold::Fixed(solaris::SOLARIS_DUPACK_THRESHOLD),
+        sampling: RttSampling::PerFlight,
+        initial_window: InitialWindow::Rfc3390,
+        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+    };
+    pub const RFC6298: Profile = Profile {
+        name: "rfc6298",
+        description: "The standards (RFC 6298, RFC 5681, RFC 3390) with exact clocks: TcpConfig::default()",
+        estimator: RtoEstimatorKind::Rfc6298,
+        timers: TimerConfig {
+            rtt_clock: MeasurementClock::FINE,
+            slow: EventClock::Fine,
+            fast: EventClock::Fine,
+        },
+        rto: RFC_RTO,
+        dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
+        sampling: RttSampling::Auto,
+        initial_window: InitialWindow::Rfc3390,
+        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+    };
+    pub const LINUX: Profile = Profile {
+        name: "linux",
+        description: "Modern Linux: mdev estimator on 1 ms ticks, IW10 (RFC 6928), 200 ms minimum RTO, 1 s initial RTO",
+        estimator: RtoEstimatorKind::Linux,
+        timers: os_timers(MODERN_LINUX_TICK),
+        rto: RtoConfig {
+            initial: MODERN_LINUX_INITIAL_RTO,
+            min: linux::TCP_RTO_MIN,
+            max: linux::TCP_RTO_MAX,
+            granularity: MODERN_LINUX_TICK,
+            ..LINUX_2_4_RTO
+        },
+        dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
+        sampling: RttSampling::PerAck,
+        initial_window: InitialWindow::Rfc6928,
+        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+    };
+
+    /// Every profile, in the order `tcplab profiles` lists them.
+    pub const ALL: [Profile; 8] = [
+        Profile::BSD_LITE,
+        Profile::BSD_DECOUPLED,
+        Profile::LINUX_2_4,
+        Profile::WINDOWS_XP,
+        Profile::FREEBSD_5,
+        Profile::SOLARIS_10,
+        Profile::RFC6298,
+        Profile::LINUX,
+    ];
+
+    pub fn by_name(name: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name == name)
+    }
+
+    /// The profile names, for messages.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        Profile::ALL.into_iter().map(|p| p.name)
+    }
+
+    /// Writes the profile's fields into `cfg`.
+    pub fn apply(&self, cfg: &mut TcpConfig) {
+        cfg.rto_estimator = self.estimator;
+        cfg.timers = self.timers;
+        cfg.rto = self.rto;
+        cfg.dupack_threshold = self.dupack_threshold;
+        cfg.rtt_sampling = self.sampling;
+        cfg.initial_window = self.initial_window;
+        cfg.ack.delayed_ack = self.delayed_ack;
+    }
+
+    /// `TcpConfig::default()` with this profile applied.
+    pub fn config(&self) -> TcpConfig {
+        let mut c = TcpConfig::default();
+        self.apply(&mut c);
+        c
+    }
+
+    /// The profile as (field, value) text pairs, in a fixed order (for `tcplab profiles`).
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let iw = match self.initial_window {
+            InitialWindow::Segments(n) => n.to_string(),
+            InitialWindow::Rfc3390 => "rfc3390".to_string(),
+            InitialWindow::Rfc6928 => "rfc6928".to_string(),
+        };
+        vec![
+            ("name", self.name.to_string()),
+            ("rto_estimator", self.estimator.name().to_string()),
+            ("rtt_clock", self.timers.rtt_clock.tick.to_string()),
+            ("timer_clock", event_clock_text(self.timers.slow)),
+            ("fast_timer", event_clock_text(self.timers.fast)),
+            ("initial_rto", self.rto.initial.to_string()),
+            ("min_rto", self.rto.min.to_string()),
+            ("max_rto", self.rto.max.to_string()),
+            ("clock_granularity", self.rto.granularity.to_string()),
+            ("rto_gain_a", self.rto.gain_a.to_string()),
+            ("rto_gain_b", self.rto.gain_b.to_string()),
+            ("rto_m", self.rto.m.to_string()),
+            ("rto_k", self.rto.k.to_string()),
+            ("dupack_threshold", dupack_text(self.dupack_threshold)),
+            ("rtt_sampling", self.sampling.name().to_string()),
+            ("initial_window", iw),
+            ("delayed_ack", self.delayed_ack.map_or("false".to_string(), |d| d.to_string())),
+            ("description", self.description.to_string()),
+        ]
+    }
+}
+
+/// `"fine"`, `"oneshot 10ms"` or `"periodic 500ms phase 0ns"`.
+pub fn event_clock_text(c: EventClock) -> String {
+    match c {
+        EventClock::Fine => "fine".to_string(),
+        EventClock::OneShot { granularity } => format!("oneshot {granularity}"),
+        EventClock::Periodic { period, phase } => format!("periodic {period} phase {phase}"),
+    }
+}
+
+/// `"3"` or `"adaptive"`.
+pub fn dupack_text(d: DupAckThreshold) -> String {
+    match d {
+        DupAckThreshold::Fixed(n) => n.to_string(),
+        DupAckThreshold::Adaptive => "adaptive".to_string(),
+    }
+}
+
+/// A ratio as a float, for tables.
+pub fn ratio_f64(r: Ratio) -> f64 {
+    r.as_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // 003 Table I, column by column: granularity, initial RTO, minRTO, a, b, m, k, D.
+    #[test]
+    fn the_os_profiles_carry_the_values_of_table_i() {
+        type Frac = (u32, u32);
+        type Row = (&'static str, u64, u64, u64, Frac, Frac, Frac, Frac, u32);
+        let rows: [Row; 4] = [
+            ("linux-2.4", 10, 3000, 200, (1, 4), (1, 8), (1, 1), (4, 1), 3),
+            ("windows-xp", 100, 3000, 200, (1, 4), (1, 8), (1, 1), (4, 1), 2),
+            ("freebsd-5", 10, 3000, 1200, (1, 4), (1, 8), (1, 1), (4, 1), 3),
+            ("solaris-10", 10, 3375, 400, (1, 4), (1, 8), (5, 4), (4, 1), 3),
+        ];
+        for (name, g, init, min, a, b, m, k, d) in rows {
+            let p = Profile::by_name(name).unwrap_or(Profile::RFC6298);
+            assert_eq!(p.name, name);
+            let ms = SimDuration::from_millis;
+            assert_eq!(p.rto.granularity, ms(g), "{name} granularity");
+            assert_eq!(p.timers.rtt_clock.tick, ms(g), "{name} rtt clock");
+            assert_eq!(p.timers.slow.granularity(), ms(g), "{name} event clock");
+            assert_eq!(p.rto.initial, ms(init), "{name} initial RTO");
+            assert_eq!(p.rto.min, ms(min), "{name} minRTO");
+            assert_eq!(p.rto.gain_a, Ratio::new(a.0, a.1), "{name} a");
+            assert_eq!(p.rto.gain_b, Ratio::new(b.0, b.1), "{name} b");
+            assert_eq!(p.rto.m, Ratio::new(m.0, m.1), "{name} m");
+            assert_eq!(p.rto.k, Ratio::new(k.0, k.1), "{name} k");
+            assert_eq!(p.dupack_threshold, DupAckThreshold::Fixed(d), "{name} D");
+        }
+        assert_eq!(Profile::LINUX_2_4.sampling, RttSampling::PerAck);
+        assert_eq!(Profile::WINDOWS_XP.sampling, RttSampling::PerFlight);
+    }
+
+    #[test]
+    fn the_rfc6298_profile_is_the_default_configuration() {
+        assert_eq!(Profile::RFC6298.config(), TcpConfig::default());
+    }
+
+    #[test]
+    fn the_modern_linux_profile_has_iw10_and_a_200ms_minimum() {
+        let p = Profile::by_name("linux").unwrap_or(Profile::RFC6298);
+        assert_eq!(p.initial_window, InitialWindow::Rfc6928);
+        assert_eq!(p.rto.min, SimDuration::from_millis(200));
+    }
+
+    #[test]
+    fn the_bsd_lite_profile_uses_bsds_slow_and_fast_timers() {
+        let p = Profile::BSD_LITE;
+        assert_eq!(p.timers.slow, EventClock::bsd_slow(SimDuration::ZERO));
+        assert_eq!(p.timers.fast, EventClock::bsd_fast(SimDuration::ZERO));
+        assert_eq!(p.rto.initial, SimDuration::from_secs(6));
+        assert_eq!(p.rto.min, SimDuration::from_secs(1));
+    }
+
+    #[test]
+    fn profile_names_are_unique_and_found_by_name() {
+        for p in Profile::ALL {
+            assert_eq!(Profile::by_name(p.name), Some(p));
+            assert_eq!(Profile::ALL.iter().filter(|q| q.name == p.name).count(), 1);
+        }
+        assert_eq!(Profile::by_name("nope"), None);
+    }
+}
