@@ -181,6 +181,40 @@ def profiles(as_json: bool) -> None:
 
 
 @main.command()
+@click.argument("name", required=False)
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output directory (default: reproduce-NAME).")
+@click.option("--quick", is_flag=True, help="Short runs and few seeds (for CI); the full run is the reference.")
+@click.option("--runs", type=click.IntRange(1, 10_000), default=None,
+              help="Repetitions per configuration where the paper used several (default: the paper's).")
+@click.option("--list", "list_", is_flag=True, help="List the experiment sets.")
+@_user_errors
+def reproduce(name, out, quick: bool, runs, list_: bool) -> None:
+    """Re-run a source paper's experiments: writes OUT/report.md and OUT/results.csv."""
+    from . import reproduce as rp
+
+    if list_ or name is None:
+        for n in rp.names():
+            try:
+                title = rp.load(n).TITLE
+            except KeyError:
+                title = "(not built yet)"
+            click.echo(f"{n:<10} {title}")
+        return
+    try:
+        mod = rp.load(name)
+    except KeyError:
+        raise ScenarioError(f"reproduce: no experiment set {name!r}; sets are: {', '.join(rp.names())}") from None
+    out = out or Path(f"reproduce-{name}")
+    from tqdm import tqdm
+
+    with tqdm(desc=f"reproduce {name}", unit="run", disable=None) as bar:
+        report = mod.run(out, quick=quick, runs=runs, progress=bar)
+    path = report.write()
+    click.echo(f"wrote {path} and {out / 'results.csv'}")
+
+
+@main.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files (for editor completion)."""
     from . import _core
