@@ -36,11 +36,7 @@
 //!   unchanged (t_rttvar += t_srtt >> (TCP_RTT_SHIFT − TCP_DELTA_SHIFT)), which is what the
 //!   4.4BSD-Lite statement achieves at its own scaling.
 
-use super::bsd_lite::{tcp_backoff, tcpt_rangeset, TickBounds, RTT_TICKS_MAX, TCP_MAXRXTSHIFT, T_RTT_START};
-use super::{RttEstimator, RttSampleEvent};
-use crate::clock::MeasurementClock;
-use crate::config::RtoConfig;
-use tcplab_time::SimDuration;
+use super::bsd_lite::{BsdScaling, BsdTickEstimator};
 
 /// t_srtt is scaled by 32.
 pub const TCP_RTT_SHIFT: u32 = 5;
@@ -49,109 +45,28 @@ pub const TCP_RTTVAR_SHIFT: u32 = 4;
 /// Extra fraction bits of `delta`.
 pub const TCP_DELTA_SHIFT: u32 = 2;
 
-/// The 4.4BSD-Lite estimator with Brakmo & Peterson's scaling.
-#[derive(Clone, Debug)]
-pub struct BrakmoPeterson {
-    clock: MeasurementClock,
-    bounds: TickBounds,
-    /// `t_srtt`: ticks × 32; 0 = no estimate.
-    t_srtt: i64,
-    /// `t_rttvar`: ticks × 16.
-    t_rttvar: i64,
-    t_rxtshift: u32,
-    /// `t_rxtcur` in ticks.
-    t_rxtcur: i64,
+/// Brakmo & Peterson's scaling, as the BSDs adopted it (module docs).
+#[derive(Clone, Copy, Debug)]
+pub struct BrakmoPetersonScaling;
+
+impl BsdScaling for BrakmoPetersonScaling {
+    const RTT_SHIFT: u32 = TCP_RTT_SHIFT;
+    const RTTVAR_SHIFT: u32 = TCP_RTTVAR_SHIFT;
+    const DELTA_SHIFT: u32 = TCP_DELTA_SHIFT;
+    const REXMTVAL_FLOOR: bool = true;
 }
 
-impl BrakmoPeterson {
-    pub fn new(cfg: &RtoConfig, clock: MeasurementClock) -> Self {
-        let bounds = TickBounds::new(cfg, clock.tick);
-        // REXMTVAL with t_srtt = 0 is t_rttvar >> TCP_DELTA_SHIFT: make it 2 * initial, as in
-        // 4.4BSD-Lite.
-        let t_rttvar = bounds.initial.saturating_mul(2) << TCP_DELTA_SHIFT;
-        BrakmoPeterson { clock, bounds, t_srtt: 0, t_rttvar, t_rxtshift: 0, t_rxtcur: bounds.initial }
-    }
-
-    /// `TCP_REXMTVAL(tp)` in ticks (including its max with t_rttmin).
-    #[inline]
-    pub fn rexmtval(&self) -> i64 {
-        let v = (self.t_srtt >> (TCP_RTT_SHIFT - TCP_DELTA_SHIFT)).saturating_add(self.t_rttvar) >> TCP_DELTA_SHIFT;
-        v.max(self.bounds.t_rttmin)
-    }
-
-    /// `tcp_xmit_timer(tp, rtt)`, `rtt` including the +1 tick.
-    pub fn tcp_xmit_timer(&mut self, rtt: i64) {
-        let rtt = rtt.clamp(T_RTT_START, RTT_TICKS_MAX + T_RTT_START);
-        if self.t_srtt != 0 {
-            let mut delta = ((rtt - 1) << TCP_DELTA_SHIFT) - (self.t_srtt >> (TCP_RTT_SHIFT - TCP_DELTA_SHIFT));
-            self.t_srtt = self.t_srtt.saturating_add(delta);
-            if self.t_srtt <= 0 {
-                self.t_srtt = 1;
-            }
-            delta = delta.abs();
-            delta -= self.t_rttvar >> (TCP_RTTVAR_SHIFT - TCP_DELTA_SHIFT);
-            self.t_rttvar = self.t_rttvar.saturating_add(delta);
-            if self.t_rttvar <= 0 {
-                self.t_rttvar = 1;
-            }
-        } else {
-            self.t_srtt = rtt << TCP_RTT_SHIFT;
-            self.t_rttvar = rtt << (TCP_RTTVAR_SHIFT - 1);
-        }
-        self.t_rxtshift = 0;
-        self.t_rxtcur = tcpt_rangeset(self.rexmtval(), self.bounds.t_rttmin, self.bounds.rexmtmax);
-    }
-
-    pub fn t_rxtcur(&self) -> i64 {
-        self.t_rxtcur
-    }
-    pub fn scaled_state(&self) -> (i64, i64) {
-        (self.t_srtt, self.t_rttvar)
-    }
-
-    fn scaled_duration(&self, v: i64, shift: u32) -> SimDuration {
-        let ns = (u128::from(v.max(0).unsigned_abs()) * u128::from(self.clock.tick.as_nanos().max(1))) >> shift;
-        SimDuration(u64::try_from(ns).unwrap_or(u64::MAX))
-    }
-}
-
-impl RttEstimator for BrakmoPeterson {
-    fn on_sample(&mut self, ev: &RttSampleEvent) {
-        let ticks = i64::try_from(self.clock.sample_ticks(ev.now, ev.rtt)).unwrap_or(RTT_TICKS_MAX).min(RTT_TICKS_MAX);
-        self.tcp_xmit_timer(ticks + T_RTT_START);
-    }
-    fn on_timeout(&mut self) {
-        if self.t_rxtshift < TCP_MAXRXTSHIFT {
-            self.t_rxtshift += 1;
-        }
-        let rexmt = self.rexmtval().saturating_mul(tcp_backoff(self.t_rxtshift));
-        self.t_rxtcur = tcpt_rangeset(rexmt, self.bounds.t_rttmin, self.bounds.rexmtmax);
-        if self.t_rxtshift > TCP_MAXRXTSHIFT / 4 {
-            self.t_rttvar = self.t_rttvar.saturating_add(self.t_srtt >> (TCP_RTT_SHIFT - TCP_DELTA_SHIFT));
-            self.t_srtt = 0;
-        }
-    }
-    fn on_handshake_retransmitted(&mut self) {}
-    fn rto(&self) -> SimDuration {
-        self.clock.duration(self.t_rxtcur.max(0).unsigned_abs())
-    }
-    fn srtt(&self) -> Option<SimDuration> {
-        (self.t_srtt != 0).then(|| self.scaled_duration(self.t_srtt, TCP_RTT_SHIFT))
-    }
-    fn rttvar(&self) -> Option<SimDuration> {
-        (self.t_srtt != 0).then(|| self.scaled_duration(self.t_rttvar, TCP_RTTVAR_SHIFT))
-    }
-    fn backoff(&self) -> u32 {
-        self.t_rxtshift
-    }
-    fn clone_box(&self) -> Box<dyn RttEstimator> {
-        Box::new(self.clone())
-    }
-}
+/// The 4.4BSD-Lite estimator with Brakmo & Peterson's scaling. The algorithm (000 eq. 1,
+/// the +1 tick, `TCPT_RANGESET`, backoff) is [`super::bsd_lite`]'s; only the scaling differs.
+pub type BrakmoPeterson = BsdTickEstimator<BrakmoPetersonScaling>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::MeasurementClock;
+    use crate::config::RtoConfig;
+    use crate::rtt::RttEstimator;
+    use tcplab_time::SimDuration;
 
     fn bp() -> BrakmoPeterson {
         let cfg = RtoConfig {

@@ -100,55 +100,103 @@ impl TickBounds {
     }
 }
 
+/// The integer scaling of a BSD tick estimator: how many fraction bits `t_srtt` and
+/// `t_rttvar` keep, and how many extra bits the update's `delta` carries. 4.4BSD-Lite and
+/// Brakmo & Peterson's fix are the same algorithm (000 eq. 1) at different scalings.
+pub trait BsdScaling: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// `TCP_RTT_SHIFT`: t_srtt is kept in ticks × 2^RTT_SHIFT.
+    const RTT_SHIFT: u32;
+    /// `TCP_RTTVAR_SHIFT`: t_rttvar is kept in ticks × 2^RTTVAR_SHIFT.
+    const RTTVAR_SHIFT: u32;
+    /// `TCP_DELTA_SHIFT`: extra fraction bits of `delta` (0 in 4.4BSD-Lite).
+    const DELTA_SHIFT: u32;
+    /// Whether `TCP_REXMTVAL` itself is floored at `t_rttmin` (it is in the Brakmo-Peterson
+    /// form, so a backed-off timeout starts from at least `t_rttmin`; 4.4BSD-Lite floors only
+    /// in `TCPT_RANGESET`, after the backoff multiplication).
+    const REXMTVAL_FLOOR: bool;
+}
+
+/// 4.4BSD-Lite's scaling (tcp_var.h): t_srtt × 8, t_rttvar × 4, no extra delta bits.
+#[derive(Clone, Copy, Debug)]
+pub struct LiteScaling;
+
+impl BsdScaling for LiteScaling {
+    const RTT_SHIFT: u32 = TCP_RTT_SHIFT;
+    const RTTVAR_SHIFT: u32 = TCP_RTTVAR_SHIFT;
+    const DELTA_SHIFT: u32 = 0;
+    const REXMTVAL_FLOOR: bool = false;
+}
+
 /// The 4.4BSD-Lite estimator.
+pub type BsdLite = BsdTickEstimator<LiteScaling>;
+
+/// A BSD scaled-integer estimator in ticks of the measurement clock (`tcp_xmit_timer`,
+/// `TCP_REXMTVAL`, `tcp_timers`), at the scaling `S`.
 #[derive(Clone, Debug)]
-pub struct BsdLite {
+pub struct BsdTickEstimator<S: BsdScaling> {
     clock: MeasurementClock,
     bounds: TickBounds,
-    /// `t_srtt`: smoothed RTT in ticks × 8; 0 = no estimate.
+    /// `t_srtt`: smoothed RTT in ticks × 2^RTT_SHIFT; 0 = no estimate.
     t_srtt: i64,
-    /// `t_rttvar`: smoothed mean deviation in ticks × 4.
+    /// `t_rttvar`: smoothed mean deviation in ticks × 2^RTTVAR_SHIFT.
     t_rttvar: i64,
     /// `t_rxtshift`: backoffs in effect.
     t_rxtshift: u32,
     /// `t_rxtcur`: the current retransmit timeout in ticks.
     t_rxtcur: i64,
+    scaling: std::marker::PhantomData<S>,
 }
 
-impl BsdLite {
+impl<S: BsdScaling> BsdTickEstimator<S> {
     pub fn new(cfg: &RtoConfig, clock: MeasurementClock) -> Self {
         let bounds = TickBounds::new(cfg, clock.tick);
-        // tcp_newtcpcb: t_rttvar = TCPTV_SRTTDFLT << 2, t_rxtcur = (TCPTV_SRTTDFLT << 2) >> 1.
-        BsdLite { clock, bounds, t_srtt: 0, t_rttvar: bounds.initial.saturating_mul(2), t_rxtshift: 0, t_rxtcur: bounds.initial }
+        // tcp_newtcpcb: t_rttvar = TCPTV_SRTTDFLT << 2, t_rxtcur = (TCPTV_SRTTDFLT << 2) >> 1,
+        // i.e. TCP_REXMTVAL with t_srtt = 0 is twice the initial timeout (at any scaling).
+        let t_rttvar = bounds.initial.saturating_mul(2) << S::DELTA_SHIFT;
+        Self {
+            clock,
+            bounds,
+            t_srtt: 0,
+            t_rttvar,
+            t_rxtshift: 0,
+            t_rxtcur: bounds.initial,
+            scaling: std::marker::PhantomData,
+        }
     }
 
-    /// `TCP_REXMTVAL(tp)` = (t_srtt >> 3) + t_rttvar, in ticks.
+    /// `TCP_REXMTVAL(tp)` in ticks: ((t_srtt >> (RTT_SHIFT − DELTA_SHIFT)) + t_rttvar) >>
+    /// DELTA_SHIFT, i.e. (t_srtt >> 3) + t_rttvar in 4.4BSD-Lite.
     #[inline]
     pub fn rexmtval(&self) -> i64 {
-        (self.t_srtt >> TCP_RTT_SHIFT).saturating_add(self.t_rttvar)
+        let v = (self.t_srtt >> (S::RTT_SHIFT - S::DELTA_SHIFT)).saturating_add(self.t_rttvar) >> S::DELTA_SHIFT;
+        if S::REXMTVAL_FLOOR {
+            v.max(self.bounds.t_rttmin)
+        } else {
+            v
+        }
     }
 
     /// `tcp_xmit_timer(tp, rtt)` with `rtt` already including the +1 tick.
     pub fn tcp_xmit_timer(&mut self, rtt: i64) {
         let rtt = rtt.clamp(T_RTT_START, RTT_TICKS_MAX + T_RTT_START);
         if self.t_srtt != 0 {
-            // "Adjust rtt to origin 0": delta = rtt - 1 - (t_srtt >> TCP_RTT_SHIFT).
-            let mut delta = rtt - 1 - (self.t_srtt >> TCP_RTT_SHIFT);
+            // 000 eq. 1, "adjust rtt to origin 0": Err = m − (sa >> 3); sa ← sa + Err.
+            let mut delta = ((rtt - 1) << S::DELTA_SHIFT) - (self.t_srtt >> (S::RTT_SHIFT - S::DELTA_SHIFT));
             self.t_srtt = self.t_srtt.saturating_add(delta);
             if self.t_srtt <= 0 {
                 self.t_srtt = 1;
             }
-            // rttvar = rttvar*3/4 + |delta|/4 in scaled form.
+            // 000 eq. 1: sd ← sd + (|Err| − (sd >> 2)).
             delta = delta.abs();
-            delta -= self.t_rttvar >> TCP_RTTVAR_SHIFT;
+            delta -= self.t_rttvar >> (S::RTTVAR_SHIFT - S::DELTA_SHIFT);
             self.t_rttvar = self.t_rttvar.saturating_add(delta);
             if self.t_rttvar <= 0 {
                 self.t_rttvar = 1;
             }
         } else {
             // No estimate yet: srtt = rtt, rttvar = rtt/2 (first retransmit at 3*rtt).
-            self.t_srtt = rtt << TCP_RTT_SHIFT;
-            self.t_rttvar = rtt << (TCP_RTTVAR_SHIFT - 1);
+            self.t_srtt = rtt << S::RTT_SHIFT;
+            self.t_rttvar = rtt << (S::RTTVAR_SHIFT - 1);
         }
         self.t_rxtshift = 0;
         self.t_rxtcur = tcpt_rangeset(self.rexmtval(), self.bounds.t_rttmin, self.bounds.rexmtmax);
@@ -175,7 +223,7 @@ impl BsdLite {
     }
 }
 
-impl RttEstimator for BsdLite {
+impl<S: BsdScaling> RttEstimator for BsdTickEstimator<S> {
     fn on_sample(&mut self, ev: &RttSampleEvent) {
         let ticks = i64::try_from(self.clock.sample_ticks(ev.now, ev.rtt)).unwrap_or(RTT_TICKS_MAX).min(RTT_TICKS_MAX);
         self.tcp_xmit_timer(ticks + T_RTT_START);
@@ -189,8 +237,9 @@ impl RttEstimator for BsdLite {
         let rexmt = self.rexmtval().saturating_mul(tcp_backoff(self.t_rxtshift));
         self.t_rxtcur = tcpt_rangeset(rexmt, self.bounds.t_rttmin, self.bounds.rexmtmax);
         if self.t_rxtshift > TCP_MAXRXTSHIFT / 4 {
-            // "If we backed off this far, our srtt estimate is probably bogus."
-            self.t_rttvar = self.t_rttvar.saturating_add(self.t_srtt >> TCP_RTT_SHIFT);
+            // "If we backed off this far, our srtt estimate is probably bogus": fold srtt into
+            // rttvar (keeping TCP_REXMTVAL unchanged) and start over.
+            self.t_rttvar = self.t_rttvar.saturating_add(self.t_srtt >> (S::RTT_SHIFT - S::DELTA_SHIFT));
             self.t_srtt = 0;
         }
     }
@@ -201,10 +250,10 @@ impl RttEstimator for BsdLite {
         self.clock.duration(self.t_rxtcur.max(0).unsigned_abs())
     }
     fn srtt(&self) -> Option<SimDuration> {
-        (self.t_srtt != 0).then(|| self.ticks_to_duration(self.t_srtt, TCP_RTT_SHIFT))
+        (self.t_srtt != 0).then(|| self.ticks_to_duration(self.t_srtt, S::RTT_SHIFT))
     }
     fn rttvar(&self) -> Option<SimDuration> {
-        (self.t_srtt != 0).then(|| self.ticks_to_duration(self.t_rttvar, TCP_RTTVAR_SHIFT))
+        (self.t_srtt != 0).then(|| self.ticks_to_duration(self.t_rttvar, S::RTTVAR_SHIFT))
     }
     fn backoff(&self) -> u32 {
         self.t_rxtshift
