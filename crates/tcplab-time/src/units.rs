@@ -187,7 +187,7 @@ pub(crate) fn fmt_duration(d: SimDuration, f: &mut fmt::Formatter<'_>) -> fmt::R
         return f.write_str("0s");
     }
     for (unit, div) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)] {
-        if ns % div == 0 {
+        if ns.is_multiple_of(div) {
             return write!(f, "{}{unit}", ns / div);
         }
     }
@@ -196,7 +196,7 @@ pub(crate) fn fmt_duration(d: SimDuration, f: &mut fmt::Formatter<'_>) -> fmt::R
 
 pub(crate) fn fmt_bandwidth(b: Bandwidth, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     for (unit, div) in [("Gbps", 1_000_000_000u64), ("Mbps", 1_000_000), ("kbps", 1_000), ("bps", 1)] {
-        if b.0 % div == 0 && b.0 >= div {
+        if b.0.is_multiple_of(div) && b.0 >= div {
             return write!(f, "{}{unit}", b.0 / div);
         }
     }
