@@ -1,0 +1,83 @@
+//! Validation against simulated captures with exact ground truth (docs/validation.md).
+//!
+//! `cargo run --release -p tcplab-analyze --example validate [-- --verbose] [-- --only NAME]`
+//! prints one row per scenario × vantage: retransmissions in the truth / found / matched,
+//! cause accuracy, spurious precision and recall, and the undecided counts. Captures are
+//! written to a temporary directory and removed afterwards.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
+
+fn f(x: Option<f64>) -> String {
+    x.map_or("n/a".to_string(), |v| format!("{v:.3}"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
+    let dir = std::env::temp_dir().join(format!("tcplab-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    println!("| scenario | vantage | truth | seen | matched | cause acc. | cause unknown | spurious (truth) | spurious P | spurious R | spurious unknown | extra |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut total = corpus::Score::default();
+    for case in corpus::cases() {
+        if only.as_deref().is_some_and(|o| !case.name.contains(o)) {
+            continue;
+        }
+        let truth = corpus::simulate(&case, &dir, 1);
+        for (v, _) in corpus::VANTAGES {
+            let s = corpus::score(&case, &dir.join(format!("{v}.pcap")), &truth);
+            println!(
+                "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                case.name,
+                v,
+                s.vantage,
+                s.truth,
+                s.found,
+                s.matched,
+                f(s.cause_accuracy()),
+                s.cause_unknown,
+                s.sp_truth,
+                f(s.precision()),
+                f(s.recall()),
+                s.sp_unknown,
+                s.extra
+            );
+            if verbose {
+                let mut c: Vec<_> = s.confusion.iter().filter(|((a, b), _)| a != b).collect();
+                c.sort();
+                for ((want, got), n) in c {
+                    println!("    truth {want} → analyzer {got}: {n}");
+                }
+                println!("    spurious: tp {} fp {} fn {} unknown {}", s.sp_tp, s.sp_fp, s.sp_fn, s.sp_unknown);
+            }
+            total.truth += s.truth;
+            total.found += s.found;
+            total.matched += s.matched;
+            total.extra += s.extra;
+            total.cause_ok += s.cause_ok;
+            total.cause_unknown += s.cause_unknown;
+            total.sp_tp += s.sp_tp;
+            total.sp_fp += s.sp_fp;
+            total.sp_fn += s.sp_fn;
+            total.sp_truth += s.sp_truth;
+            total.sp_unknown += s.sp_unknown;
+        }
+    }
+    println!(
+        "| **all** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        total.truth,
+        total.found,
+        total.matched,
+        f(total.cause_accuracy()),
+        total.cause_unknown,
+        total.sp_truth,
+        f(total.precision()),
+        f(total.recall()),
+        total.sp_unknown,
+        total.extra
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
