@@ -225,8 +225,10 @@ impl FileAnalyzer {
         let d = obs.dir;
         match obs.kind {
             SegKind::Syn => {
-                if c.synack_ns.is_none() {
+                // The last SYN, and the last SYN-ACK after it, before the client's ACK.
+                if c.ack_ns.is_none() {
                     c.syn_ns = Some(t);
+                    c.synack_ns = None;
                 }
                 c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
             }
@@ -267,7 +269,16 @@ impl FileAnalyzer {
                     // will simply be absent when not in use).
                     _ => (true, s.options.timestamps.is_some()),
                 };
-                c.dirs[d.index()] = Some(DirReplay::new(pos, sack, ts, model.as_ref()));
+                let mut r = DirReplay::new(pos, sack, ts, model.as_ref());
+                // The handshake gap that contains this direction's sender: SYN-ACK → ACK for
+                // client data (the client's round trip), SYN → SYN-ACK for server data.
+                let gap = match (d, c.syn_ns, c.synack_ns, c.ack_ns) {
+                    (Dir::ClientToServer, _, Some(sa), Some(a)) => a.saturating_sub(sa),
+                    (Dir::ServerToClient, Some(sy), Some(sa), _) => sa.saturating_sub(sy),
+                    _ => 0,
+                };
+                r.set_upstream_base(gap);
+                c.dirs[d.index()] = Some(r);
             }
             if let Some(r) = c.dirs[d.index()].as_mut() {
                 r.on_data(t, seg.frame, s.seq.0, obs.rel_seq, s.len, s.options.timestamps.map(|x| x.0));

@@ -29,6 +29,9 @@ pub trait SenderModel: std::fmt::Debug + Send + Sync {
     /// that the absence of a D-SACK after a retransmission was delivered is evidence
     /// (RFC 3708 §3).
     fn dsack_receiver(&self) -> bool;
+    /// Period of the sender's TCP timestamp clock (RFC 7323 §5.4 allows 1 ms to 1 s), used
+    /// to read the sender's send time off TSval away from the sender.
+    fn ts_tick_ns(&self) -> u64;
 }
 
 /// A model read off an engine configuration.
@@ -74,5 +77,8 @@ impl SenderModel for ConfigModel {
     fn dsack_receiver(&self) -> bool {
         // The engine's receiver (receiver/sack_gen.rs) reports D-SACK whenever SACK is on.
         true
+    }
+    fn ts_tick_ns(&self) -> u64 {
+        tcplab_tcp::timer::TS_CLOCK_TICK.as_nanos()
     }
 }

@@ -53,6 +53,10 @@ pub fn unwrap_seq(reference: u64, rel: u32) -> u64 {
     c
 }
 
+/// Share of the minimum RTO the data stream must have been silent, away from the sender and
+/// without timestamps, before a retransmission can be a timer expiry (see `on_data`).
+pub const SILENCE_FRACTION: f64 = 0.5;
+
 fn ts_lt(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) < 0
 }
@@ -163,7 +167,19 @@ pub struct DirReplay {
     phase: PhaseKind,
     cur_episode: Option<u32>,
     timer_restart_ns: u64,
+    /// The last restart was caused by an ACK seen at the capture point (the sender saw it
+    /// later), not by a retransmission seen here.
+    restart_by_ack: bool,
+    /// Capture point → sender → capture point round trip without queueing (from the
+    /// handshake: the gap that contains the sender's side).
+    upstream_base_ns: u64,
+    ts_tick_ns: u64,
+    first_tsval: Option<u32>,
+    /// Smallest (capture time − TSval time) seen: the queue-free sender→capture offset.
+    min_ts_offset: Option<i128>,
     max_tsval: Option<u32>,
+    /// Capture time of the last data segment of this direction.
+    last_data_ns: u64,
     last_tx_tsval: Option<u32>,
     last_tx_pending: bool,
     mss: u32,
@@ -198,7 +214,13 @@ impl DirReplay {
             phase: PhaseKind::Open,
             cur_episode: None,
             timer_restart_ns: 0,
+            restart_by_ack: false,
+            upstream_base_ns: 0,
+            ts_tick_ns: model.ts_tick_ns().max(1),
+            first_tsval: None,
+            min_ts_offset: None,
             max_tsval: None,
+            last_data_ns: 0,
             last_tx_tsval: None,
             last_tx_pending: false,
             mss: 1,
@@ -212,6 +234,27 @@ impl DirReplay {
 
     pub fn position(&self) -> Position {
         self.pos
+    }
+
+    /// Sets the capture→sender→capture round trip measured on the handshake (zero at the
+    /// sender).
+    pub fn set_upstream_base(&mut self, ns: u64) {
+        self.upstream_base_ns = if self.pos == Position::Sender { 0 } else { ns };
+    }
+
+    /// Queueing delay between the sender and the capture point for a segment with `tsval`
+    /// captured at `now`: its (capture time − send time on the TSval clock) above the
+    /// smallest such offset seen (RFC 7323 §4: TSval follows the sender's clock).
+    fn upstream_queueing_ns(&mut self, now: u64, tsval: Option<u32>) -> u64 {
+        let (Some(v), true) = (tsval, self.timestamps && self.pos != Position::Sender) else {
+            return 0;
+        };
+        let v0 = *self.first_tsval.get_or_insert(v);
+        let sent = i128::from(v.wrapping_sub(v0)) * i128::from(self.ts_tick_ns);
+        let off = i128::from(now) - sent;
+        let m = self.min_ts_offset.map_or(off, |m| m.min(off));
+        self.min_ts_offset = Some(m);
+        (off - m).max(0) as u64
     }
 
     /// Bytes of `[start, end)` covered by earlier copies: (all covered, any covered, first
@@ -295,6 +338,7 @@ impl DirReplay {
             // RFC 6298 (5.1): the timer starts with the first segment sent when nothing is
             // outstanding.
             self.timer_restart_ns = now;
+            self.restart_by_ack = false;
         }
         self.segs.push_back(TxSeg { start, end, first_ns: now, last_ns: now, max_tsval: tsval, copies: 1, original_seen: true });
         self.snd_max = end;
@@ -347,6 +391,9 @@ impl DirReplay {
         let start = unwrap_seq(self.snd_max, rel_seq);
         let end = start + u64::from(len);
         self.mss = self.mss.max(len);
+        let queueing = self.upstream_queueing_ns(now, tsval);
+        let data_gap = now.saturating_sub(self.last_data_ns);
+        self.last_data_ns = now;
         if start >= self.snd_max {
             self.push_new(now, start, end, tsval);
             self.note_tx_tsval(tsval, false);
@@ -368,6 +415,14 @@ impl DirReplay {
         }
         // A retransmission: classify its cause from the replayed state.
         let sacked_above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
+        // Away from the sender and without timestamps, the queueing between the sender and
+        // the capture point is invisible; a timer expiry then also needs the sender to have
+        // been silent (a gap in this direction's data stream) for part of the minimum RTO,
+        // since an ACK-clocked retransmission arrives within a continuous stream.
+        let silent_enough = self.pos == Position::Sender
+            || self.timestamps
+            || !self.restart_by_ack
+            || data_gap as f64 >= SILENCE_FRACTION * self.min_rto_ns as f64;
         let input = CauseInput {
             phase: self.phase,
             at_una: start <= self.snd_una,
@@ -375,7 +430,12 @@ impl DirReplay {
             dupack_threshold: self.dupack_threshold,
             sack_lost: self.sack && self.sack_loss_rule
                 && sacked_above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss),
-            elapsed_ns: now.saturating_sub(self.timer_restart_ns),
+            // Away from the sender, an ACK seen here reached the sender later and the
+            // retransmission left it earlier: subtract the capture→sender→capture time.
+            elapsed_ns: now
+                .saturating_sub(self.timer_restart_ns)
+                .saturating_sub(if self.restart_by_ack { self.upstream_base_ns + queueing } else { 0 })
+                * u64::from(silent_enough),
             min_rto_ns: self.min_rto_ns,
             is_tail: rend >= self.snd_max,
             tlp_model: self.tlp_model,
@@ -391,6 +451,7 @@ impl DirReplay {
         if d.cause == Cause::Rto {
             // RFC 6298 (5.5)-(5.6): the timer restarts (backed off) with the retransmission.
             self.timer_restart_ns = now;
+            self.restart_by_ack = false;
         }
         let verdict = match self.pos {
             Position::Receiver => spurious::receiver_capture(all_seen),
@@ -498,6 +559,7 @@ impl DirReplay {
             self.dupacks = 0;
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.timer_restart_ns = now;
+            self.restart_by_ack = true;
             self.sacked.retain(|&(_, r)| r > ack);
             for s in self.sacked.iter_mut() {
                 s.0 = s.0.max(ack);
@@ -534,8 +596,16 @@ impl DirReplay {
         }
         // Evidence, in the order of spurious.rs.
         if let Some((l, r)) = dsack_block {
-            if let Some(p) = self.pending.iter_mut().rev().find(|p| p.verdict.is_none() && spurious::dsack(l, r, p.start, p.end).is_some()) {
-                p.verdict = spurious::dsack(l, r, p.start, p.end);
+            // The duplicate is the latest copy of these bytes that can have reached the
+            // receiver and been reported by now.
+            let earliest_report = self.rtt.min_ns.filter(|_| self.pos != Position::Receiver).unwrap_or(0);
+            if let Some(p) = self.pending.iter_mut().rev().find(|p| {
+                spurious::dsack(l, r, p.start, p.end).is_some()
+                    && now.saturating_sub(p.ts_ns) as f64 >= spurious::TOO_SOON_FRACTION * earliest_report as f64
+            }) {
+                if p.verdict.is_none() {
+                    p.verdict = spurious::dsack(l, r, p.start, p.end);
+                }
             }
         }
         let tsecr = seg.options.timestamps.map(|t| t.1);

@@ -207,16 +207,19 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
     s.found = a_occ.values().map(|v| v.len()).sum();
     for (k, tv) in &t_occ {
         let av = a_occ.get(k).map(|v| v.as_slice()).unwrap_or(&[]);
-        // Away from the sender, retransmissions lost upstream are invisible: each analyzer
-        // occurrence (in time order) is matched to the latest unmatched truth occurrence sent
-        // no later than it was captured (occurrence index, corrected for invisible copies).
+        // Away from the sender, retransmissions lost upstream are invisible. Copies stay in
+        // order on the path, so analyzer occurrences are matched to truth occurrences in
+        // order, from the last: each takes the latest truth occurrence sent no later than it
+        // was captured and earlier than the one matched after it.
         let mut used = vec![false; tv.len()];
         let mut pairs = Vec::new();
-        for r in av {
-            let pick = (0..tv.len()).rev().find(|&j| !used[j] && tv[j].t_ns <= r.r.ts_ns);
+        let mut limit = tv.len();
+        for r in av.iter().rev() {
+            let pick = (0..limit).rev().find(|&j| tv[j].t_ns <= r.r.ts_ns);
             match pick {
                 Some(j) => {
                     used[j] = true;
+                    limit = j;
                     pairs.push((tv[j], *r));
                 }
                 None => s.extra += 1,
@@ -238,6 +241,12 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
             }
             *s.confusion.entry((want.to_string(), got.to_string())).or_insert(0) += 1;
             let truth_sp = t.spurious.unwrap_or(false);
+            if std::env::var_os("TCPLAB_VALIDATE_DEBUG").is_some() && (got != want || r.r.spurious != Some(truth_sp)) {
+                eprintln!(
+                    "    flow {} seq {} t {} ts {}: truth {want}/{truth_sp} analyzer {got}/{:?} ({})",
+                    t.flow, t.seq, t.t_ns, r.r.ts_ns, r.r.spurious, r.r.evidence.name()
+                );
+            }
             if truth_sp {
                 s.sp_truth += 1;
             }
