@@ -595,6 +595,7 @@ impl DirReplay {
             return;
         }
         // Evidence, in the order of spurious.rs.
+        if std::env::var_os("TCPLAB_DEBUG_DSACK").is_some() { if let Some((l, r)) = dsack_block { eprintln!("DSACK t={now} [{l},{r}) pending={:?}", self.pending.iter().map(|p| (p.start, p.end, p.ts_ns, p.verdict)).collect::<Vec<_>>()); } }
         if let Some((l, r)) = dsack_block {
             // The duplicate is the latest copy of these bytes that can have reached the
             // receiver and been reported by now.

@@ -100,12 +100,14 @@ fn ts_lt(a: u32, b: u32) -> bool {
 
 /// RFC 3522 §2: "if the value of the Timestamp Echo Reply field of the acceptable ACK is
 /// smaller than the value of the Timestamp Value field of the retransmit ... the
-/// retransmission was spurious". The converse ("needed") holds only when no other segment
-/// carried the same TSval (a coarse timestamp clock makes the echo ambiguous).
+/// retransmission was spurious". The converse ("needed") holds only when the echo is the
+/// retransmission's own TSval and no other segment carried the same TSval (a coarse
+/// timestamp clock makes the echo ambiguous; a newer echo comes from a later segment that
+/// updated TS.Recent, RFC 7323 §4.3, and says nothing about this one).
 pub fn timestamp_echo(tsecr: u32, rtx_tsval: u32, tsval_shared: bool) -> Verdict {
     if ts_lt(tsecr, rtx_tsval) {
         Some((true, Evidence::TimestampEcho))
-    } else if !tsval_shared {
+    } else if tsecr == rtx_tsval && !tsval_shared {
         Some((false, Evidence::TimestampEcho))
     } else {
         None
@@ -126,6 +128,7 @@ mod tests {
         assert_eq!(timestamp_echo(100, 105, false), Some((true, Evidence::TimestampEcho)));
         assert_eq!(timestamp_echo(105, 105, false), Some((false, Evidence::TimestampEcho)));
         assert_eq!(timestamp_echo(105, 105, true), None);
+        assert_eq!(timestamp_echo(110, 105, false), None);
         // Modulo 2^32.
         assert_eq!(timestamp_echo(u32::MAX, 2, false), Some((true, Evidence::TimestampEcho)));
     }

@@ -9,6 +9,8 @@
 //! | `bench_cases()`, `bench_spec(name)` | `tcplab_netsim::bench` |
 //! | `schema()` | `tcplab_netsim::scenario::json_schema` |
 
+mod analyze;
+
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -179,5 +181,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
     m.add_function(wrap_pyfunction!(bench_spec, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    analyze::register(m)?;
     Ok(())
 }
