@@ -189,7 +189,11 @@ fn with_sack_and_no_dsack_after_two_round_trips_the_retransmission_was_needed() 
     let mut s = fast_retransmit_script(false, true);
     s.ack(305, 6, 0, 0, &[]);
     s.data(306, 6, 0);
-    s.ack(700, 7, 0, 0, &[]);
+    s.ack(406, 7, 0, 0, &[]);
+    s.data(500, 7, 0);
+    // The longest capture→receiver→capture sample is 199 ms (segment 5, SACKed and then
+    // cumulatively acknowledged): the wait is 2 × 199 + 10 ms after the retransmission.
+    s.ack(650, 8, 0, 0, &[]);
     let a = analyze_one(&s.write("no-dsack"));
     let r = a.retransmissions[0];
     assert_eq!((r.r.spurious, r.r.evidence), (Some(false), Evidence::NoDsack));
