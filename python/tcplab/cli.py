@@ -155,7 +155,11 @@ def _print_analysis(summary: dict, out: Path) -> None:
     for cause in ("rto", "fast_retransmit", "sack_recovery", "tlp", "unknown", "total"):
         r = t[cause]
         click.echo(f"{cause:<16} {r['total']:>7} {r['needed']:>7} {r['spurious']:>9} {r['unknown']:>8}")
-    damaged = {k: v for k, v in summary["anomalies"].items() if isinstance(v, int) and v > 0}
+    informational = {"snaplen_truncated_payload", "skipped_blocks", "tso_segments"}
+    damaged = {
+        k: v for k, v in summary["anomalies"].items()
+        if isinstance(v, int) and v > 0 and k not in informational
+    }
     if damaged:
         click.echo("anomalies: " + ", ".join(f"{k}={v}" for k, v in sorted(damaged.items())))
     for c in caps:
