@@ -79,5 +79,9 @@ fn main() {
         total.sp_unknown,
         total.extra
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("TCPLAB_VALIDATE_KEEP").is_some() {
+        eprintln!("captures kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

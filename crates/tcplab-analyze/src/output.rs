@@ -80,7 +80,7 @@ pub fn retransmissions_table(rows: &[RetxRow], captures: &[String]) -> Table {
     nullable_u64(&mut t, "detection_ns", rows.iter().map(|r| r.r.detection_ns));
     nullable_u64(&mut t, "recovery_ns", rows.iter().map(|r| r.r.recovery_ns));
     nullable_u64(&mut t, "rtt_ns", rows.iter().map(|r| r.rtt_ns));
-    let rtts: Vec<Option<f64>> = rows.iter().map(|r| detection_rtts(r)).collect();
+    let rtts: Vec<Option<f64>> = rows.iter().map(detection_rtts).collect();
     t.push_nullable(
         "detection_rtts",
         ColumnData::F64(rtts.iter().map(|x| x.unwrap_or(0.0)).collect()),

@@ -573,7 +573,7 @@ impl DirReplay {
             }
             if self.phase != PhaseKind::Open {
                 let recover = self.cur_episode.and_then(|id| self.episodes.iter().find(|e| e.id == id)).map(|e| e.recover);
-                if recover.is_none_or(|r| ack >= r) {
+                if recover.map_or(true, |r| ack >= r) {
                     self.phase = PhaseKind::Open;
                 }
             }
@@ -595,7 +595,6 @@ impl DirReplay {
             return;
         }
         // Evidence, in the order of spurious.rs.
-        if std::env::var_os("TCPLAB_DEBUG_DSACK").is_some() { if let Some((l, r)) = dsack_block { eprintln!("DSACK t={now} [{l},{r}) pending={:?}", self.pending.iter().map(|p| (p.start, p.end, p.ts_ns, p.verdict)).collect::<Vec<_>>()); } }
         if let Some((l, r)) = dsack_block {
             // The duplicate is the latest copy of these bytes that can have reached the
             // receiver and been reported by now.
@@ -673,7 +672,7 @@ impl DirReplay {
         });
         let oldest = self.pending.iter().map(|p| p.episode).min();
         while let Some(e) = self.episodes.front() {
-            if e.recovery_ns.is_some() && oldest.is_none_or(|o| e.id < o) && Some(e.id) != self.cur_episode {
+            if e.recovery_ns.is_some() && oldest.map_or(true, |o| e.id < o) && Some(e.id) != self.cur_episode {
                 self.episodes.pop_front();
             } else {
                 break;

@@ -100,6 +100,16 @@ pub fn cases() -> Vec<Case> {
             // 200 ms minimum RTO and spurious timeouts follow.
             base(4, t, 30, 1000)
         });
+        let name: &'static str = Box::leak(format!("sudden-queue-rto200ms/{suffix}").into_boxed_str());
+        add(name, TcpConfig { rto: tcplab_tcp::RtoConfig { min: SimDuration::from_millis(200), initial: SimDuration::from_millis(200), ..Default::default() }, ..tcp(sack, ts) }, &|t| {
+            // Flow 0 runs alone, then 8 flows start together into a 1000-packet buffer: the
+            // queueing delay jumps faster than flow 0's RTO adapts (spurious timeouts).
+            let mut s = base(9, t, 30, 1000);
+            for f in s.flows.iter_mut().skip(1) {
+                f.start = SimDuration::from_secs(5);
+            }
+            s
+        });
         let name: &'static str = Box::leak(format!("congestion-8-flows/{suffix}").into_boxed_str());
         add(name, tcp(sack, ts), &|t| base(8, t, 30, 40));
     }
@@ -187,8 +197,7 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
     for c in &a.connections {
         flow_of.insert(c.record.conn_id, flow_of_port(c.record.client.port()));
     }
-    let mut s = Score::default();
-    s.vantage = a.summary.positions.keys().cloned().collect::<Vec<_>>().join(",");
+    let mut s = Score { vantage: a.summary.positions.keys().cloned().collect::<Vec<_>>().join(","), ..Score::default() };
     let present: std::collections::HashSet<u32> = flow_of.values().copied().collect();
     // (flow, seq) → occurrences in time order
     let mut t_occ: HashMap<(u32, u64), Vec<&Truth>> = HashMap::new();
