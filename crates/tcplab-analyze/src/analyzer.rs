@@ -219,7 +219,7 @@ impl FileAnalyzer {
         let t = seg.ts_ns;
         let s = &seg.segment;
         let choice = self.cfg.vantage;
-        let model = self.cfg.model.clone();
+        let model = &self.cfg.model;
         let c = self.conns.entry(obs.conn_id).or_insert_with(ConnState::new);
         c.last_ns = c.last_ns.max(t);
         let d = obs.dir;
