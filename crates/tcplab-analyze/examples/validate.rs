@@ -19,9 +19,10 @@ fn main() {
     let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
     let dir = std::env::temp_dir().join(format!("tcplab-validate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    println!("| scenario | vantage | truth | seen | matched | cause acc. | cause unknown | spurious (truth) | spurious P | spurious R | spurious unknown | extra |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| scenario | vantage | truth | seen | matched | cause acc. | cause unknown | spurious (truth) | spurious P | spurious R | spurious R (decided) | spurious unknown | extra |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut total = corpus::Score::default();
+    let mut per_vantage: Vec<(&str, corpus::Score)> = corpus::VANTAGES.iter().map(|(v, _)| (*v, corpus::Score::default())).collect();
     for case in corpus::cases() {
         if only.as_deref().is_some_and(|o| !case.name.contains(o)) {
             continue;
@@ -30,7 +31,7 @@ fn main() {
         for (v, _) in corpus::VANTAGES {
             let s = corpus::score(&case, &dir.join(format!("{v}.pcap")), &truth);
             println!(
-                "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 case.name,
                 v,
                 s.vantage,
@@ -42,6 +43,7 @@ fn main() {
                 s.sp_truth,
                 f(s.precision()),
                 f(s.recall()),
+                f(s.recall_decided()),
                 s.sp_unknown,
                 s.extra
             );
@@ -53,21 +55,39 @@ fn main() {
                 }
                 println!("    spurious: tp {} fp {} fn {} unknown {}", s.sp_tp, s.sp_fp, s.sp_fn, s.sp_unknown);
             }
-            total.truth += s.truth;
-            total.found += s.found;
-            total.matched += s.matched;
-            total.extra += s.extra;
-            total.cause_ok += s.cause_ok;
-            total.cause_unknown += s.cause_unknown;
-            total.sp_tp += s.sp_tp;
-            total.sp_fp += s.sp_fp;
-            total.sp_fn += s.sp_fn;
-            total.sp_truth += s.sp_truth;
-            total.sp_unknown += s.sp_unknown;
+            for t in [&mut total, &mut per_vantage.iter_mut().find(|(name, _)| *name == v).unwrap().1] {
+                t.truth += s.truth;
+                t.found += s.found;
+                t.matched += s.matched;
+                t.extra += s.extra;
+                t.cause_ok += s.cause_ok;
+                t.cause_unknown += s.cause_unknown;
+                t.sp_tp += s.sp_tp;
+                t.sp_fp += s.sp_fp;
+                t.sp_fn += s.sp_fn;
+                t.sp_truth += s.sp_truth;
+                t.sp_unknown += s.sp_unknown;
+            }
         }
     }
+    for (v, t) in &per_vantage {
+        println!(
+            "| **all, {v}** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            t.truth,
+            t.found,
+            t.matched,
+            f(t.cause_accuracy()),
+            t.cause_unknown,
+            t.sp_truth,
+            f(t.precision()),
+            f(t.recall()),
+            f(t.recall_decided()),
+            t.sp_unknown,
+            t.extra
+        );
+    }
     println!(
-        "| **all** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        "| **all** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         total.truth,
         total.found,
         total.matched,
@@ -76,6 +96,7 @@ fn main() {
         total.sp_truth,
         f(total.precision()),
         f(total.recall()),
+        f(total.recall_decided()),
         total.sp_unknown,
         total.extra
     );

@@ -110,6 +110,11 @@ struct Pending {
     detection_ns: Option<u64>,
     tsval: Option<u32>,
     tsval_shared: bool,
+    /// An ACK reached the capture point after the original could have been acknowledged
+    /// and before this retransmission: the ACK clock was alive, so an echo of this
+    /// retransmission's TSval means the receiver lacked the bytes (not that the original's
+    /// ACKs were all lost).
+    ack_clock_alive: bool,
     covered: bool,
     cum_acked: bool,
     verdict: Verdict,
@@ -180,6 +185,8 @@ pub struct DirReplay {
     max_tsval: Option<u32>,
     /// Capture time of the last data segment of this direction.
     last_data_ns: u64,
+    /// Capture time of the last ACK for this direction.
+    last_ack_ns: Option<u64>,
     last_tx_tsval: Option<u32>,
     last_tx_pending: bool,
     mss: u32,
@@ -221,6 +228,7 @@ impl DirReplay {
             min_ts_offset: None,
             max_tsval: None,
             last_data_ns: 0,
+            last_ack_ns: None,
             last_tx_tsval: None,
             last_tx_pending: false,
             mss: 1,
@@ -485,6 +493,13 @@ impl DirReplay {
         }
         self.remove_hole_range(start, rend);
         let shared = self.note_tx_tsval(tsval, true);
+        let ack_clock_alive = match (first_ns, self.last_ack_ns) {
+            (Some(f), Some(a)) => {
+                a as f64 >= f as f64 + spurious::TOO_SOON_FRACTION * self.rtt.min_ns.unwrap_or(0) as f64
+            }
+            (None, _) => true,
+            (Some(_), None) => false,
+        };
         self.pending.push(Pending {
             frame,
             ts_ns: now,
@@ -495,6 +510,7 @@ impl DirReplay {
             detection_ns: first_ns.map(|f| now.saturating_sub(f)),
             tsval: if self.timestamps { tsval } else { None },
             tsval_shared: shared,
+            ack_clock_alive,
             covered: false,
             cum_acked: false,
             verdict,
@@ -588,6 +604,7 @@ impl DirReplay {
             self.dupacks += 1;
         }
         self.last_window = seg.window;
+        self.last_ack_ns = Some(now);
         if ack < self.snd_max {
             self.gap_acks += 1;
         }
@@ -624,12 +641,13 @@ impl DirReplay {
             if p.verdict.is_none() && cum && !p.cum_acked {
                 p.cum_acked = true;
                 if let (Some(e), Some(v)) = (tsecr, p.tsval) {
-                    p.verdict = spurious::timestamp_echo(e, v, p.tsval_shared);
+                    p.verdict = spurious::timestamp_echo(e, v, p.tsval_shared)
+                        .filter(|&(spurious, _)| spurious || p.ack_clock_alive);
                 }
             }
             if p.verdict.is_none() {
                 if let Some(w) = wait {
-                    p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked, now.saturating_sub(p.ts_ns), w);
+                    p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, now.saturating_sub(p.ts_ns), w);
                 }
             }
         }
@@ -688,7 +706,7 @@ impl DirReplay {
             let mut p = p;
             if p.verdict.is_none() {
                 if let Some(w) = wait {
-                    p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked, last_ns.saturating_sub(p.ts_ns), w);
+                    p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, last_ns.saturating_sub(p.ts_ns), w);
                 }
             }
             let rec = self.episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);

@@ -15,6 +15,13 @@
 //! | `ack_too_soon` | the ACK covering the bytes arrived sooner after the retransmission than the shortest capture→receiver→capture time → triggered by an earlier copy → spurious | §III-B ("ACK arriving too soon") |
 //! | `timestamp_echo` | the acceptable ACK echoes a TSval older than the retransmission's → spurious; echoes the retransmission's own, unshared TSval → needed | RFC 3522 §2 (Eifel detection), RFC 7323 §4.3 |
 //! | `no_dsack` | SACK in use, the bytes were acknowledged, and no D-SACK came within [`NO_DSACK_WAIT_RTTS`] capture-point RTTs → needed | RFC 3708 §3 (needs a D-SACK receiver, a model assumption) |
+//!
+//! The two "needed" verdicts that rest on what the receiver echoed or did not report
+//! (`timestamp_echo` = needed, `no_dsack`) also require that the ACK clock was alive: some
+//! ACK passed the capture point after the original could have been acknowledged and
+//! before the retransmission. Otherwise the retransmission may answer lost ACKs (the
+//! original arrived, every ACK of it was lost), and an echo of the retransmission's own
+//! TSval or a lost D-SACK proves nothing; the verdict is left undecided.
 
 use serde::Serialize;
 

@@ -179,6 +179,11 @@ impl Score {
     pub fn precision(&self) -> Option<f64> {
         (self.sp_tp + self.sp_fp > 0).then(|| self.sp_tp as f64 / (self.sp_tp + self.sp_fp) as f64)
     }
+    /// Recall among the retransmissions the analyzer decided (unknown left out).
+    pub fn recall_decided(&self) -> Option<f64> {
+        (self.sp_tp + self.sp_fn > 0).then(|| self.sp_tp as f64 / (self.sp_tp + self.sp_fn) as f64)
+    }
+    /// Recall counting an undecided truly-spurious retransmission as a miss.
     pub fn recall(&self) -> Option<f64> {
         (self.sp_truth > 0).then(|| self.sp_tp as f64 / self.sp_truth as f64)
     }
