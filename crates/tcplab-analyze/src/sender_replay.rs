@@ -53,6 +53,9 @@ pub fn unwrap_seq(reference: u64, rel: u32) -> u64 {
     c
 }
 
+/// ACK advances remembered to reconstruct the sender's view away from the sender.
+pub const ACK_HISTORY_LEN: usize = 256;
+
 /// Share of the minimum RTO the data stream must have been silent, away from the sender and
 /// without timestamps, before a retransmission can be a timer expiry (see `on_data`).
 pub const SILENCE_FRACTION: f64 = 0.5;
@@ -187,6 +190,16 @@ pub struct DirReplay {
     last_data_ns: u64,
     /// Capture time of the last ACK for this direction.
     last_ack_ns: Option<u64>,
+    /// Capture time of the ACK that brought the duplicate count to DupThresh.
+    dupthresh_ack_ns: Option<u64>,
+    /// Recent ACK advances (capture time, SND.UNA after it), to see the sender's state as of
+    /// an earlier instant away from the sender (bounded ring).
+    ack_history: VecDeque<(u64, u64)>,
+    /// The last exit from recovery: (capture time of the ACK, phase left).
+    phase_exit: Option<(u64, PhaseKind)>,
+    /// Latest capture→sender→capture time measured on a fast retransmit (the sender answers
+    /// the DupThresh-th duplicate ACK at once, RFC 5681 §3.2 step 2).
+    response_ns: Option<u64>,
     last_tx_tsval: Option<u32>,
     last_tx_pending: bool,
     mss: u32,
@@ -229,6 +242,10 @@ impl DirReplay {
             max_tsval: None,
             last_data_ns: 0,
             last_ack_ns: None,
+            dupthresh_ack_ns: None,
+            ack_history: VecDeque::with_capacity(if pos == Position::Sender { 0 } else { ACK_HISTORY_LEN }),
+            phase_exit: None,
+            response_ns: None,
             last_tx_tsval: None,
             last_tx_pending: false,
             mss: 1,
@@ -431,24 +448,56 @@ impl DirReplay {
             || self.timestamps
             || !self.restart_by_ack
             || data_gap as f64 >= SILENCE_FRACTION * self.min_rto_ns as f64;
+        // Capture→sender→capture time: the handshake gap, or, when longer, the queueing read
+        // off TSval (the handshake gap may itself contain queueing, so the two are not
+        // added); without timestamps, the latest fast-retransmit response time when longer.
+        let mut upstream = self.upstream_base_ns.max(queueing);
+        if self.pos != Position::Sender && !self.timestamps {
+            upstream = upstream.max(self.response_ns.unwrap_or(0));
+        }
+        // Away from the sender, the sender sent this retransmission having seen only the ACKs
+        // that passed here before `horizon` (its send time minus the ACKs' way to it):
+        // the timer restart, SND.UNA and the recovery phase are taken as of then.
+        let mut phase = self.phase;
+        let mut una = self.snd_una;
+        let mut elapsed = now.saturating_sub(self.timer_restart_ns) * u64::from(silent_enough);
+        if self.pos != Position::Sender {
+            let horizon = now.saturating_sub(upstream);
+            if let Some((t, prev)) = self.phase_exit {
+                if phase == PhaseKind::Open && t > horizon {
+                    phase = prev;
+                }
+            }
+            if self.restart_by_ack {
+                let seen = self.ack_history.iter().rev().find(|&&(t, _)| t <= horizon).copied();
+                let restart = match seen {
+                    Some((t, u)) if t < self.timer_restart_ns => {
+                        una = u;
+                        t
+                    }
+                    _ => self.timer_restart_ns,
+                };
+                elapsed = horizon.saturating_sub(restart) * u64::from(silent_enough);
+            }
+        }
         let input = CauseInput {
-            phase: self.phase,
-            at_una: start <= self.snd_una,
+            phase,
+            at_una: start <= una,
             dupacks: self.dupacks,
             dupack_threshold: self.dupack_threshold,
             sack_lost: self.sack && self.sack_loss_rule
                 && sacked_above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss),
-            // Away from the sender, an ACK seen here reached the sender later and the
-            // retransmission left it earlier: subtract the capture→sender→capture time.
-            elapsed_ns: now
-                .saturating_sub(self.timer_restart_ns)
-                .saturating_sub(if self.restart_by_ack { self.upstream_base_ns + queueing } else { 0 })
-                * u64::from(silent_enough),
+            elapsed_ns: elapsed,
             min_rto_ns: self.min_rto_ns,
             is_tail: rend >= self.snd_max,
             tlp_model: self.tlp_model,
         };
         let d = classify_cause(&input);
+        if d.cause == Cause::FastRetransmit && self.dupacks >= self.dupack_threshold {
+            if let Some(t) = self.dupthresh_ack_ns {
+                self.response_ns = Some(now.saturating_sub(t));
+            }
+        }
         if d.new_episode || self.cur_episode.is_none() {
             let id = self.next_episode;
             self.next_episode += 1;
@@ -576,6 +625,12 @@ impl DirReplay {
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.timer_restart_ns = now;
             self.restart_by_ack = true;
+            if self.pos != Position::Sender {
+                if self.ack_history.len() == ACK_HISTORY_LEN {
+                    self.ack_history.pop_front();
+                }
+                self.ack_history.push_back((now, ack));
+            }
             self.sacked.retain(|&(_, r)| r > ack);
             for s in self.sacked.iter_mut() {
                 s.0 = s.0.max(ack);
@@ -590,6 +645,7 @@ impl DirReplay {
             if self.phase != PhaseKind::Open {
                 let recover = self.cur_episode.and_then(|id| self.episodes.iter().find(|e| e.id == id)).map(|e| e.recover);
                 if recover.map_or(true, |r| ack >= r) {
+                    self.phase_exit = Some((now, self.phase));
                     self.phase = PhaseKind::Open;
                 }
             }
@@ -602,6 +658,9 @@ impl DirReplay {
         {
             // RFC 5681 §2 "duplicate acknowledgment" (RFC 6675 §2 with SACK).
             self.dupacks += 1;
+            if self.dupacks == self.dupack_threshold {
+                self.dupthresh_ack_ns = Some(now);
+            }
         }
         self.last_window = seg.window;
         self.last_ack_ns = Some(now);

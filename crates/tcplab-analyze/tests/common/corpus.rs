@@ -255,7 +255,7 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
             }
             *s.confusion.entry((want.to_string(), got.to_string())).or_insert(0) += 1;
             let truth_sp = t.spurious.unwrap_or(false);
-            if std::env::var_os("TCPLAB_VALIDATE_DEBUG").is_some() && (got != want || r.r.spurious != Some(truth_sp)) {
+            if std::env::var("TCPLAB_VALIDATE_DEBUG").is_ok_and(|v| v == "all" || got != want || r.r.spurious != Some(truth_sp)) {
                 eprintln!(
                     "    flow {} seq {} t {} ts {}: truth {want}/{truth_sp} analyzer {got}/{:?} ({})",
                     t.flow, t.seq, t.t_ns, r.r.ts_ns, r.r.spurious, r.r.evidence.name()
