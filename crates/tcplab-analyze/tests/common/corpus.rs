@@ -139,10 +139,12 @@ pub fn simulate(case: &Case, dir: &Path, seed: u64) -> Vec<Truth> {
     let ColumnData::Dict { codes: cause, values: causes } = &col("cause").data else { panic!() };
     let ColumnData::Bool(sp) = &col("spurious").data else { panic!() };
     let ColumnData::U64(t_ns) = &col("t_ns").data else { panic!() };
+    let ColumnData::U32(len) = &col("len").data else { panic!() };
     let sp_ok = col("spurious").valid.clone().unwrap_or_else(|| vec![true; sp.len()]);
     let rk = kinds.iter().position(|k| k == "segment_retransmitted").map(|x| x as u32);
     (0..kind.len())
-        .filter(|&i| Some(kind[i]) == rk)
+        // Data retransmissions only (SYN / SYN-ACK / bare FIN repeats are not classified).
+        .filter(|&i| Some(kind[i]) == rk && len[i] > 0)
         .map(|i| Truth {
             t_ns: t_ns[i],
             flow: flow[i],
@@ -240,6 +242,11 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
             }
         }
         s.not_visible += used.iter().filter(|u| !**u).count();
+        if std::env::var_os("TCPLAB_VALIDATE_DEBUG").is_some() {
+            for (j, t) in tv.iter().enumerate().filter(|(j, _)| !used[*j]) {
+                eprintln!("    not seen: flow {} seq {} t {} {} {:?} (occurrence {j})", t.flow, t.seq, t.t_ns, t.cause, t.spurious);
+            }
+        }
         for (t, r) in pairs {
             s.matched += 1;
             let want = match t.cause.as_str() {
