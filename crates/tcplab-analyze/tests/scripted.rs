@@ -326,3 +326,46 @@ fn random_bytes_after_a_valid_header_never_panic() {
         let _ = analyze_paths(&[&p], &AnalyzeConfig::default()).unwrap();
     }
 }
+
+#[test]
+fn state_is_bounded_by_concurrent_connections_not_by_the_capture_length() {
+    // 500 short connections, one per second, each closed with FINs: the tracker ends each
+    // 60 s (TIME_WAIT) after its close, and the analyzer drops its state with it.
+    let mut f = PcapFile::new(LINKTYPE_RAW, 65535, false, true);
+    for k in 0..500u64 {
+        let t = T0 + k * 1_000_000_000;
+        let port = 10_000 + k as u16;
+        let mut p = |dt: u64, client: bool, flags: u8, seq: u32, ack: u32, len: u32| {
+            let (src, dst, sport, dport) =
+                if client { ([10, 0, 0, 1], [10, 0, 0, 2], port, 80) } else { ([10, 0, 0, 2], [10, 0, 0, 1], 80, port) };
+            let spec = TcpSpec {
+                src: std::net::IpAddr::from(src),
+                dst: std::net::IpAddr::from(dst),
+                sport,
+                dport,
+                seq,
+                ack,
+                flags,
+                payload_len: len,
+                captured_payload: 0,
+                ..TcpSpec::default()
+            };
+            f.record(t + dt * MS, &ipv4_tcp(&spec), None);
+        };
+        p(0, true, SYN, 100, 0, 0);
+        p(10, false, SYNACK, 900, 101, 0);
+        p(11, true, ACK, 101, 901, 0);
+        p(12, true, PSHACK, 101, 901, 500);
+        p(22, false, ACK, 901, 601, 0);
+        p(23, true, 0x11, 601, 901, 0);
+        p(33, false, 0x11, 901, 602, 0);
+        p(34, true, ACK, 602, 902, 0);
+    }
+    let path = std::env::temp_dir().join(format!("tcplab-analyze-{}-many.pcap", std::process::id()));
+    std::fs::write(&path, &f.bytes).unwrap();
+    let a = analyze_one(&path);
+    let c = &a.summary.captures[0];
+    assert_eq!(c.connections, 500);
+    assert_eq!(a.connections.len(), 500);
+    assert!(c.peak_concurrent_connections <= 62, "peak {}", c.peak_concurrent_connections);
+}
