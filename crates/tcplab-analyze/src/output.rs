@@ -123,6 +123,7 @@ pub fn conn_anomalies(c: &ConnRow) -> String {
     add("reordered_segments", c.counters[0].reordered + c.counters[1].reordered);
     add("unknown_cause", c.counters[0].by_cause[Cause::Unknown.index()] + c.counters[1].by_cause[Cause::Unknown.index()]);
     add("undecided_spurious", c.counters[0].undecided + c.counters[1].undecided);
+    add("state_truncated", c.counters[0].state_truncated + c.counters[1].state_truncated);
     parts.join(";")
 }
 

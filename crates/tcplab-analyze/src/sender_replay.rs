@@ -53,6 +53,14 @@ pub fn unwrap_seq(reference: u64, rel: u32) -> u64 {
     c
 }
 
+/// Most segment copies remembered per direction (about 3 MB). A capture that holds only
+/// one direction never shows the ACKs that release them; past this bound the oldest are
+/// forgotten and `state_truncated` is counted, so memory stays bounded.
+pub const MAX_WINDOW_SEGS: usize = 1 << 16;
+/// Most SACK runs and holes remembered per direction (RFC 2018 sends at most 4 blocks per
+/// ACK; a real scoreboard has far fewer runs than this).
+pub const MAX_RANGES: usize = 1024;
+
 /// ACK advances remembered to reconstruct the sender's view away from the sender.
 pub const ACK_HISTORY_LEN: usize = 256;
 
@@ -148,6 +156,8 @@ pub struct DirCounters {
     pub undecided: u64,
     /// Hole fillers judged to be reordered originals.
     pub reordered: u64,
+    /// Times the per-direction state hit a bound and forgot its oldest entries.
+    pub state_truncated: u64,
 }
 
 /// The replayed sender of one direction. `Clone`, so a later stage can fork it to ask
@@ -334,7 +344,11 @@ impl DirReplay {
                 self.sacked.swap_remove(k);
             }
         }
-        self.sacked.push((l, r));
+        if self.sacked.len() < MAX_RANGES {
+            self.sacked.push((l, r));
+        } else {
+            self.counters.state_truncated += 1;
+        }
     }
 
     fn note_tx_tsval(&mut self, tsval: Option<u32>, is_pending: bool) -> bool {
@@ -356,7 +370,7 @@ impl DirReplay {
     }
 
     fn push_new(&mut self, now: u64, start: u64, end: u64, tsval: Option<u32>) {
-        if start > self.snd_max {
+        if start > self.snd_max && self.holes.len() < MAX_RANGES {
             self.holes.push(Hole { start: self.snd_max, end: start, since_ns: now, gap_acks_at: self.gap_acks });
         }
         if self.snd_una >= self.snd_max {
@@ -364,6 +378,10 @@ impl DirReplay {
             // outstanding.
             self.timer_restart_ns = now;
             self.restart_by_ack = false;
+        }
+        if self.segs.len() >= MAX_WINDOW_SEGS {
+            self.segs.pop_front();
+            self.counters.state_truncated += 1;
         }
         self.segs.push_back(TxSeg { start, end, first_ns: now, last_ns: now, max_tsval: tsval, copies: 1, original_seen: true });
         self.snd_max = end;
@@ -500,7 +518,7 @@ impl DirReplay {
         }
         if d.new_episode || self.cur_episode.is_none() {
             let id = self.next_episode;
-            self.next_episode += 1;
+            self.next_episode = self.next_episode.wrapping_add(1);
             self.episodes.push_back(Episode { id, detect_ns: now, recover: self.snd_max, recovery_ns: None });
             self.cur_episode = Some(id);
         }
@@ -525,7 +543,7 @@ impl DirReplay {
                 if s.start >= rend {
                     break;
                 }
-                s.copies += 1;
+                s.copies = s.copies.saturating_add(1);
                 s.last_ns = now;
                 if let Some(v) = tsval {
                     s.max_tsval = Some(match s.max_tsval {
@@ -572,7 +590,7 @@ impl DirReplay {
     }
 
     fn no_dsack_wait_ns(&self) -> Option<u64> {
-        self.rtt.max_ns.map(|m| NO_DSACK_WAIT_RTTS * m + NO_DSACK_WAIT_SLACK_NS)
+        self.rtt.max_ns.map(|m| NO_DSACK_WAIT_RTTS.saturating_mul(m).saturating_add(NO_DSACK_WAIT_SLACK_NS))
     }
 
     /// An acknowledgment for this direction's data (a segment of the other direction with
@@ -657,7 +675,7 @@ impl DirReplay {
             && (seg.window == self.last_window || !blocks.is_empty())
         {
             // RFC 5681 §2 "duplicate acknowledgment" (RFC 6675 §2 with SACK).
-            self.dupacks += 1;
+            self.dupacks = self.dupacks.saturating_add(1);
             if self.dupacks == self.dupack_threshold {
                 self.dupthresh_ack_ns = Some(now);
             }

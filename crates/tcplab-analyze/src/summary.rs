@@ -137,6 +137,7 @@ pub fn build(model: &str, vantage: &str, captures: Vec<CaptureInfo>, retx: &[Ret
     anomalies.insert("stray_syns".into(), Value::from(sum(&|c| c.record.stray_syns)));
     anomalies.insert("oversized_segments".into(), Value::from(sum(&|c| c.record.dirs[0].oversized_segments + c.record.dirs[1].oversized_segments)));
     anomalies.insert("reordered_segments".into(), Value::from(sum(&|c| c.counters[0].reordered + c.counters[1].reordered)));
+    anomalies.insert("state_truncated".into(), Value::from(sum(&|c| c.counters[0].state_truncated + c.counters[1].state_truncated)));
     anomalies.insert("unknown_cause".into(), Value::from(table.get("unknown").map_or(0, |r| r.total)));
     anomalies.insert("undecided_spurious".into(), Value::from(total.unknown));
     Summary {

@@ -369,3 +369,21 @@ fn state_is_bounded_by_concurrent_connections_not_by_the_capture_length() {
     assert_eq!(a.connections.len(), 500);
     assert!(c.peak_concurrent_connections <= 62, "peak {}", c.peak_concurrent_connections);
 }
+
+#[test]
+fn a_capture_of_one_direction_only_keeps_bounded_state_and_says_so() {
+    // Asymmetric routing: the data direction without a single ACK. The replay cannot
+    // release anything; past its bound it forgets the oldest copies and counts it.
+    let mut f = PcapFile::new(LINKTYPE_RAW, 65535, false, true);
+    let n = tcplab_analyze::sender_replay::MAX_WINDOW_SEGS as u32 + 1000;
+    for k in 0..n {
+        let spec = TcpSpec { seq: 1 + 1000 * k, flags: PSHACK, payload_len: 1000, captured_payload: 0, ..TcpSpec::default() };
+        f.record(T0 + u64::from(k) * 10_000, &ipv4_tcp(&spec), None);
+    }
+    let p = std::env::temp_dir().join(format!("tcplab-analyze-{}-oneway.pcap", std::process::id()));
+    std::fs::write(&p, &f.bytes).unwrap();
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.anomalies["state_truncated"], 1000);
+    assert_eq!(a.summary.anomalies["connections_without_handshake"], 1);
+    assert!(a.retransmissions.is_empty());
+}
