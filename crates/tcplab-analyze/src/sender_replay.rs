@@ -39,6 +39,8 @@ use crate::spurious::{self, Evidence, Verdict, NO_DSACK_WAIT_RTTS, NO_DSACK_WAIT
 use crate::timing::Episode;
 
 const WRAP: u64 = 1 << 32;
+/// Where relative sequence number 0 sits in the unwrapped space.
+const SEQ_ORIGIN: u64 = WRAP;
 const HALF_WRAP: u64 = 1 << 31;
 
 /// Unwraps a 32-bit relative sequence number to the `u64` nearest `reference`
@@ -174,6 +176,10 @@ pub struct DirReplay {
     dsack_receiver: bool,
     started: bool,
     base: u32,
+    /// First sequence number seen (the capture may start mid-connection).
+    first_seq: u64,
+    /// Some ACK advanced SND.UNA in the capture.
+    acked_any: bool,
     snd_una: u64,
     snd_max: u64,
     segs: VecDeque<TxSeg>,
@@ -233,6 +239,8 @@ impl DirReplay {
             dsack_receiver: model.dsack_receiver(),
             started: false,
             base: 0,
+            first_seq: 0,
+            acked_any: false,
             snd_una: 0,
             snd_max: 0,
             segs: VecDeque::new(),
@@ -426,8 +434,11 @@ impl DirReplay {
         if !self.started {
             self.started = true;
             self.base = abs_seq.wrapping_sub(rel_seq);
-            let s = u64::from(rel_seq);
+            // Relative sequence numbers live at an offset of 2^32 so that data from before
+            // the first segment seen (a capture that starts mid-connection) stays below it.
+            let s = SEQ_ORIGIN + u64::from(rel_seq);
             self.snd_una = s;
+            self.first_seq = s;
             self.snd_max = s;
             self.timer_restart_ns = now;
         }
@@ -528,12 +539,16 @@ impl DirReplay {
             self.timer_restart_ns = now;
             self.restart_by_ack = false;
         }
+        // Bytes sent before the capture started were never seen and never acknowledged in
+        // it: no evidence either way from the capture itself.
+        let before_capture = start < self.first_seq && !self.acked_any;
         let verdict = match self.pos {
+            _ if before_capture => None,
             Position::Receiver => spurious::receiver_capture(all_seen),
             Position::Middle => spurious::original_not_seen(all_seen),
             Position::Sender => None,
         }
-        .or_else(|| spurious::acked_before_seen(self.snd_una, rend))
+        .or_else(|| spurious::acked_before_seen(if self.acked_any { self.snd_una } else { 0 }, rend))
         .or_else(|| self.sacked_covers(start, rend).then_some((true, Evidence::AckedBeforeSeen)));
         // Record the copy.
         if any_seen {
@@ -639,6 +654,7 @@ impl DirReplay {
                 self.rtt.sample(now, s);
             }
             self.snd_una = ack;
+            self.acked_any = true;
             self.dupacks = 0;
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.timer_restart_ns = now;
@@ -739,7 +755,9 @@ impl DirReplay {
         RetxOut {
             frame: p.frame,
             ts_ns: p.ts_ns,
-            seq: p.start,
+            // Relative to the ISN; data from before the first segment seen wraps like a
+            // 32-bit relative number.
+            seq: p.start.checked_sub(SEQ_ORIGIN).unwrap_or(u64::from(p.start as u32)),
             len: (p.end - p.start) as u32,
             cause: p.cause,
             spurious: p.verdict.map(|v| v.0),

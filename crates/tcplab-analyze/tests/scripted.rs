@@ -387,3 +387,19 @@ fn a_capture_of_one_direction_only_keeps_bounded_state_and_says_so() {
     assert_eq!(a.summary.anomalies["connections_without_handshake"], 1);
     assert!(a.retransmissions.is_empty());
 }
+
+#[test]
+fn a_retransmission_of_data_sent_before_the_capture_started_gets_no_verdict_from_the_capture() {
+    // No handshake: the capture starts with segment 5; segment 2 (sent before) comes again.
+    let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), ts: false, sack: false };
+    for k in 5..8 {
+        s.data(100 + k as u64, k, 0);
+    }
+    s.data(200, 2, 0);
+    let a = analyze_one(&s.write("midstream"));
+    assert_eq!(a.retransmissions.len(), 1);
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (None, Evidence::None));
+    assert_eq!(r.r.detection_ns, None);
+    assert_eq!(a.summary.positions.get("middle/assumed"), Some(&1));
+}
