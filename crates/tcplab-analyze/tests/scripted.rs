@@ -403,3 +403,63 @@ fn a_retransmission_of_data_sent_before_the_capture_started_gets_no_verdict_from
     assert_eq!(r.r.detection_ns, None);
     assert_eq!(a.summary.positions.get("middle/assumed"), Some(&1));
 }
+
+fn analyze_at(p: &PathBuf, v: VantageChoice) -> tcplab_analyze::Analysis {
+    analyze_paths(&[p], &AnalyzeConfig { vantage: v, ..Default::default() }).unwrap()
+}
+
+#[test]
+fn the_second_hole_of_a_window_is_a_sack_recovery_retransmission_in_the_same_episode() {
+    let mut s = Script::new(true, true);
+    for k in 0..8 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    // Segments 1 and 3 lost.
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(203, 1, 203, 101, &[(2, 3)]);
+    s.ack(205, 1, 205, 101, &[(4, 5), (2, 3)]);
+    s.ack(206, 1, 206, 101, &[(4, 6), (2, 3)]);
+    s.data(206, 1, 206);
+    s.ack(207, 1, 207, 101, &[(4, 7), (2, 3)]);
+    s.ack(208, 1, 208, 101, &[(4, 8), (2, 3)]);
+    // Partial ACK up to the second hole, then its retransmission.
+    s.ack(306, 3, 306, 206, &[(4, 8)]);
+    s.data(306, 3, 306);
+    s.ack(406, 8, 406, 306, &[]);
+    let a = analyze_one(&s.write("sack-recovery"));
+    let causes: Vec<Cause> = a.retransmissions.iter().map(|r| r.r.cause).collect();
+    assert_eq!(causes, vec![Cause::FastRetransmit, Cause::SackRecovery]);
+    // One loss episode: detection at 206 ms, the highest segment sent before it (7) is
+    // acknowledged at 406 ms.
+    assert!(a.retransmissions.iter().all(|r| r.r.recovery_ns == Some(200 * MS)));
+    assert!(a.retransmissions.iter().all(|r| r.r.spurious == Some(false)));
+}
+
+#[test]
+fn at_the_receiver_an_earlier_copy_in_the_capture_makes_the_retransmission_spurious() {
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    let a = analyze_at(&s.write("at-receiver"), VantageChoice::Receiver);
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(true), Evidence::ReceiverCapture));
+}
+
+#[test]
+fn in_the_middle_a_hole_filler_whose_original_never_passed_was_needed() {
+    let mut s = Script::new(true, true);
+    for k in [0u32, 2, 3, 4, 5] {
+        s.data(101 + u64::from(k), k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(203, 1, 203, 101, &[(2, 3)]);
+    s.ack(204, 1, 204, 101, &[(2, 4)]);
+    s.ack(205, 1, 205, 101, &[(2, 5)]);
+    s.data(205, 1, 205);
+    s.ack(305, 6, 305, 205, &[]);
+    let a = analyze_at(&s.write("middle-hole"), VantageChoice::Middle);
+    assert_eq!(a.retransmissions.len(), 1);
+    let r = a.retransmissions[0];
+    assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(false), Evidence::OriginalNotSeen));
+    assert_eq!(r.r.detection_ns, None);
+}
