@@ -39,3 +39,15 @@ def profiles() -> list[dict[str, Any]]:
     values written as a scenario file accepts them (durations as ``"500ms"``, ratios as
     ``"1/4"``, clocks as ``"fine"``, a duration, or a table)."""
     ...
+
+# Capture analyzer (crates/tcplab-py/src/analyze.rs)
+
+class CaptureError(ValueError):
+    """Nothing in the given captures could be analysed (one-line message naming the file)."""
+
+class Analysis:
+    @property
+    def summary_json(self) -> str: ...
+    def table(self, name: str) -> list[Column]: ...
+
+def analyze(paths: list[str], vantage: str) -> Analysis: ...

@@ -49,6 +49,7 @@ def main() -> None:
     tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
+    tcplab analyze trace.pcap -o out               classify retransmissions in a capture
     """
 
 
@@ -212,6 +213,52 @@ def reproduce(name, out, quick: bool, runs, list_: bool) -> None:
         report = mod.run(out, quick=quick, runs=runs, progress=bar)
     path = report.write()
     click.echo(f"wrote {path} and {out / 'results.csv'}")
+
+def _print_analysis(summary: dict, out: Path) -> None:
+    t = summary["table_iv"]
+    caps = summary["captures"]
+    frames = sum(c["frames"] for c in caps)
+    click.echo(
+        f"{len(caps)} capture(s), {frames} packets, {summary['connections']} connections, "
+        f"{t['total']['total']} retransmissions (model {summary['model']}, vantage {summary['vantage_requested']})"
+    )
+    pos = ", ".join(f"{k}: {v}" for k, v in summary["positions"].items()) or "none"
+    click.echo(f"capture position per data direction: {pos}")
+    click.echo(f"{'cause':<16} {'total':>7} {'needed':>7} {'spurious':>9} {'unknown':>8}")
+    for cause in ("rto", "fast_retransmit", "sack_recovery", "tlp", "unknown", "total"):
+        r = t[cause]
+        click.echo(f"{cause:<16} {r['total']:>7} {r['needed']:>7} {r['spurious']:>9} {r['unknown']:>8}")
+    informational = {"snaplen_truncated_payload", "skipped_blocks", "tso_segments"}
+    damaged = {
+        k: v for k, v in summary["anomalies"].items()
+        if isinstance(v, int) and v > 0 and k not in informational
+    }
+    if damaged:
+        click.echo("anomalies: " + ", ".join(f"{k}={v}" for k, v in sorted(damaged.items())))
+    for c in caps:
+        if c.get("error"):
+            click.echo(f"skipped: {c['error']}")
+    click.echo(f"results in {out}/")
+
+
+@main.command()
+@click.argument("captures", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output directory (created if missing).")
+@click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
+              show_default=True, help="Where the capture was taken (auto: from each handshake).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@_user_errors
+def analyze(captures, out: Path, vantage: str, quiet: bool) -> None:
+    """Classify the retransmissions in CAPTURES (pcap/pcapng): cause, spurious, durations.
+
+    Writes retransmissions.parquet/.csv, connections.parquet/.csv and summary.json to OUT.
+    """
+    from .analyze import analyze as api_analyze
+
+    res = api_analyze(list(captures), vantage=vantage, out=out)
+    if not quiet:
+        _print_analysis(res.summary, out)
 
 
 @main.command()

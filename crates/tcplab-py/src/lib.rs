@@ -10,6 +10,8 @@
 //! | `schema()` | `tcplab_netsim::scenario::json_schema` |
 //! | `profiles()` | `tcplab_tcp::Profile::ALL`, each as a dict of scenario-file values |
 
+mod analyze;
+
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -258,5 +260,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_spec, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    analyze::register(m)?;
     Ok(())
 }

@@ -1,0 +1,192 @@
+//! The output tables (docs/outputs.md): `retransmissions` and `connections`, built as
+//! [`tcplab_record::Table`]s in long format so the Python side receives numpy buffers and
+//! writes Parquet/CSV exactly as for simulation results.
+
+use rustc_hash::FxHashMap;
+use tcplab_pcap::{Dir, EndReason};
+use tcplab_record::{ColumnData, Table};
+
+use crate::analyzer::{ConnRow, RetxRow};
+use crate::classify::Cause;
+
+/// Dictionary-encoded string column with a hash map (endpoint strings have high
+/// cardinality; `tcplab_record::DictBuilder` is linear per value).
+#[derive(Debug, Default)]
+struct Interner {
+    codes: Vec<u32>,
+    values: Vec<String>,
+    index: FxHashMap<String, u32>,
+}
+
+impl Interner {
+    fn push(&mut self, s: &str) {
+        let code = match self.index.get(s) {
+            Some(&c) => c,
+            None => {
+                let c = self.values.len() as u32;
+                self.values.push(s.to_string());
+                self.index.insert(s.to_string(), c);
+                c
+            }
+        };
+        self.codes.push(code);
+    }
+    fn finish(self) -> ColumnData {
+        ColumnData::Dict { codes: self.codes, values: self.values }
+    }
+}
+
+fn nullable_u64(t: &mut Table, name: &str, v: impl Iterator<Item = Option<u64>>) {
+    let (data, valid): (Vec<u64>, Vec<bool>) = v.map(|x| (x.unwrap_or(0), x.is_some())).unzip();
+    t.push_nullable(name, ColumnData::U64(data), valid);
+}
+
+pub fn dir_name(d: Dir) -> &'static str {
+    match d {
+        Dir::ClientToServer => "c2s",
+        Dir::ServerToClient => "s2c",
+    }
+}
+
+/// `retransmissions`: one row per retransmission, ordered by (capture, frame).
+pub fn retransmissions_table(rows: &[RetxRow], captures: &[String]) -> Table {
+    let mut t = Table::new("retransmissions");
+    let mut cap = Interner::default();
+    let mut dir = Interner::default();
+    let mut vantage = Interner::default();
+    let mut cause = Interner::default();
+    let mut evidence = Interner::default();
+    for r in rows {
+        cap.push(captures.get(r.capture as usize).map_or("", |s| s.as_str()));
+        dir.push(dir_name(r.dir));
+        vantage.push(r.vantage.name());
+        cause.push(r.r.cause.name());
+        evidence.push(r.r.evidence.name());
+    }
+    t.push("capture", cap.finish());
+    t.push("conn_id", ColumnData::U64(rows.iter().map(|r| r.conn_id).collect()));
+    t.push("dir", dir.finish());
+    t.push("frame", ColumnData::U64(rows.iter().map(|r| r.r.frame).collect()));
+    t.push("ts_ns", ColumnData::U64(rows.iter().map(|r| r.r.ts_ns).collect()));
+    t.push("seq", ColumnData::U64(rows.iter().map(|r| r.r.seq).collect()));
+    t.push("len", ColumnData::U32(rows.iter().map(|r| r.r.len).collect()));
+    t.push("cause", cause.finish());
+    t.push_nullable(
+        "spurious",
+        ColumnData::Bool(rows.iter().map(|r| r.r.spurious.unwrap_or(false)).collect()),
+        rows.iter().map(|r| r.r.spurious.is_some()).collect(),
+    );
+    t.push("evidence", evidence.finish());
+    nullable_u64(&mut t, "detection_ns", rows.iter().map(|r| r.r.detection_ns));
+    nullable_u64(&mut t, "recovery_ns", rows.iter().map(|r| r.r.recovery_ns));
+    nullable_u64(&mut t, "rtt_ns", rows.iter().map(|r| r.rtt_ns));
+    let rtts: Vec<Option<f64>> = rows.iter().map(detection_rtts).collect();
+    t.push_nullable(
+        "detection_rtts",
+        ColumnData::F64(rtts.iter().map(|x| x.unwrap_or(0.0)).collect()),
+        rtts.iter().map(|x| x.is_some()).collect(),
+    );
+    t.push("vantage", vantage.finish());
+    t
+}
+
+/// Detection duration in RTT units (Fig. 2), when both are known.
+pub fn detection_rtts(r: &RetxRow) -> Option<f64> {
+    match (r.r.detection_ns, r.rtt_ns) {
+        (Some(d), Some(rtt)) if rtt > 0 => Some(d as f64 / rtt as f64),
+        _ => None,
+    }
+}
+
+fn end_name(e: EndReason) -> &'static str {
+    match e {
+        EndReason::Closed => "closed",
+        EndReason::Idle => "idle",
+        EndReason::Replaced => "replaced",
+        EndReason::EndOfCapture => "end_of_capture",
+    }
+}
+
+/// Per-connection anomalies as `key=count` pairs (empty when clean).
+pub fn conn_anomalies(c: &ConnRow) -> String {
+    let r = &c.record;
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |k: &str, v: u64| {
+        if v > 0 {
+            parts.push(format!("{k}={v}"));
+        }
+    };
+    add("no_handshake", u64::from(!r.handshake_seen));
+    add("stray_syns", r.stray_syns);
+    add("oversized_segments", r.dirs[0].oversized_segments + r.dirs[1].oversized_segments);
+    add("tso_segments", r.dirs[0].tso_segments + r.dirs[1].tso_segments);
+    add("reordered_segments", c.counters[0].reordered + c.counters[1].reordered);
+    add("unknown_cause", c.counters[0].by_cause[Cause::Unknown.index()] + c.counters[1].by_cause[Cause::Unknown.index()]);
+    add("undecided_spurious", c.counters[0].undecided + c.counters[1].undecided);
+    add("state_truncated", c.counters[0].state_truncated + c.counters[1].state_truncated);
+    parts.join(";")
+}
+
+/// `connections`: one row per connection, ordered by (capture, conn_id).
+pub fn connections_table(rows: &[ConnRow], captures: &[String]) -> Table {
+    let mut t = Table::new("connections");
+    let mut cap = Interner::default();
+    let mut client = Interner::default();
+    let mut server = Interner::default();
+    let mut end = Interner::default();
+    let mut vantage = Interner::default();
+    let mut vsource = Interner::default();
+    let mut anomalies = Interner::default();
+    for c in rows {
+        cap.push(captures.get(c.capture as usize).map_or("", |s| s.as_str()));
+        client.push(&c.record.client.to_string());
+        server.push(&c.record.server.to_string());
+        end.push(end_name(c.record.end));
+        // The position of the main data direction (client→server unless the server sent more).
+        let main = usize::from(c.record.dirs[1].payload_bytes > c.record.dirs[0].payload_bytes);
+        let p = c.positions[main].or(c.positions[1 - main]);
+        vantage.push(p.map_or("none", |p| p.0.name()));
+        vsource.push(p.map_or("none", |p| p.1.name()));
+        anomalies.push(&conn_anomalies(c));
+    }
+    let r = |f: &dyn Fn(&ConnRow) -> u64| -> ColumnData { ColumnData::U64(rows.iter().map(f).collect()) };
+    t.push("capture", cap.finish());
+    t.push("conn_id", r(&|c| c.record.conn_id));
+    t.push("client", client.finish());
+    t.push("server", server.finish());
+    t.push("start_ns", r(&|c| c.record.first_ns));
+    t.push("end_ns", r(&|c| c.record.last_ns));
+    t.push("duration_ns", r(&|c| c.record.last_ns.saturating_sub(c.record.first_ns)));
+    t.push("c2s_bytes", r(&|c| c.record.dirs[0].payload_bytes));
+    t.push("c2s_unique_bytes", r(&|c| c.record.dirs[0].unique_bytes));
+    t.push("c2s_data_segments", r(&|c| c.record.dirs[0].data_segments));
+    t.push("s2c_bytes", r(&|c| c.record.dirs[1].payload_bytes));
+    t.push("s2c_unique_bytes", r(&|c| c.record.dirs[1].unique_bytes));
+    t.push("s2c_data_segments", r(&|c| c.record.dirs[1].data_segments));
+    t.push("retransmissions", r(&|c| c.counters[0].retransmissions + c.counters[1].retransmissions));
+    for cause in Cause::ALL {
+        let i = cause.index();
+        t.push(format!("rexmit_{}", cause.name()), r(&|c| c.counters[0].by_cause[i] + c.counters[1].by_cause[i]));
+    }
+    t.push("spurious", r(&|c| c.counters[0].spurious + c.counters[1].spurious));
+    t.push("needed", r(&|c| c.counters[0].needed + c.counters[1].needed));
+    t.push("spurious_unknown", r(&|c| c.counters[0].undecided + c.counters[1].undecided));
+    nullable_u64(&mut t, "rtt_handshake_ns", rows.iter().map(|c| c.rtt_handshake_ns));
+    nullable_u64(&mut t, "rtt_min_ns", rows.iter().map(|c| c.rtt_min_ns));
+    nullable_u64(&mut t, "rtt_mean_ns", rows.iter().map(|c| c.rtt_mean_ns));
+    nullable_u64(&mut t, "rtt_max_ns", rows.iter().map(|c| c.rtt_max_ns));
+    t.push("rtt_samples", r(&|c| c.rtt_samples));
+    nullable_u64(&mut t, "srtt_ns", rows.iter().map(|c| c.srtt_ns));
+    nullable_u64(&mut t, "mss_client", rows.iter().map(|c| c.record.negotiated.mss[0].map(u64::from)));
+    nullable_u64(&mut t, "mss_server", rows.iter().map(|c| c.record.negotiated.mss[1].map(u64::from)));
+    t.push("sack", ColumnData::Bool(rows.iter().map(|c| c.record.negotiated.sack).collect()));
+    t.push("timestamps", ColumnData::Bool(rows.iter().map(|c| c.record.negotiated.timestamps).collect()));
+    nullable_u64(&mut t, "wscale_client", rows.iter().map(|c| c.record.negotiated.window_scale.map(|w| u64::from(w.0))));
+    nullable_u64(&mut t, "wscale_server", rows.iter().map(|c| c.record.negotiated.window_scale.map(|w| u64::from(w.1))));
+    t.push("handshake_seen", ColumnData::Bool(rows.iter().map(|c| c.record.handshake_seen).collect()));
+    t.push("vantage", vantage.finish());
+    t.push("vantage_source", vsource.finish());
+    t.push("end_reason", end.finish());
+    t.push("anomalies", anomalies.finish());
+    t
+}

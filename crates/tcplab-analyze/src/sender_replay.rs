@@ -1,0 +1,831 @@
+//! Replay of one data direction's sender state from the capture.
+//!
+//! Rewaskar, Kaur & Smith §IV-A: "the analysis ... emulates the sender's state (the
+//! unacknowledged data, the duplicate-ACK count, the recovery phase and the retransmission
+//! timer) as each packet of the trace is processed", parameterised by the sender's OS
+//! ([`SenderModel`]). The replay keeps, per direction:
+//! - SND.UNA / SND.MAX (relative, unwrapped to `u64`), the copies of every byte range the
+//!   capture saw (first/last time, TSval, copy count) down to SND.UNA;
+//! - the duplicate-ACK count (RFC 5681 §2 definition: no data, ACK = SND.UNA, data
+//!   outstanding, same window — or, with SACK, carrying SACK blocks, RFC 6675 §2), the SACK
+//!   scoreboard above SND.UNA and the D-SACK reports (RFC 2883 §4: first block below the
+//!   cumulative ACK or inside the second block);
+//! - the recovery phase and the time the retransmission timer was last (re)started
+//!   (RFC 6298 (5.1) first transmission with nothing outstanding, (5.3) ACK of new data,
+//!   (5.6) after a timeout retransmission);
+//! - the open loss episodes (`timing.rs`) and the retransmissions still waiting for
+//!   evidence (`spurious.rs`).
+//!
+//! Memory: everything below SND.UNA is dropped as ACKs arrive, so the state is bounded by
+//! the window; a retransmission is handed out (and forgotten) as soon as it is decided and
+//! its episode is over. Nothing is allocated per packet in the steady state (the deques and
+//! vectors keep their capacity).
+//!
+//! Away from the sender (receiver or middle capture), a segment that fills a hole was either
+//! sent again or reordered on the way (§IV-A: "hole fillers"). It is a retransmission when
+//! its TSval is newer than every TSval seen before (originals are sent in sequence order, so
+//! a reordered original carries an older or equal TSval), and otherwise when the receiver
+//! had signalled the hole with DupThresh ACKs or the hole was older than the minimum RTO;
+//! anything else is counted as reordering.
+
+use std::collections::VecDeque;
+
+use tcplab_tcp::{Segment, TcpFlags};
+
+use crate::classify::{classify_cause, Cause, CauseInput, PhaseKind, RTO_ELAPSED_FRACTION};
+use crate::model::SenderModel;
+use crate::rtt::RttStats;
+use crate::spurious::{self, Evidence, Verdict, NO_DSACK_WAIT_RTTS, NO_DSACK_WAIT_SLACK_NS};
+use crate::timing::Episode;
+
+const WRAP: u64 = 1 << 32;
+/// Where relative sequence number 0 sits in the unwrapped space.
+const SEQ_ORIGIN: u64 = WRAP;
+const HALF_WRAP: u64 = 1 << 31;
+
+/// Unwraps a 32-bit relative sequence number to the `u64` nearest `reference`
+/// (RFC 9293 §3.4: comparisons are valid within 2^31).
+pub fn unwrap_seq(reference: u64, rel: u32) -> u64 {
+    let mut c = (reference & !(WRAP - 1)) | u64::from(rel);
+    if c + HALF_WRAP < reference {
+        c += WRAP;
+    } else if c > reference + HALF_WRAP && c >= WRAP {
+        c -= WRAP;
+    }
+    c
+}
+
+/// Most segment copies remembered per direction (about 3 MB). A capture that holds only
+/// one direction never shows the ACKs that release them; past this bound the oldest are
+/// forgotten and `state_truncated` is counted, so memory stays bounded.
+pub const MAX_WINDOW_SEGS: usize = 1 << 16;
+/// Most SACK runs and holes remembered per direction (RFC 2018 sends at most 4 blocks per
+/// ACK; a real scoreboard has far fewer runs than this).
+pub const MAX_RANGES: usize = 1024;
+
+/// ACK advances remembered to reconstruct the sender's view away from the sender.
+pub const ACK_HISTORY_LEN: usize = 256;
+
+/// Share of the minimum RTO the data stream must have been silent, away from the sender and
+/// without timestamps, before a retransmission can be a timer expiry (see `on_data`).
+pub const SILENCE_FRACTION: f64 = 0.5;
+
+fn ts_lt(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
+/// Capture position relative to this direction's sender.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Position {
+    Sender,
+    Receiver,
+    Middle,
+}
+
+impl Position {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Position::Sender => "sender",
+            Position::Receiver => "receiver",
+            Position::Middle => "middle",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+struct TxSeg {
+    start: u64,
+    end: u64,
+    first_ns: u64,
+    last_ns: u64,
+    max_tsval: Option<u32>,
+    copies: u32,
+    /// The first copy was seen (false for a hole filler whose original was lost upstream).
+    original_seen: bool,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Hole {
+    start: u64,
+    end: u64,
+    since_ns: u64,
+    gap_acks_at: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    frame: u64,
+    ts_ns: u64,
+    start: u64,
+    end: u64,
+    cause: Cause,
+    episode: u32,
+    detection_ns: Option<u64>,
+    tsval: Option<u32>,
+    tsval_shared: bool,
+    /// An ACK reached the capture point after the original could have been acknowledged
+    /// and before this retransmission: the ACK clock was alive, so an echo of this
+    /// retransmission's TSval means the receiver lacked the bytes (not that the original's
+    /// ACKs were all lost).
+    ack_clock_alive: bool,
+    covered: bool,
+    cum_acked: bool,
+    verdict: Verdict,
+}
+
+/// One classified retransmission, ready for the output table.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RetxOut {
+    pub frame: u64,
+    pub ts_ns: u64,
+    /// Relative to the ISN (or the first sequence number seen), unwrapped.
+    pub seq: u64,
+    pub len: u32,
+    pub cause: Cause,
+    pub spurious: Option<bool>,
+    pub evidence: Evidence,
+    pub detection_ns: Option<u64>,
+    pub recovery_ns: Option<u64>,
+}
+
+/// Per-direction counters for the connections table.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct DirCounters {
+    pub retransmissions: u64,
+    pub by_cause: [u64; 5],
+    pub spurious: u64,
+    pub needed: u64,
+    pub undecided: u64,
+    /// Hole fillers judged to be reordered originals.
+    pub reordered: u64,
+    /// Times the per-direction state hit a bound and forgot its oldest entries.
+    pub state_truncated: u64,
+}
+
+/// The replayed sender of one direction. `Clone`, so a later stage can fork it to ask
+/// what another model would have done from here.
+#[derive(Clone, Debug)]
+pub struct DirReplay {
+    pos: Position,
+    sack: bool,
+    timestamps: bool,
+    dupack_threshold: u32,
+    min_rto_ns: u64,
+    sack_loss_rule: bool,
+    tlp_model: bool,
+    dsack_receiver: bool,
+    started: bool,
+    base: u32,
+    /// First sequence number seen (the capture may start mid-connection).
+    first_seq: u64,
+    /// Some ACK advanced SND.UNA in the capture.
+    acked_any: bool,
+    snd_una: u64,
+    snd_max: u64,
+    segs: VecDeque<TxSeg>,
+    sacked: Vec<(u64, u64)>,
+    holes: Vec<Hole>,
+    dupacks: u32,
+    last_window: u16,
+    gap_acks: u64,
+    phase: PhaseKind,
+    cur_episode: Option<u32>,
+    timer_restart_ns: u64,
+    /// The last restart was caused by an ACK seen at the capture point (the sender saw it
+    /// later), not by a retransmission seen here.
+    restart_by_ack: bool,
+    /// Capture point → sender → capture point round trip without queueing (from the
+    /// handshake: the gap that contains the sender's side).
+    upstream_base_ns: u64,
+    ts_tick_ns: u64,
+    first_tsval: Option<u32>,
+    /// Smallest (capture time − TSval time) seen: the queue-free sender→capture offset.
+    min_ts_offset: Option<i128>,
+    max_tsval: Option<u32>,
+    /// Capture time of the last data segment of this direction.
+    last_data_ns: u64,
+    /// Capture time of the last ACK for this direction.
+    last_ack_ns: Option<u64>,
+    /// Capture time of the ACK that brought the duplicate count to DupThresh.
+    dupthresh_ack_ns: Option<u64>,
+    /// Recent ACK advances (capture time, SND.UNA after it), to see the sender's state as of
+    /// an earlier instant away from the sender (bounded ring).
+    ack_history: VecDeque<(u64, u64)>,
+    /// The last exit from recovery: (capture time of the ACK, phase left).
+    phase_exit: Option<(u64, PhaseKind)>,
+    /// Latest capture→sender→capture time measured on a fast retransmit (the sender answers
+    /// the DupThresh-th duplicate ACK at once, RFC 5681 §3.2 step 2).
+    response_ns: Option<u64>,
+    last_tx_tsval: Option<u32>,
+    last_tx_pending: bool,
+    mss: u32,
+    pub rtt: RttStats,
+    pending: Vec<Pending>,
+    episodes: VecDeque<Episode>,
+    next_episode: u32,
+    pub counters: DirCounters,
+}
+
+impl DirReplay {
+    pub fn new(pos: Position, sack: bool, timestamps: bool, model: &dyn SenderModel) -> DirReplay {
+        DirReplay {
+            pos,
+            sack,
+            timestamps,
+            dupack_threshold: model.dupack_threshold(),
+            min_rto_ns: model.rto().min.as_nanos(),
+            sack_loss_rule: model.sack_loss_rule(),
+            tlp_model: model.tail_loss_probe(),
+            dsack_receiver: model.dsack_receiver(),
+            started: false,
+            base: 0,
+            first_seq: 0,
+            acked_any: false,
+            snd_una: 0,
+            snd_max: 0,
+            segs: VecDeque::new(),
+            sacked: Vec::new(),
+            holes: Vec::new(),
+            dupacks: 0,
+            last_window: 0,
+            gap_acks: 0,
+            phase: PhaseKind::Open,
+            cur_episode: None,
+            timer_restart_ns: 0,
+            restart_by_ack: false,
+            upstream_base_ns: 0,
+            ts_tick_ns: model.ts_tick_ns().max(1),
+            first_tsval: None,
+            min_ts_offset: None,
+            max_tsval: None,
+            last_data_ns: 0,
+            last_ack_ns: None,
+            dupthresh_ack_ns: None,
+            ack_history: VecDeque::with_capacity(if pos == Position::Sender { 0 } else { ACK_HISTORY_LEN }),
+            phase_exit: None,
+            response_ns: None,
+            last_tx_tsval: None,
+            last_tx_pending: false,
+            mss: 1,
+            rtt: RttStats::new(pos == Position::Sender, model.rto()),
+            pending: Vec::new(),
+            episodes: VecDeque::new(),
+            next_episode: 0,
+            counters: DirCounters::default(),
+        }
+    }
+
+    pub fn position(&self) -> Position {
+        self.pos
+    }
+
+    /// Sets the capture→sender→capture round trip measured on the handshake (zero at the
+    /// sender).
+    pub fn set_upstream_base(&mut self, ns: u64) {
+        self.upstream_base_ns = if self.pos == Position::Sender { 0 } else { ns };
+    }
+
+    /// Queueing delay between the sender and the capture point for a segment with `tsval`
+    /// captured at `now`: its (capture time − send time on the TSval clock) above the
+    /// smallest such offset seen (RFC 7323 §4: TSval follows the sender's clock).
+    fn upstream_queueing_ns(&mut self, now: u64, tsval: Option<u32>) -> u64 {
+        let (Some(v), true) = (tsval, self.timestamps && self.pos != Position::Sender) else {
+            return 0;
+        };
+        let v0 = *self.first_tsval.get_or_insert(v);
+        let sent = i128::from(v.wrapping_sub(v0)) * i128::from(self.ts_tick_ns);
+        let off = i128::from(now) - sent;
+        let m = self.min_ts_offset.map_or(off, |m| m.min(off));
+        self.min_ts_offset = Some(m);
+        (off - m).max(0) as u64
+    }
+
+    /// Bytes of `[start, end)` covered by earlier copies: (all covered, any covered, first
+    /// transmission time of the earliest overlapping copy, newest TSval among them).
+    fn coverage(&self, start: u64, end: u64) -> (bool, bool, Option<u64>, Option<u32>) {
+        // Bytes below SND.UNA reached the receiver (it acknowledged them).
+        let mut cursor = start.max(self.snd_una.min(end));
+        let mut any = start < self.snd_una;
+        let mut first_ns: Option<u64> = None;
+        let mut max_ts: Option<u32> = None;
+        let mut all = true;
+        let i0 = self.segs.partition_point(|s| s.end <= start);
+        for s in self.segs.range(i0..) {
+            if s.start >= end {
+                break;
+            }
+            any = true;
+            if s.original_seen {
+                first_ns = Some(first_ns.map_or(s.first_ns, |f| f.min(s.first_ns)));
+            }
+            max_ts = match (max_ts, s.max_tsval) {
+                (Some(a), Some(b)) => Some(if ts_lt(a, b) { b } else { a }),
+                (a, b) => a.or(b),
+            };
+            if s.start > cursor {
+                all = false;
+            }
+            cursor = cursor.max(s.end);
+        }
+        if cursor < end {
+            all = false;
+        }
+        (all, any, first_ns, max_ts)
+    }
+
+    fn sacked_covers(&self, start: u64, end: u64) -> bool {
+        self.sacked.iter().any(|&(l, r)| l <= start && r >= end)
+    }
+
+    fn add_sacked(&mut self, l: u64, r: u64) {
+        let (mut l, mut r) = (l, r);
+        // Merge overlapping/adjacent ranges in place (the list stays small: one entry per
+        // SACKed run in the window).
+        let mut k = 0;
+        while k < self.sacked.len() {
+            let (a, b) = self.sacked[k];
+            if b < l || a > r {
+                k += 1;
+            } else {
+                l = l.min(a);
+                r = r.max(b);
+                self.sacked.swap_remove(k);
+            }
+        }
+        if self.sacked.len() < MAX_RANGES {
+            self.sacked.push((l, r));
+        } else {
+            self.counters.state_truncated += 1;
+        }
+    }
+
+    fn note_tx_tsval(&mut self, tsval: Option<u32>, is_pending: bool) -> bool {
+        let shared = tsval.is_some() && tsval == self.last_tx_tsval;
+        if shared && self.last_tx_pending {
+            if let Some(p) = self.pending.last_mut() {
+                p.tsval_shared = true;
+            }
+        }
+        self.last_tx_tsval = tsval;
+        self.last_tx_pending = is_pending;
+        if let Some(v) = tsval {
+            self.max_tsval = Some(match self.max_tsval {
+                Some(m) if !ts_lt(m, v) => m,
+                _ => v,
+            });
+        }
+        shared
+    }
+
+    fn push_new(&mut self, now: u64, start: u64, end: u64, tsval: Option<u32>) {
+        if start > self.snd_max && self.holes.len() < MAX_RANGES {
+            self.holes.push(Hole { start: self.snd_max, end: start, since_ns: now, gap_acks_at: self.gap_acks });
+        }
+        if self.snd_una >= self.snd_max {
+            // RFC 6298 (5.1): the timer starts with the first segment sent when nothing is
+            // outstanding.
+            self.timer_restart_ns = now;
+            self.restart_by_ack = false;
+        }
+        if self.segs.len() >= MAX_WINDOW_SEGS {
+            self.segs.pop_front();
+            self.counters.state_truncated += 1;
+        }
+        self.segs.push_back(TxSeg { start, end, first_ns: now, last_ns: now, max_tsval: tsval, copies: 1, original_seen: true });
+        self.snd_max = end;
+    }
+
+    fn remove_hole_range(&mut self, start: u64, end: u64) {
+        let mut k = 0;
+        while k < self.holes.len() {
+            let h = self.holes[k];
+            if h.end <= start || h.start >= end {
+                k += 1;
+                continue;
+            }
+            self.holes.swap_remove(k);
+            if h.start < start {
+                self.holes.push(Hole { end: start, ..h });
+            }
+            if h.end > end {
+                self.holes.push(Hole { start: end, ..h });
+            }
+        }
+    }
+
+    /// A hole filler away from the sender: a retransmission, or a reordered original?
+    fn hole_filler_is_retransmission(&self, now: u64, start: u64, tsval: Option<u32>) -> bool {
+        if let (Some(v), Some(m)) = (tsval, self.max_tsval) {
+            if ts_lt(m, v) {
+                return true;
+            }
+            if ts_lt(v, m) {
+                return false;
+            }
+        }
+        self.holes.iter().filter(|h| h.start <= start && start < h.end).any(|h| {
+            self.gap_acks.saturating_sub(h.gap_acks_at) >= u64::from(self.dupack_threshold)
+                || now.saturating_sub(h.since_ns) as f64 >= RTO_ELAPSED_FRACTION * self.min_rto_ns as f64
+        })
+    }
+
+    /// A data segment of this direction (payload `len` > 0) at `rel_seq`.
+    pub fn on_data(&mut self, now: u64, frame: u64, abs_seq: u32, rel_seq: u32, len: u32, tsval: Option<u32>) {
+        if !self.started {
+            self.started = true;
+            self.base = abs_seq.wrapping_sub(rel_seq);
+            // Relative sequence numbers live at an offset of 2^32 so that data from before
+            // the first segment seen (a capture that starts mid-connection) stays below it.
+            let s = SEQ_ORIGIN + u64::from(rel_seq);
+            self.snd_una = s;
+            self.first_seq = s;
+            self.snd_max = s;
+            self.timer_restart_ns = now;
+        }
+        let start = unwrap_seq(self.snd_max, rel_seq);
+        let end = start + u64::from(len);
+        self.mss = self.mss.max(len);
+        let queueing = self.upstream_queueing_ns(now, tsval);
+        let data_gap = now.saturating_sub(self.last_data_ns);
+        self.last_data_ns = now;
+        if start >= self.snd_max {
+            self.push_new(now, start, end, tsval);
+            self.note_tx_tsval(tsval, false);
+            return;
+        }
+        let rend = end.min(self.snd_max);
+        let (all_seen, any_seen, first_ns, _earlier_ts) = self.coverage(start, rend);
+        if !any_seen && self.pos != Position::Sender && !self.hole_filler_is_retransmission(now, start, tsval) {
+            // A reordered original.
+            self.counters.reordered += 1;
+            let at = self.segs.partition_point(|s| s.start < start);
+            self.segs.insert(at, TxSeg { start, end: rend, first_ns: now, last_ns: now, max_tsval: tsval, copies: 1, original_seen: true });
+            self.remove_hole_range(start, rend);
+            self.note_tx_tsval(tsval, false);
+            if end > self.snd_max {
+                self.push_new(now, self.snd_max, end, tsval);
+            }
+            return;
+        }
+        // A retransmission: classify its cause from the replayed state.
+        let sacked_above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
+        // Away from the sender and without timestamps, the queueing between the sender and
+        // the capture point is invisible; a timer expiry then also needs the sender to have
+        // been silent (a gap in this direction's data stream) for part of the minimum RTO,
+        // since an ACK-clocked retransmission arrives within a continuous stream.
+        let silent_enough = self.pos == Position::Sender
+            || self.timestamps
+            || !self.restart_by_ack
+            || data_gap as f64 >= SILENCE_FRACTION * self.min_rto_ns as f64;
+        // Capture→sender→capture time: the handshake gap, or, when longer, the queueing read
+        // off TSval (the handshake gap may itself contain queueing, so the two are not
+        // added); without timestamps, the latest fast-retransmit response time when longer.
+        let mut upstream = self.upstream_base_ns.max(queueing);
+        if self.pos != Position::Sender && !self.timestamps {
+            upstream = upstream.max(self.response_ns.unwrap_or(0));
+        }
+        // Away from the sender, the sender sent this retransmission having seen only the ACKs
+        // that passed here before `horizon` (its send time minus the ACKs' way to it):
+        // the timer restart, SND.UNA and the recovery phase are taken as of then.
+        let mut phase = self.phase;
+        let mut una = self.snd_una;
+        let mut elapsed = now.saturating_sub(self.timer_restart_ns) * u64::from(silent_enough);
+        if self.pos != Position::Sender {
+            let horizon = now.saturating_sub(upstream);
+            if let Some((t, prev)) = self.phase_exit {
+                if phase == PhaseKind::Open && t > horizon {
+                    phase = prev;
+                }
+            }
+            if self.restart_by_ack {
+                let seen = self.ack_history.iter().rev().find(|&&(t, _)| t <= horizon).copied();
+                let restart = match seen {
+                    Some((t, u)) if t < self.timer_restart_ns => {
+                        una = u;
+                        t
+                    }
+                    _ => self.timer_restart_ns,
+                };
+                elapsed = horizon.saturating_sub(restart) * u64::from(silent_enough);
+            }
+        }
+        let input = CauseInput {
+            phase,
+            at_una: start <= una,
+            dupacks: self.dupacks,
+            dupack_threshold: self.dupack_threshold,
+            sack_lost: self.sack && self.sack_loss_rule
+                && sacked_above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss),
+            elapsed_ns: elapsed,
+            min_rto_ns: self.min_rto_ns,
+            is_tail: rend >= self.snd_max,
+            tlp_model: self.tlp_model,
+        };
+        let d = classify_cause(&input);
+        if d.cause == Cause::FastRetransmit && self.dupacks >= self.dupack_threshold {
+            if let Some(t) = self.dupthresh_ack_ns {
+                self.response_ns = Some(now.saturating_sub(t));
+            }
+        }
+        if d.new_episode || self.cur_episode.is_none() {
+            let id = self.next_episode;
+            self.next_episode = self.next_episode.wrapping_add(1);
+            self.episodes.push_back(Episode { id, detect_ns: now, recover: self.snd_max, recovery_ns: None });
+            self.cur_episode = Some(id);
+        }
+        self.phase = d.next_phase;
+        if d.cause == Cause::Rto {
+            // RFC 6298 (5.5)-(5.6): the timer restarts (backed off) with the retransmission.
+            self.timer_restart_ns = now;
+            self.restart_by_ack = false;
+        }
+        // Bytes sent before the capture started were never seen and never acknowledged in
+        // it: no evidence either way from the capture itself.
+        let before_capture = start < self.first_seq && !self.acked_any;
+        let verdict = match self.pos {
+            _ if before_capture => None,
+            Position::Receiver => spurious::receiver_capture(all_seen),
+            Position::Middle => spurious::original_not_seen(all_seen),
+            Position::Sender => None,
+        }
+        .or_else(|| spurious::acked_before_seen(if self.acked_any { self.snd_una } else { 0 }, rend))
+        .or_else(|| self.sacked_covers(start, rend).then_some((true, Evidence::AckedBeforeSeen)));
+        // Record the copy.
+        if any_seen {
+            let i0 = self.segs.partition_point(|s| s.end <= start);
+            let mut i = i0;
+            while let Some(s) = self.segs.get_mut(i) {
+                if s.start >= rend {
+                    break;
+                }
+                s.copies = s.copies.saturating_add(1);
+                s.last_ns = now;
+                if let Some(v) = tsval {
+                    s.max_tsval = Some(match s.max_tsval {
+                        Some(m) if !ts_lt(m, v) => m,
+                        _ => v,
+                    });
+                }
+                i += 1;
+            }
+        } else {
+            let at = self.segs.partition_point(|s| s.start < start);
+            // copies = 2: Karn's rule, no RTT sample from a retransmission.
+            self.segs.insert(at, TxSeg { start, end: rend, first_ns: now, last_ns: now, max_tsval: tsval, copies: 2, original_seen: false });
+        }
+        self.remove_hole_range(start, rend);
+        let shared = self.note_tx_tsval(tsval, true);
+        let ack_clock_alive = match (first_ns, self.last_ack_ns) {
+            (Some(f), Some(a)) => {
+                a as f64 >= f as f64 + spurious::TOO_SOON_FRACTION * self.rtt.min_ns.unwrap_or(0) as f64
+            }
+            (None, _) => true,
+            (Some(_), None) => false,
+        };
+        self.pending.push(Pending {
+            frame,
+            ts_ns: now,
+            start,
+            end: rend,
+            cause: d.cause,
+            episode: self.cur_episode.unwrap_or(0),
+            detection_ns: first_ns.map(|f| now.saturating_sub(f)),
+            tsval: if self.timestamps { tsval } else { None },
+            tsval_shared: shared,
+            ack_clock_alive,
+            covered: false,
+            cum_acked: false,
+            verdict,
+        });
+        self.counters.retransmissions += 1;
+        self.counters.by_cause[d.cause.index()] += 1;
+        if end > self.snd_max {
+            self.push_new(now, self.snd_max, end, tsval);
+        }
+    }
+
+    fn no_dsack_wait_ns(&self) -> Option<u64> {
+        self.rtt.max_ns.map(|m| NO_DSACK_WAIT_RTTS.saturating_mul(m).saturating_add(NO_DSACK_WAIT_SLACK_NS))
+    }
+
+    /// An acknowledgment for this direction's data (a segment of the other direction with
+    /// the ACK flag), `rel_ack` relative to this direction's ISN.
+    pub fn on_ack(&mut self, now: u64, rel_ack: u32, seg: &Segment) {
+        if !self.started {
+            return;
+        }
+        let ack = unwrap_seq(self.snd_max, rel_ack).min(self.snd_max);
+        let blocks = seg.options.sack.as_slice();
+        let mut dsack_block = None;
+        for (k, b) in blocks.iter().enumerate() {
+            let l = unwrap_seq(self.snd_max, b.left.0.wrapping_sub(self.base));
+            let r = unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base));
+            if r <= l {
+                continue;
+            }
+            if k == 0 {
+                // RFC 2883 §4: a D-SACK is the first block, below the cumulative ACK or
+                // inside the second block.
+                let in_second = blocks.get(1).is_some_and(|b2| {
+                    let l2 = unwrap_seq(self.snd_max, b2.left.0.wrapping_sub(self.base));
+                    let r2 = unwrap_seq(self.snd_max, b2.right.0.wrapping_sub(self.base));
+                    l2 <= l && r <= r2
+                });
+                if r <= ack || in_second {
+                    dsack_block = Some((l, r));
+                    continue;
+                }
+            }
+            if r > ack {
+                self.add_sacked(l.max(ack), r.min(self.snd_max.max(l)));
+            }
+        }
+        if ack > self.snd_una {
+            let mut sample = None;
+            while let Some(f) = self.segs.front() {
+                if f.end > ack {
+                    break;
+                }
+                // RFC 6298 §3 (Karn): only segments sent once give a sample.
+                sample = (f.copies == 1 && f.original_seen).then(|| now.saturating_sub(f.last_ns));
+                self.segs.pop_front();
+            }
+            if let Some(s) = sample {
+                self.rtt.sample(now, s);
+            }
+            self.snd_una = ack;
+            self.acked_any = true;
+            self.dupacks = 0;
+            // RFC 6298 (5.3): restart the timer on an ACK of new data.
+            self.timer_restart_ns = now;
+            self.restart_by_ack = true;
+            if self.pos != Position::Sender {
+                if self.ack_history.len() == ACK_HISTORY_LEN {
+                    self.ack_history.pop_front();
+                }
+                self.ack_history.push_back((now, ack));
+            }
+            self.sacked.retain(|&(_, r)| r > ack);
+            for s in self.sacked.iter_mut() {
+                s.0 = s.0.max(ack);
+            }
+            self.holes.retain(|h| h.end > ack);
+            for h in self.holes.iter_mut() {
+                h.start = h.start.max(ack);
+            }
+            for e in self.episodes.iter_mut() {
+                e.on_ack(now, ack);
+            }
+            if self.phase != PhaseKind::Open {
+                let recover = self.cur_episode.and_then(|id| self.episodes.iter().find(|e| e.id == id)).map(|e| e.recover);
+                if recover.map_or(true, |r| ack >= r) {
+                    self.phase_exit = Some((now, self.phase));
+                    self.phase = PhaseKind::Open;
+                }
+            }
+        } else if ack == self.snd_una
+            && seg.len == 0
+            && self.snd_max > self.snd_una
+            && !seg.flags.contains(TcpFlags::SYN)
+            && !seg.flags.contains(TcpFlags::FIN)
+            && (seg.window == self.last_window || !blocks.is_empty())
+        {
+            // RFC 5681 §2 "duplicate acknowledgment" (RFC 6675 §2 with SACK).
+            self.dupacks = self.dupacks.saturating_add(1);
+            if self.dupacks == self.dupack_threshold {
+                self.dupthresh_ack_ns = Some(now);
+            }
+        }
+        self.last_window = seg.window;
+        self.last_ack_ns = Some(now);
+        if ack < self.snd_max {
+            self.gap_acks += 1;
+        }
+        if self.pending.is_empty() {
+            return;
+        }
+        // Evidence, in the order of spurious.rs.
+        if let Some((l, r)) = dsack_block {
+            // The duplicate is the latest copy of these bytes that can have reached the
+            // receiver and been reported by now.
+            let earliest_report = self.rtt.min_ns.filter(|_| self.pos != Position::Receiver).unwrap_or(0);
+            if let Some(p) = self.pending.iter_mut().rev().find(|p| {
+                spurious::dsack(l, r, p.start, p.end).is_some()
+                    && now.saturating_sub(p.ts_ns) as f64 >= spurious::TOO_SOON_FRACTION * earliest_report as f64
+            }) {
+                if p.verdict.is_none() {
+                    p.verdict = spurious::dsack(l, r, p.start, p.end);
+                }
+            }
+        }
+        let tsecr = seg.options.timestamps.map(|t| t.1);
+        let min_rtt = match self.pos {
+            Position::Receiver => None,
+            _ => self.rtt.min_ns,
+        };
+        let wait = self.no_dsack_wait_ns();
+        let sacked = &self.sacked;
+        for p in self.pending.iter_mut().filter(|p| p.verdict.is_none()) {
+            let cum = ack >= p.end;
+            if !p.covered && (cum || sacked.iter().any(|&(l, r)| l <= p.start && r >= p.end)) {
+                p.covered = true;
+                p.verdict = spurious::ack_too_soon(now.saturating_sub(p.ts_ns), min_rtt);
+            }
+            if p.verdict.is_none() && cum && !p.cum_acked {
+                p.cum_acked = true;
+                if let (Some(e), Some(v)) = (tsecr, p.tsval) {
+                    p.verdict = spurious::timestamp_echo(e, v, p.tsval_shared)
+                        .filter(|&(spurious, _)| spurious || p.ack_clock_alive);
+                }
+            }
+            if p.verdict.is_none() {
+                if let Some(w) = wait {
+                    p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, now.saturating_sub(p.ts_ns), w);
+                }
+            }
+        }
+    }
+
+    fn emit(p: &Pending, recovery_ns: Option<u64>, counters: &mut DirCounters) -> RetxOut {
+        match p.verdict {
+            Some((true, _)) => counters.spurious += 1,
+            Some((false, _)) => counters.needed += 1,
+            None => counters.undecided += 1,
+        }
+        RetxOut {
+            frame: p.frame,
+            ts_ns: p.ts_ns,
+            // Relative to the ISN; data from before the first segment seen wraps like a
+            // 32-bit relative number.
+            seq: p.start.checked_sub(SEQ_ORIGIN).unwrap_or(u64::from(p.start as u32)),
+            len: (p.end - p.start) as u32,
+            cause: p.cause,
+            spurious: p.verdict.map(|v| v.0),
+            evidence: p.verdict.map_or(Evidence::None, |v| v.1),
+            detection_ns: p.detection_ns,
+            recovery_ns,
+        }
+    }
+
+    /// Hands out the retransmissions that are decided and whose loss episode is over.
+    pub fn drain_done(&mut self, out: &mut Vec<RetxOut>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let episodes = &self.episodes;
+        let counters = &mut self.counters;
+        self.pending.retain(|p| {
+            let rec = episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);
+            if p.verdict.is_some() && rec.is_some() {
+                out.push(Self::emit(p, rec, counters));
+                false
+            } else {
+                true
+            }
+        });
+        let oldest = self.pending.iter().map(|p| p.episode).min();
+        while let Some(e) = self.episodes.front() {
+            if e.recovery_ns.is_some() && oldest.map_or(true, |o| e.id < o) && Some(e.id) != self.cur_episode {
+                self.episodes.pop_front();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// End of the connection: every retransmission still held is handed out; undecided
+    /// ones get one last chance with the D-SACK rule, then stay unknown.
+    pub fn finish(&mut self, last_ns: u64, out: &mut Vec<RetxOut>) {
+        let wait = self.no_dsack_wait_ns();
+        for p in std::mem::take(&mut self.pending) {
+            let mut p = p;
+            if p.verdict.is_none() {
+                if let Some(w) = wait {
+                    p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, last_ns.saturating_sub(p.ts_ns), w);
+                }
+            }
+            let rec = self.episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);
+            out.push(Self::emit(&p, rec, &mut self.counters));
+        }
+        self.episodes.clear();
+        self.segs.clear();
+    }
+
+    /// Retransmissions held (for memory accounting in tests).
+    pub fn held(&self) -> (usize, usize) {
+        (self.pending.len(), self.segs.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwrapping_follows_the_reference_across_the_wrap() {
+        assert_eq!(unwrap_seq(10, 20), 20);
+        assert_eq!(unwrap_seq(WRAP - 10, 5), WRAP + 5);
+        assert_eq!(unwrap_seq(WRAP + 5, u32::MAX - 3), WRAP - 4);
+        assert_eq!(unwrap_seq(0, u32::MAX), u64::from(u32::MAX));
+    }
+}

@@ -1,0 +1,465 @@
+//! Scripted captures built byte by byte (tcplab-pcap's `synth` module), one per cause and
+//! evidence rule, plus damaged inputs. Times are in milliseconds from the SYN.
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use tcplab_analyze::{analyze_paths, AnalyzeConfig, Cause, Evidence, VantageChoice};
+use tcplab_pcap::synth::{ipv4_tcp, PcapFile, TcpSpec};
+
+const MS: u64 = 1_000_000;
+const T0: u64 = 1_700_000_000 * 1_000_000_000;
+const C_ISN: u32 = 1000;
+const S_ISN: u32 = 5000;
+const SYN: u8 = 0x02;
+const ACK: u8 = 0x10;
+const SYNACK: u8 = 0x12;
+const PSHACK: u8 = 0x18;
+const LINKTYPE_RAW: u32 = 101;
+
+#[derive(Clone, Copy)]
+enum From {
+    Client,
+    Server,
+}
+
+struct Script {
+    f: PcapFile,
+    ts: bool,
+    sack: bool,
+}
+
+fn opts(ts: Option<(u32, u32)>, sack_ok: bool, mss: bool, sack: &[(u32, u32)]) -> Vec<u8> {
+    let mut o = Vec::new();
+    if mss {
+        o.extend_from_slice(&[2, 4, 0x05, 0xb4]);
+    }
+    if sack_ok {
+        o.extend_from_slice(&[4, 2]);
+    }
+    if let Some((v, e)) = ts {
+        o.extend_from_slice(&[8, 10]);
+        o.extend_from_slice(&v.to_be_bytes());
+        o.extend_from_slice(&e.to_be_bytes());
+    }
+    if !sack.is_empty() {
+        o.extend_from_slice(&[1, 1, 5, 2 + 8 * sack.len() as u8]);
+        for (l, r) in sack {
+            o.extend_from_slice(&l.to_be_bytes());
+            o.extend_from_slice(&r.to_be_bytes());
+        }
+    }
+    o
+}
+
+impl Script {
+    /// A capture at the client (the data sender): the SYN-ACK comes a full RTT (100 ms) after
+    /// the SYN and the handshake ACK leaves at once.
+    fn new(ts: bool, sack: bool) -> Script {
+        let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), ts, sack };
+        s.pkt(0, From::Client, SYN, C_ISN, 0, 0, 1, 0, &[]);
+        s.pkt(100 * MS, From::Server, SYNACK, S_ISN, C_ISN + 1, 0, 100, 1, &[]);
+        s.pkt(100 * MS + 100_000, From::Client, ACK, C_ISN + 1, S_ISN + 1, 0, 101, 100, &[]);
+        s
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pkt(&mut self, t: u64, from: From, flags: u8, seq: u32, ack: u32, len: u32, tsval: u32, tsecr: u32, sack: &[(u32, u32)]) {
+        let (src, dst, sport, dport) = match from {
+            From::Client => ([10, 0, 0, 1], [10, 0, 0, 2], 40000, 80),
+            From::Server => ([10, 0, 0, 2], [10, 0, 0, 1], 80, 40000),
+        };
+        let syn = flags & SYN != 0;
+        let spec = TcpSpec {
+            src: std::net::IpAddr::from(src),
+            dst: std::net::IpAddr::from(dst),
+            sport,
+            dport,
+            seq,
+            ack,
+            flags,
+            window: 65535,
+            options: opts(self.ts.then_some((tsval, tsecr)), syn && self.sack, syn, sack),
+            payload_len: len,
+            captured_payload: 0,
+            ..TcpSpec::default()
+        };
+        self.f.record(T0 + t, &ipv4_tcp(&spec), None);
+    }
+
+    /// Data segment `k` (1000 bytes) from the client.
+    fn data(&mut self, t_ms: u64, k: u32, tsval: u32) {
+        self.pkt(t_ms * MS, From::Client, PSHACK, C_ISN + 1 + 1000 * k, S_ISN + 1, 1000, tsval, 100, &[]);
+    }
+
+    /// ACK from the server for client bytes up to segment `upto` (exclusive), with SACK
+    /// blocks given in segment numbers.
+    fn ack(&mut self, t_ms: u64, upto: u32, tsval: u32, tsecr: u32, sack: &[(u32, u32)]) {
+        let blocks: Vec<(u32, u32)> = sack.iter().map(|&(a, b)| (C_ISN + 1 + 1000 * a, C_ISN + 1 + 1000 * b)).collect();
+        self.pkt(t_ms * MS, From::Server, ACK, S_ISN + 1, C_ISN + 1 + 1000 * upto, 0, tsval, tsecr, &blocks);
+    }
+
+    fn write(&self, name: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("tcplab-analyze-{}-{name}.pcap", std::process::id()));
+        std::fs::write(&p, &self.f.bytes).unwrap();
+        p
+    }
+}
+
+fn analyze_one(p: &PathBuf) -> tcplab_analyze::Analysis {
+    analyze_paths(&[p], &AnalyzeConfig::default()).unwrap()
+}
+
+/// Six segments, segment 1 missing at the receiver, three duplicate ACKs.
+fn fast_retransmit_script(ts: bool, sack: bool) -> Script {
+    let mut s = Script::new(ts, sack);
+    for k in 0..6 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(203, 1, 203, 101, if sack { &[(2, 3)] } else { &[] });
+    s.ack(204, 1, 204, 101, if sack { &[(2, 4)] } else { &[] });
+    s.ack(205, 1, 205, 101, if sack { &[(2, 5)] } else { &[] });
+    s.data(205, 1, 205);
+    s
+}
+
+#[test]
+fn three_duplicate_acks_then_an_ack_echoing_the_retransmission_make_a_needed_fast_retransmit() {
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    let a = analyze_one(&s.write("fr-needed"));
+    assert_eq!(a.retransmissions.len(), 1);
+    let r = a.retransmissions[0];
+    assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_eq!(r.r.spurious, Some(false));
+    assert_eq!(r.r.evidence, Evidence::TimestampEcho);
+    assert_eq!(r.r.seq, 1001);
+    assert_eq!(r.r.len, 1000);
+    // 003 §IV-B: detection = original (102 ms) → retransmission (205 ms); recovery = loss
+    // detection (205 ms) → ACK of the highest segment sent before it (305 ms).
+    assert_eq!(r.r.detection_ns, Some(103 * MS));
+    assert_eq!(r.r.recovery_ns, Some(100 * MS));
+    assert_eq!(r.r.frame, 14);
+    assert_eq!(a.summary.table_iv["fast_retransmit"].needed, 1);
+}
+
+#[test]
+fn an_echo_of_the_original_timestamp_marks_the_retransmission_spurious_as_in_eifel() {
+    let mut s = fast_retransmit_script(true, true);
+    // The delayed original arrives after all; the receiver echoes its TSval (102).
+    s.ack(290, 6, 290, 102, &[]);
+    let a = analyze_one(&s.write("eifel"));
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(true), Evidence::TimestampEcho));
+}
+
+#[test]
+fn a_dsack_for_the_retransmitted_bytes_marks_it_spurious() {
+    let mut s = fast_retransmit_script(false, true);
+    s.ack(300, 6, 0, 0, &[(1, 2)]);
+    let a = analyze_one(&s.write("dsack"));
+    let r = a.retransmissions[0];
+    assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(true), Evidence::Dsack));
+}
+
+#[test]
+fn an_ack_sooner_than_any_round_trip_after_the_retransmission_marks_it_spurious() {
+    let mut s = fast_retransmit_script(false, false);
+    s.ack(230, 6, 0, 0, &[]);
+    let a = analyze_one(&s.write("too-soon"));
+    let r = a.retransmissions[0];
+    assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(true), Evidence::AckTooSoon));
+}
+
+#[test]
+fn without_sack_or_timestamps_a_plausible_ack_decides_nothing() {
+    let mut s = fast_retransmit_script(false, false);
+    s.ack(305, 6, 0, 0, &[]);
+    let a = analyze_one(&s.write("undecided"));
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (None, Evidence::None));
+    assert_eq!(a.summary.table_iv["total"].unknown, 1);
+}
+
+#[test]
+fn with_sack_and_no_dsack_after_two_round_trips_the_retransmission_was_needed() {
+    let mut s = fast_retransmit_script(false, true);
+    s.ack(305, 6, 0, 0, &[]);
+    s.data(306, 6, 0);
+    s.ack(406, 7, 0, 0, &[]);
+    s.data(500, 7, 0);
+    // The longest capture→receiver→capture sample is 199 ms (segment 5, SACKed and then
+    // cumulatively acknowledged): the wait is 2 × 199 + 10 ms after the retransmission.
+    s.ack(650, 8, 0, 0, &[]);
+    let a = analyze_one(&s.write("no-dsack"));
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(false), Evidence::NoDsack));
+}
+
+#[test]
+fn a_retransmission_after_a_silent_minimum_rto_is_a_timeout_and_go_back_n_follows_it() {
+    let mut s = Script::new(true, true);
+    for k in 0..3 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    // RFC 6298 (5.3) timer restarted at 201 ms; 1 s later it fires.
+    s.data(1202, 1, 1202);
+    s.data(1203, 2, 1203);
+    s.ack(1302, 2, 1302, 1202, &[]);
+    s.ack(1303, 3, 1303, 1203, &[]);
+    let a = analyze_one(&s.write("rto"));
+    assert_eq!(a.retransmissions.len(), 2);
+    assert!(a.retransmissions.iter().all(|r| r.r.cause == Cause::Rto));
+    assert_eq!(a.retransmissions[0].r.spurious, Some(false));
+    // One episode: recovery from 1202 ms to the ACK of segment 2 (1303 ms).
+    assert_eq!(a.retransmissions[1].r.recovery_ns, Some(101 * MS));
+}
+
+#[test]
+fn a_retransmission_with_no_trigger_in_the_replayed_state_is_unknown_not_a_guess() {
+    let mut s = Script::new(true, true);
+    for k in 0..3 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.data(250, 1, 250);
+    let a = analyze_one(&s.write("unknown"));
+    assert_eq!(a.retransmissions[0].r.cause, Cause::Unknown);
+    assert_eq!(a.summary.anomalies["unknown_cause"], 1);
+}
+
+#[test]
+fn the_vantage_is_reported_as_detected_or_forced() {
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    let p = s.write("vantage");
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.positions.get("sender/detected"), Some(&1));
+    let cfg = AnalyzeConfig { vantage: VantageChoice::Middle, ..Default::default() };
+    let a = analyze_paths(&[&p], &cfg).unwrap();
+    assert_eq!(a.summary.positions.get("middle/forced"), Some(&1));
+}
+
+#[test]
+fn a_truncated_capture_is_analysed_up_to_the_cut_and_the_cut_is_counted() {
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    let mut bytes = s.f.bytes.clone();
+    bytes.truncate(bytes.len() - 7);
+    let p = std::env::temp_dir().join(format!("tcplab-analyze-{}-trunc.pcap", std::process::id()));
+    std::fs::write(&p, &bytes).unwrap();
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.captures[0].anomalies.truncated_file, 1);
+    assert_eq!(a.retransmissions.len(), 1);
+}
+
+#[test]
+fn a_corrupt_record_length_stops_reading_there_without_failing() {
+    let mut s = fast_retransmit_script(true, true);
+    s.f.raw_record(1_700_000_001, 0, 0x7fff_ffff, 0x7fff_ffff, &[0; 16]);
+    let p = s.write("corrupt");
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.captures[0].anomalies.corrupt_record_length, 1);
+    assert_eq!(a.retransmissions.len(), 1);
+}
+
+#[test]
+fn non_tcp_packets_and_unknown_link_types_are_counted_not_fatal() {
+    let mut f = PcapFile::new(LINKTYPE_RAW, 65535, false, true);
+    let mut udp = ipv4_tcp(&TcpSpec::default());
+    udp[9] = 17;
+    f.record(T0, &udp, None);
+    let p = std::env::temp_dir().join(format!("tcplab-analyze-{}-udp.pcap", std::process::id()));
+    std::fs::write(&p, &f.bytes).unwrap();
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.anomalies["non_tcp"], 1);
+    let mut f = PcapFile::new(147, 65535, false, true);
+    f.record(T0, &[1, 2, 3], None);
+    std::fs::write(&p, &f.bytes).unwrap();
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.anomalies["unknown_link_type"], 1);
+}
+
+#[test]
+fn only_when_nothing_is_readable_is_it_an_error_of_one_line() {
+    let garbage = std::env::temp_dir().join(format!("tcplab-analyze-{}-garbage.pcap", std::process::id()));
+    std::fs::write(&garbage, b"this is not a capture at all").unwrap();
+    let e = analyze_paths(&[&garbage], &AnalyzeConfig::default()).unwrap_err().to_string();
+    assert!(e.contains("not a pcap or pcapng capture") && !e.contains('\n'), "{e}");
+    let missing = PathBuf::from("/nonexistent/x.pcap");
+    let e = analyze_paths(&[&missing, &garbage], &AnalyzeConfig::default()).unwrap_err().to_string();
+    assert!(e.starts_with("none of the 2 captures could be read"), "{e}");
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    let good = s.write("good");
+    let a = analyze_paths(&[&missing, &good], &AnalyzeConfig::default()).unwrap();
+    assert_eq!(a.summary.anomalies["unreadable_files"], 1);
+    assert_eq!(a.retransmissions.len(), 1);
+}
+
+#[test]
+fn random_bytes_after_a_valid_header_never_panic() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for round in 0..200 {
+        let mut f = PcapFile::new(if round % 2 == 0 { LINKTYPE_RAW } else { 1 }, 65535, false, true);
+        for _ in 0..50 {
+            let n = (x % 120) as usize;
+            let mut d = Vec::with_capacity(n);
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                d.push(x as u8);
+            }
+            if round % 3 == 0 && d.len() > 20 {
+                d[0] = 0x45;
+                d[9] = 6;
+            }
+            f.record(T0 + x % 1_000_000_000, &d, None);
+        }
+        let p = std::env::temp_dir().join(format!("tcplab-analyze-{}-fuzz.pcap", std::process::id()));
+        std::fs::write(&p, &f.bytes).unwrap();
+        let _ = analyze_paths(&[&p], &AnalyzeConfig::default()).unwrap();
+    }
+}
+
+#[test]
+fn state_is_bounded_by_concurrent_connections_not_by_the_capture_length() {
+    // 500 short connections, one per second, each closed with FINs: the tracker ends each
+    // 60 s (TIME_WAIT) after its close, and the analyzer drops its state with it.
+    let mut f = PcapFile::new(LINKTYPE_RAW, 65535, false, true);
+    for k in 0..500u64 {
+        let t = T0 + k * 1_000_000_000;
+        let port = 10_000 + k as u16;
+        let mut p = |dt: u64, client: bool, flags: u8, seq: u32, ack: u32, len: u32| {
+            let (src, dst, sport, dport) =
+                if client { ([10, 0, 0, 1], [10, 0, 0, 2], port, 80) } else { ([10, 0, 0, 2], [10, 0, 0, 1], 80, port) };
+            let spec = TcpSpec {
+                src: std::net::IpAddr::from(src),
+                dst: std::net::IpAddr::from(dst),
+                sport,
+                dport,
+                seq,
+                ack,
+                flags,
+                payload_len: len,
+                captured_payload: 0,
+                ..TcpSpec::default()
+            };
+            f.record(t + dt * MS, &ipv4_tcp(&spec), None);
+        };
+        p(0, true, SYN, 100, 0, 0);
+        p(10, false, SYNACK, 900, 101, 0);
+        p(11, true, ACK, 101, 901, 0);
+        p(12, true, PSHACK, 101, 901, 500);
+        p(22, false, ACK, 901, 601, 0);
+        p(23, true, 0x11, 601, 901, 0);
+        p(33, false, 0x11, 901, 602, 0);
+        p(34, true, ACK, 602, 902, 0);
+    }
+    let path = std::env::temp_dir().join(format!("tcplab-analyze-{}-many.pcap", std::process::id()));
+    std::fs::write(&path, &f.bytes).unwrap();
+    let a = analyze_one(&path);
+    let c = &a.summary.captures[0];
+    assert_eq!(c.connections, 500);
+    assert_eq!(a.connections.len(), 500);
+    assert!(c.peak_concurrent_connections <= 62, "peak {}", c.peak_concurrent_connections);
+}
+
+#[test]
+fn a_capture_of_one_direction_only_keeps_bounded_state_and_says_so() {
+    // Asymmetric routing: the data direction without a single ACK. The replay cannot
+    // release anything; past its bound it forgets the oldest copies and counts it.
+    let mut f = PcapFile::new(LINKTYPE_RAW, 65535, false, true);
+    let n = tcplab_analyze::sender_replay::MAX_WINDOW_SEGS as u32 + 1000;
+    for k in 0..n {
+        let spec = TcpSpec { seq: 1 + 1000 * k, flags: PSHACK, payload_len: 1000, captured_payload: 0, ..TcpSpec::default() };
+        f.record(T0 + u64::from(k) * 10_000, &ipv4_tcp(&spec), None);
+    }
+    let p = std::env::temp_dir().join(format!("tcplab-analyze-{}-oneway.pcap", std::process::id()));
+    std::fs::write(&p, &f.bytes).unwrap();
+    let a = analyze_one(&p);
+    assert_eq!(a.summary.anomalies["state_truncated"], 1000);
+    assert_eq!(a.summary.anomalies["connections_without_handshake"], 1);
+    assert!(a.retransmissions.is_empty());
+}
+
+#[test]
+fn a_retransmission_of_data_sent_before_the_capture_started_gets_no_verdict_from_the_capture() {
+    // No handshake: the capture starts with segment 5; segment 2 (sent before) comes again.
+    let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), ts: false, sack: false };
+    for k in 5..8 {
+        s.data(100 + k as u64, k, 0);
+    }
+    s.data(200, 2, 0);
+    let a = analyze_one(&s.write("midstream"));
+    assert_eq!(a.retransmissions.len(), 1);
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (None, Evidence::None));
+    assert_eq!(r.r.detection_ns, None);
+    assert_eq!(a.summary.positions.get("middle/assumed"), Some(&1));
+}
+
+fn analyze_at(p: &PathBuf, v: VantageChoice) -> tcplab_analyze::Analysis {
+    analyze_paths(&[p], &AnalyzeConfig { vantage: v, ..Default::default() }).unwrap()
+}
+
+#[test]
+fn the_second_hole_of_a_window_is_a_sack_recovery_retransmission_in_the_same_episode() {
+    let mut s = Script::new(true, true);
+    for k in 0..8 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    // Segments 1 and 3 lost.
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(203, 1, 203, 101, &[(2, 3)]);
+    s.ack(205, 1, 205, 101, &[(4, 5), (2, 3)]);
+    s.ack(206, 1, 206, 101, &[(4, 6), (2, 3)]);
+    s.data(206, 1, 206);
+    s.ack(207, 1, 207, 101, &[(4, 7), (2, 3)]);
+    s.ack(208, 1, 208, 101, &[(4, 8), (2, 3)]);
+    // Partial ACK up to the second hole, then its retransmission.
+    s.ack(306, 3, 306, 206, &[(4, 8)]);
+    s.data(306, 3, 306);
+    s.ack(406, 8, 406, 306, &[]);
+    let a = analyze_one(&s.write("sack-recovery"));
+    let causes: Vec<Cause> = a.retransmissions.iter().map(|r| r.r.cause).collect();
+    assert_eq!(causes, vec![Cause::FastRetransmit, Cause::SackRecovery]);
+    // One loss episode: detection at 206 ms, the highest segment sent before it (7) is
+    // acknowledged at 406 ms.
+    assert!(a.retransmissions.iter().all(|r| r.r.recovery_ns == Some(200 * MS)));
+    assert!(a.retransmissions.iter().all(|r| r.r.spurious == Some(false)));
+}
+
+#[test]
+fn at_the_receiver_an_earlier_copy_in_the_capture_makes_the_retransmission_spurious() {
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    let a = analyze_at(&s.write("at-receiver"), VantageChoice::Receiver);
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(true), Evidence::ReceiverCapture));
+}
+
+#[test]
+fn in_the_middle_a_hole_filler_whose_original_never_passed_was_needed() {
+    let mut s = Script::new(true, true);
+    for k in [0u32, 2, 3, 4, 5] {
+        s.data(101 + u64::from(k), k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(203, 1, 203, 101, &[(2, 3)]);
+    s.ack(204, 1, 204, 101, &[(2, 4)]);
+    s.ack(205, 1, 205, 101, &[(2, 5)]);
+    s.data(205, 1, 205);
+    s.ack(305, 6, 305, 205, &[]);
+    let a = analyze_at(&s.write("middle-hole"), VantageChoice::Middle);
+    assert_eq!(a.retransmissions.len(), 1);
+    let r = a.retransmissions[0];
+    assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_eq!((r.r.spurious, r.r.evidence), (Some(false), Evidence::OriginalNotSeen));
+    assert_eq!(r.r.detection_ns, None);
+}

@@ -1,0 +1,127 @@
+"""The capture analyzer: ``tcplab.analyze.analyze`` and its result.
+
+>>> res = analyze(["trace.pcap"], vantage="auto")
+>>> res.retransmissions.groupby(["cause", "spurious"], dropna=False).size()
+>>> res.summary["table_iv"]["rto"]
+
+For every retransmission: its cause (``rto``, ``fast_retransmit``, ``sack_recovery``,
+``tlp``, ``unknown``), whether it was spurious (``True``/``False``, or null when no evidence
+decides it) with the ``evidence`` used, and the detection and recovery durations of
+Rewaskar, Kaur & Smith §IV-B. Damaged input is analysed as far as possible and counted in
+``summary["anomalies"]``; only when nothing can be read is :class:`CaptureError` raised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from . import _core
+from .errors import TcplabError
+from .tables import to_arrow
+
+#: Tables written by ``AnalysisResult.write`` (``<name>.parquet`` and ``<name>.csv``).
+TABLES = ("retransmissions", "connections")
+#: Accepted ``vantage`` values.
+VANTAGES = ("auto", "sender", "receiver", "middle")
+
+
+class CaptureError(TcplabError, ValueError):
+    """Nothing in the given captures could be analysed (missing file, not a capture).
+
+    ``str(err)`` is one line naming the file.
+    """
+
+
+class AnalysisResult:
+    """``summary`` (dict) and the ``retransmissions`` / ``connections`` tables."""
+
+    def __init__(self, summary: dict, tables: Mapping[str, pa.Table]):
+        self.summary = summary
+        self._arrow = dict(tables)
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def arrow(self, name: str) -> pa.Table:
+        try:
+            return self._arrow[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r}; tables are {', '.join(self._arrow)}") from None
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = self.arrow(name).to_pandas()
+        return self._frames[name]
+
+    @property
+    def retransmissions(self) -> pd.DataFrame:
+        return self._frame("retransmissions")
+
+    @property
+    def connections(self) -> pd.DataFrame:
+        return self._frame("connections")
+
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``summary.json`` and each table as Parquet and CSV into ``out_dir``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        for name, table in self._arrow.items():
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
+            plain = pa.table(
+                {
+                    c: (table[c].cast(pa.string()) if pa.types.is_dictionary(table[c].type) else table[c])
+                    for c in table.column_names
+                }
+            )
+            pacsv.write_csv(plain, out / f"{name}.csv")
+        return out
+
+    def __repr__(self) -> str:
+        t = self.summary.get("table_iv", {}).get("total", {})
+        return (
+            f"<AnalysisResult captures={len(self.summary.get('captures', []))} "
+            f"connections={self.summary.get('connections')} retransmissions={t.get('total')}>"
+        )
+
+
+def analyze(
+    captures: str | os.PathLike | Iterable[str | os.PathLike],
+    vantage: str = "auto",
+    *,
+    out: str | os.PathLike | None = None,
+) -> AnalysisResult:
+    """Analyse one or more pcap/pcapng captures.
+
+    - ``vantage``: ``auto`` (from each connection's handshake), ``sender``, ``receiver`` or
+      ``middle``; the position assumed is reported per connection and in the summary.
+    - ``out``: if given, the outputs are written there (see :meth:`AnalysisResult.write`).
+
+    Raises :class:`CaptureError` when no capture can be read.
+    """
+    if isinstance(captures, (str, os.PathLike)):
+        captures = [captures]
+    paths = [os.fspath(p) for p in captures]
+    if not paths:
+        raise CaptureError("no capture given")
+    if vantage not in VANTAGES:
+        raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
+    try:
+        raw = _core.analyze(paths, vantage)
+    except _core.CaptureError as e:
+        raise CaptureError(str(e)) from None
+    summary = {"tcplab_version": _core.__version__, **json.loads(raw.summary_json)}
+    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
+    result = AnalysisResult(summary, tables)
+    if out is not None:
+        result.write(out)
+    return result
+
+
+__all__ = ["AnalysisResult", "CaptureError", "analyze", "TABLES", "VANTAGES"]
