@@ -144,7 +144,7 @@ pub struct Sender {
     pub prior_cc: CcState,
     /// FlightSize when that RTO fired.
     pub flight_at_rto: u64,
-    /// CC 3: nothing is sent until SND.UNA reaches this point.
+    /// CC 3: no new data is sent until SND.UNA reaches this point (cleared by an RTO).
     pub hold_until: Option<SeqNum>,
     /// When the current fast recovery began (F-RTO cut-off for RTOs during fast recovery).
     recovery_started_at: Option<SimTime>,
@@ -577,6 +577,13 @@ impl Sender {
             // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
             return true;
         }
+        if let Some(h) = self.hold_until {
+            // CC 3 (L3016-3017): no new data until every segment outstanding at the
+            // detection is acknowledged (loss recovery of those segments may still run).
+            if self.snd_una.lt(h) {
+                return false;
+            }
+        }
         let l = u64::from(len);
         let outstanding = self.flight_size();
         let cwnd = self.cc.cwnd;
@@ -621,7 +628,7 @@ impl Sender {
         if !self.established {
             return None;
         }
-        if self.frto_gate != FrtoGate::Off || self.hold_until.is_some() {
+        if self.frto_gate != FrtoGate::Off {
             return self.next_segment_held(now, timers, stats);
         }
         match self.phase {
@@ -747,6 +754,7 @@ impl Sender {
             return;
         }
         let in_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
+        self.hold_until = None;
         if !in_loss {
             // Linux prior_cwnd / prior_ssthresh, RFC 4015 pipe_prev inputs.
             self.prior_cc = self.cc;
@@ -829,16 +837,6 @@ impl Sender {
 impl Sender {
     /// `next_segment` while F-RTO or CC 3 holds the sender.
     fn next_segment_held(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
-        if let Some(h) = self.hold_until {
-            // CC 3 (L3016-3017): wait for all outstanding segments, then slow start.
-            if self.snd_una.lt(h) {
-                return None;
-            }
-            self.hold_until = None;
-            if self.frto_gate == FrtoGate::Off {
-                return self.next_segment(now, timers, stats);
-            }
-        }
         match self.frto_gate {
             FrtoGate::Off => self.next_segment(now, timers, stats),
             FrtoGate::Probe => {

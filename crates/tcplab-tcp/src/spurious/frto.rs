@@ -123,3 +123,99 @@ impl SpuriousDetector for Frto {
         Box::new(self.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcplab_time::SimTime;
+
+    fn rto(una: u32, nxt: u32, in_rto_recovery: bool) -> SpuriousRtoEvent {
+        SpuriousRtoEvent {
+            now: SimTime(0),
+            snd_una: SeqNum(una),
+            snd_nxt: SeqNum(nxt),
+            in_rto_recovery,
+            in_fast_recovery: false,
+            rtx_tsval: None,
+        }
+    }
+    fn ack(prior: u32, ack: u32, dup: bool, room: u32) -> SpuriousAckEvent {
+        SpuriousAckEvent {
+            now: SimTime(0),
+            ack: SeqNum(ack),
+            prior_snd_una: SeqNum(prior),
+            snd_nxt: SeqNum(10_000),
+            bytes_acked: u64::from(ack - prior),
+            is_dupack: dup,
+            newly_acked_original: false,
+            highest_sack: None,
+            dsack: None,
+            tsecr: None,
+            new_segments_possible: room,
+        }
+    }
+
+    #[test]
+    fn first_ack_advances_and_second_advances_is_spurious() {
+        let mut f = Frto::new(false);
+        assert_eq!(f.on_rto(&rto(0, 10_000, false)), RtoAction::FrtoProbe);
+        assert_eq!(f.on_ack(&ack(0, 1000, false, 2)), SpuriousVerdict::SendNew { segments: 2 });
+        assert_eq!(f.on_ack(&ack(1000, 2000, false, 2)), SpuriousVerdict::Spurious);
+        assert_eq!(f.phase, FrtoPhase::Inactive);
+    }
+
+    #[test]
+    fn first_ack_duplicate_is_genuine_with_cwnd_one() {
+        let mut f = Frto::new(false);
+        f.on_rto(&rto(0, 10_000, false));
+        assert_eq!(f.on_ack(&ack(0, 0, true, 2)), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(1) });
+    }
+
+    #[test]
+    fn second_ack_duplicate_is_genuine_with_cwnd_three() {
+        let mut f = Frto::new(false);
+        f.on_rto(&rto(0, 10_000, false));
+        f.on_ack(&ack(0, 1000, false, 2));
+        assert_eq!(f.on_ack(&ack(1000, 1000, true, 2)), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(3) });
+    }
+
+    #[test]
+    fn window_updates_neither_advancing_nor_duplicate_are_ignored_in_both_steps() {
+        let mut f = Frto::new(false);
+        f.on_rto(&rto(0, 10_000, false));
+        assert_eq!(f.on_ack(&ack(0, 0, false, 2)), SpuriousVerdict::Pending);
+        f.on_ack(&ack(0, 1000, false, 2));
+        assert_eq!(f.on_ack(&ack(1000, 1000, false, 2)), SpuriousVerdict::Pending);
+        assert!(matches!(f.phase, FrtoPhase::Step3 { .. }));
+    }
+
+    #[test]
+    fn window_limited_first_ack_sends_what_fits_or_falls_back() {
+        let mut f = Frto::new(false);
+        f.on_rto(&rto(0, 10_000, false));
+        assert_eq!(f.on_ack(&ack(0, 1000, false, 1)), SpuriousVerdict::SendNew { segments: 1 });
+        let mut g = Frto::new(false);
+        g.on_rto(&rto(0, 10_000, false));
+        assert_eq!(g.on_ack(&ack(0, 1000, false, 0)), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(2) });
+    }
+
+    #[test]
+    fn the_full_ack_switch_makes_an_ack_of_everything_not_spurious() {
+        let mut on = Frto::new(true);
+        on.on_rto(&rto(0, 10_000, false));
+        assert_eq!(on.on_ack(&ack(0, 10_000, false, 2)), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(2) });
+        let mut off = Frto::new(false);
+        off.on_rto(&rto(0, 10_000, false));
+        assert_eq!(off.on_ack(&ack(0, 10_000, false, 2)), SpuriousVerdict::SendNew { segments: 2 });
+    }
+
+    #[test]
+    fn an_rto_during_unfinished_conventional_rto_recovery_stays_conventional_but_one_during_frto_restarts_it() {
+        let mut f = Frto::new(false);
+        assert_eq!(f.on_rto(&rto(0, 10_000, true)), RtoAction::Conventional);
+        f.on_rto(&rto(0, 10_000, false));
+        f.on_ack(&ack(0, 1000, false, 2));
+        assert_eq!(f.on_rto(&rto(1000, 12_000, true)), RtoAction::FrtoProbe);
+        assert_eq!(f.phase, FrtoPhase::Step2 { frto_highmark: SeqNum(12_000) });
+    }
+}

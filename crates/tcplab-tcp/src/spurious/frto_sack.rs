@@ -98,3 +98,70 @@ impl SpuriousDetector for FrtoSack {
         Box::new(self.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcplab_time::SimTime;
+
+    fn start() -> FrtoSack {
+        let mut f = FrtoSack::default();
+        let a = f.on_rto(&SpuriousRtoEvent {
+            now: SimTime(0),
+            snd_una: SeqNum(0),
+            snd_nxt: SeqNum(10_000),
+            in_rto_recovery: false,
+            in_fast_recovery: true,
+            rtx_tsval: None,
+        });
+        assert_eq!(a, RtoAction::FrtoProbe, "allowed during fast recovery");
+        f
+    }
+    fn ack(prior: u32, ack: u32, orig: bool, sack: Option<u32>) -> SpuriousAckEvent {
+        SpuriousAckEvent {
+            now: SimTime(0),
+            ack: SeqNum(ack),
+            prior_snd_una: SeqNum(prior),
+            snd_nxt: SeqNum(12_000),
+            bytes_acked: u64::from(ack - prior),
+            is_dupack: ack == prior,
+            newly_acked_original: orig,
+            highest_sack: sack.map(SeqNum),
+            dsack: None,
+            tsecr: None,
+            new_segments_possible: 2,
+        }
+    }
+
+    #[test]
+    fn duplicate_acks_in_step_two_keep_waiting() {
+        let mut f = start();
+        assert_eq!(f.on_ack(&ack(0, 0, true, Some(5000))), SpuriousVerdict::Pending);
+        assert!(matches!(f.phase, FrtoSackPhase::Step2 { .. }));
+    }
+
+    #[test]
+    fn a_cumulative_ack_below_send_high_sends_new_data_and_one_reaching_it_is_genuine() {
+        let mut f = start();
+        assert_eq!(f.on_ack(&ack(0, 1000, false, None)), SpuriousVerdict::SendNew { segments: 2 });
+        let mut g = start();
+        assert_eq!(g.on_ack(&ack(0, 10_000, true, None)), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(2) });
+    }
+
+    #[test]
+    fn a_duplicate_ack_sacking_an_original_below_send_high_is_spurious() {
+        let mut f = start();
+        f.on_ack(&ack(0, 1000, false, None));
+        assert_eq!(f.on_ack(&ack(1000, 1000, true, Some(6000))), SpuriousVerdict::Spurious);
+    }
+
+    #[test]
+    fn an_ack_sacking_above_send_high_or_nothing_new_is_genuine_with_cwnd_three() {
+        let mut f = start();
+        f.on_ack(&ack(0, 1000, false, None));
+        assert_eq!(f.on_ack(&ack(1000, 1000, true, Some(11_000))), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(3) });
+        let mut g = start();
+        g.on_ack(&ack(0, 1000, false, None));
+        assert_eq!(g.on_ack(&ack(1000, 1000, false, Some(6000))), SpuriousVerdict::Genuine { fallback_cwnd_segments: Some(3) });
+    }
+}

@@ -62,3 +62,67 @@ pub fn build(r: SpuriousResponse) -> Box<dyn SpuriousResponder> {
         SpuriousResponse::Eifel => Box::new(eifel_rfc4015::EifelResponse),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const S: u64 = 1000;
+
+    /// Before the RTO: cwnd 20 segments, ssthresh 30, FlightSize 20; at detection cwnd =
+    /// ssthresh = 10 (F-RTO), 12 segments in flight, 2 acknowledged by the ACK, IW 3.
+    fn inp() -> ResponseInput {
+        ResponseInput {
+            prior: CcState { cwnd: 20 * S, ssthresh: 30 * S },
+            now: CcState { cwnd: 10 * S, ssthresh: 10 * S },
+            flight_at_rto: 20 * S,
+            in_flight: 12 * S,
+            bytes_acked: 2 * S,
+            smss: S,
+            initial_window: 3 * S,
+            snd_nxt: SeqNum(50_000),
+        }
+    }
+
+    #[test]
+    fn conventional_keeps_the_window_the_detector_left_and_does_not_resume() {
+        let d = build(SpuriousResponse::Conventional).respond(&inp());
+        assert_eq!(d, ResponseDecision { cc: inp().now, resume_new_data: false, hold_until: None });
+    }
+
+    #[test]
+    fn cc1_halves_the_flight_at_the_timeout_into_cwnd_and_ssthresh() {
+        // Dissertation L2990-2998: ssthresh = max(FlightSize/2, 2 SMSS), cwnd = ssthresh.
+        let d = build(SpuriousResponse::Cc1).respond(&inp());
+        assert_eq!(d.cc, CcState { cwnd: 10 * S, ssthresh: 10 * S });
+        let small = ResponseInput { flight_at_rto: 3 * S, ..inp() };
+        assert_eq!(build(SpuriousResponse::Cc1).respond(&small).cc, CcState { cwnd: 2 * S, ssthresh: 2 * S });
+        assert!(d.resume_new_data);
+    }
+
+    #[test]
+    fn cc2_reverts_but_never_allows_more_than_three_segments_above_in_flight() {
+        // Dissertation L3000-3010: cwnd = min(prior cwnd, in_flight + 3), ssthresh = prior.
+        let d = build(SpuriousResponse::Cc2).respond(&inp());
+        assert_eq!(d.cc, CcState { cwnd: 15 * S, ssthresh: 30 * S });
+        let full = ResponseInput { in_flight: 19 * S, ..inp() };
+        assert_eq!(build(SpuriousResponse::Cc2).respond(&full).cc.cwnd, 20 * S);
+    }
+
+    #[test]
+    fn cc3_restarts_from_one_segment_keeps_the_larger_ssthresh_and_waits_for_the_flight() {
+        // Dissertation L3012-3020.
+        let d = build(SpuriousResponse::Cc3).respond(&inp());
+        assert_eq!(d.cc, CcState { cwnd: S, ssthresh: 30 * S });
+        assert_eq!(d.hold_until, Some(SeqNum(50_000)));
+    }
+
+    #[test]
+    fn eifel_response_sets_cwnd_to_flight_plus_acked_up_to_iw_and_ssthresh_to_pipe_prev() {
+        // RFC 4015 §3: cwnd = FlightSize + min(bytes_acked, IW); ssthresh = max(FlightSize,
+        // ssthresh) before the timeout.
+        let d = build(SpuriousResponse::Eifel).respond(&inp());
+        assert_eq!(d.cc, CcState { cwnd: 14 * S, ssthresh: 30 * S });
+        let big = ResponseInput { bytes_acked: 9 * S, prior: CcState { cwnd: 20 * S, ssthresh: 4 * S }, ..inp() };
+        assert_eq!(build(SpuriousResponse::Eifel).respond(&big).cc, CcState { cwnd: 15 * S, ssthresh: 20 * S });
+    }
+}
