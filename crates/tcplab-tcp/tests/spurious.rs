@@ -85,7 +85,7 @@ fn frto_first_ack_advances_then_second_ack_advances_declares_the_timeout_spuriou
     // AF-2: at the RTO one retransmission, cwnd kept; ACK 1 advances -> exactly two new
     // segments; ACK 2 advances -> spurious, no further retransmission of the window.
     let mut h = ack_spike(with(SpuriousDetection::Frto, SpuriousResponse::Conventional), 60);
-    assert!(h.run_until(at_ms(1101)) == false);
+    assert!(!h.run_until(at_ms(1101)));
     let rtx: Vec<&Pkt> = h.data_from(Dir::AtoB).filter(|p| p.rtx.is_some()).collect();
     assert_eq!(rtx.len(), 1);
     assert_eq!((rtx[0].t, rtx[0].rel_seq), (at_ms(1100), 0));

@@ -791,6 +791,8 @@ impl Sender {
                 // F-RTO step 1 (L2109-2114): ssthresh as above, "the congestion window is not
                 // yet set"; only the first unacknowledged segment is retransmitted.
                 self.cc.cwnd = before.cwnd.max(self.smss);
+                // The probe is a retransmission of a segment deemed lost (counted once in pipe).
+                self.sb.mark_front_lost();
                 self.frto_gate = FrtoGate::Probe;
                 if self.spurious.kind() == SpuriousDetection::FrtoSack && self.sb.orig_cutoff.is_none() {
                     // Dissertation L3331-3338: only segments sent before the recovery began.
