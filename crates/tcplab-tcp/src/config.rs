@@ -348,15 +348,19 @@ pub enum SpuriousResponse {
     /// Eifel response (RFC 4015 §3): resume with new data, cwnd = FlightSize +
     /// min(bytes_acked, IW), ssthresh = pipe_prev.
     Eifel,
+    /// Linux 2.4 undo (dissertation L1669-1678): clear the lost marks, cwnd = max(cwnd,
+    /// 2*ssthresh), ssthresh = prior_ssthresh if larger.
+    LinuxUndo,
 }
 
 impl SpuriousResponse {
-    pub const ALL: [SpuriousResponse; 5] = [
+    pub const ALL: [SpuriousResponse; 6] = [
         SpuriousResponse::Conventional,
         SpuriousResponse::Cc1,
         SpuriousResponse::Cc2,
         SpuriousResponse::Cc3,
         SpuriousResponse::Eifel,
+        SpuriousResponse::LinuxUndo,
     ];
     pub const fn name(self) -> &'static str {
         match self {
@@ -365,6 +369,7 @@ impl SpuriousResponse {
             SpuriousResponse::Cc2 => "cc2",
             SpuriousResponse::Cc3 => "cc3",
             SpuriousResponse::Eifel => "eifel",
+            SpuriousResponse::LinuxUndo => "linux-undo",
         }
     }
     pub fn by_name(name: &str) -> Option<SpuriousResponse> {

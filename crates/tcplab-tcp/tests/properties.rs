@@ -161,7 +161,7 @@ proptest! {
     #[test]
     fn every_detector_and_response_completes_transfers_under_losses_and_delay_spikes(
         det in 1usize..5,
-        resp in 0usize..5,
+        resp in 0usize..6,
         sack in any::<bool>(),
         drops in prop::collection::vec(0u8..100, 128),
         loss_pct in 0u8..15,

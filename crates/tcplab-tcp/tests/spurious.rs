@@ -386,9 +386,24 @@ fn cc_after_spurious(resp: SpuriousResponse) -> (u64, u64, usize) {
 
 #[test]
 fn every_response_after_sack_frto_completes_the_transfer_with_one_retransmission() {
-    for r in [SpuriousResponse::Conventional, SpuriousResponse::Cc1, SpuriousResponse::Cc2, SpuriousResponse::Cc3, SpuriousResponse::Eifel] {
+    for r in SpuriousResponse::ALL {
         let (_, _, rx) = cc_after_spurious(r);
         assert_eq!(rx, 1, "{r:?}");
     }
 }
 
+
+#[test]
+fn timestamp_undo_after_a_spurious_timeout_sends_new_data_at_the_rate_before_the_timeout() {
+    // Dissertation L1669-1678 (AF-7), Experiment 3-C: Eifel-like detection by timestamps,
+    // Linux undo: no go-back-N, cwnd = max(cwnd, 2*ssthresh) = the flight at the RTO.
+    let a = ts(with(SpuriousDetection::Eifel, SpuriousResponse::LinuxUndo));
+    let mut h = Harness::new(a, peer(), ms(50));
+    h.set_fate(spike(Dir::BtoA, at_ms(120), at_ms(3000)));
+    h.a.send(60 * MSS);
+    assert!(!h.run_until(at_ms(3050)));
+    assert_eq!(decisions(&mut h), vec![(at_ms(3050), true)]);
+    assert!(h.a.cc_snapshot().cwnd >= 10 * MSS, "cwnd {}", h.a.cc_snapshot().cwnd);
+    assert!(h.run());
+    assert_eq!(rto_rexmits(&h), 1);
+}

@@ -10,6 +10,7 @@ pub mod cc2;
 pub mod cc3;
 pub mod conventional;
 pub mod eifel_rfc4015;
+pub mod linux_undo;
 
 use crate::cc::CcState;
 use crate::config::SpuriousResponse;
@@ -60,6 +61,7 @@ pub fn build(r: SpuriousResponse) -> Box<dyn SpuriousResponder> {
         SpuriousResponse::Cc2 => Box::new(cc2::Cc2),
         SpuriousResponse::Cc3 => Box::new(cc3::Cc3),
         SpuriousResponse::Eifel => Box::new(eifel_rfc4015::EifelResponse),
+        SpuriousResponse::LinuxUndo => Box::new(linux_undo::LinuxUndo),
     }
 }
 
@@ -114,6 +116,16 @@ mod tests {
         let d = build(SpuriousResponse::Cc3).respond(&inp());
         assert_eq!(d.cc, CcState { cwnd: S, ssthresh: 30 * S });
         assert_eq!(d.hold_until, Some(SeqNum(50_000)));
+    }
+
+    #[test]
+    fn linux_undo_raises_cwnd_to_twice_ssthresh_and_restores_the_larger_prior_ssthresh() {
+        // Dissertation L1669-1678 (AF-7): cwnd = max(cwnd, 2*ssthresh), ssthresh = prior.
+        let d = build(SpuriousResponse::LinuxUndo).respond(&inp());
+        assert_eq!(d.cc, CcState { cwnd: 20 * S, ssthresh: 30 * S });
+        assert!(d.resume_new_data);
+        let lower = ResponseInput { prior: CcState { cwnd: 20 * S, ssthresh: 4 * S }, ..inp() };
+        assert_eq!(build(SpuriousResponse::LinuxUndo).respond(&lower).cc.ssthresh, 10 * S);
     }
 
     #[test]
