@@ -292,6 +292,103 @@ impl Default for AckPolicy {
     }
 }
 
+/// Which spurious-timeout detector runs (`tcp.spurious_detection`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SpuriousDetection {
+    /// No detection: conventional RTO recovery (RFC 5681 / RFC 6298), the thesis' "Regular".
+    #[default]
+    None,
+    /// Basic F-RTO (RFC 5682 §2; dissertation §4.2, L2105-2244).
+    Frto,
+    /// SACK-enhanced F-RTO (RFC 5682 §3; dissertation §5.1, L2884-2947).
+    FrtoSack,
+    /// Eifel detection with timestamps (RFC 3522).
+    Eifel,
+    /// Detection by D-SACK (RFC 3708 §3).
+    EifelDsack,
+}
+
+impl SpuriousDetection {
+    pub const ALL: [SpuriousDetection; 5] = [
+        SpuriousDetection::None,
+        SpuriousDetection::Frto,
+        SpuriousDetection::FrtoSack,
+        SpuriousDetection::Eifel,
+        SpuriousDetection::EifelDsack,
+    ];
+    pub const fn name(self) -> &'static str {
+        match self {
+            SpuriousDetection::None => "none",
+            SpuriousDetection::Frto => "frto",
+            SpuriousDetection::FrtoSack => "frto-sack",
+            SpuriousDetection::Eifel => "eifel",
+            SpuriousDetection::EifelDsack => "eifel-dsack",
+        }
+    }
+    pub fn by_name(name: &str) -> Option<SpuriousDetection> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// What the sender does once a timeout is declared spurious (`tcp.spurious_response`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SpuriousResponse {
+    /// No response beyond what the detector itself does: F-RTO continues with cwnd =
+    /// ssthresh (halved at the RTO) in congestion avoidance (dissertation §4.2 step 3a,
+    /// L2151-2160, the Ch. 4 F-RTO); Eifel / D-SACK detection only records the decision.
+    #[default]
+    Conventional,
+    /// CC 1: halve cwnd and ssthresh (dissertation §5.2, L2990-2998).
+    Cc1,
+    /// CC 2: revert cwnd and ssthresh, at most 3 segments above in_flight (L3000-3010).
+    Cc2,
+    /// CC 3: cwnd = 1 segment, ssthresh = the pre-RTO value if larger, wait for all
+    /// outstanding data before slow start (L3012-3020).
+    Cc3,
+    /// Eifel response (RFC 4015 §3): resume with new data, cwnd = FlightSize +
+    /// min(bytes_acked, IW), ssthresh = pipe_prev.
+    Eifel,
+    /// Linux 2.4 undo (dissertation L1669-1678): clear the lost marks, cwnd = max(cwnd,
+    /// 2*ssthresh), ssthresh = prior_ssthresh if larger.
+    LinuxUndo,
+}
+
+impl SpuriousResponse {
+    pub const ALL: [SpuriousResponse; 6] = [
+        SpuriousResponse::Conventional,
+        SpuriousResponse::Cc1,
+        SpuriousResponse::Cc2,
+        SpuriousResponse::Cc3,
+        SpuriousResponse::Eifel,
+        SpuriousResponse::LinuxUndo,
+    ];
+    pub const fn name(self) -> &'static str {
+        match self {
+            SpuriousResponse::Conventional => "conventional",
+            SpuriousResponse::Cc1 => "cc1",
+            SpuriousResponse::Cc2 => "cc2",
+            SpuriousResponse::Cc3 => "cc3",
+            SpuriousResponse::Eifel => "eifel",
+            SpuriousResponse::LinuxUndo => "linux-undo",
+        }
+    }
+    pub fn by_name(name: &str) -> Option<SpuriousResponse> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// Spurious-timeout detection settings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct SpuriousConfig {
+    pub detection: SpuriousDetection,
+    pub response: SpuriousResponse,
+    /// Basic F-RTO: an ACK in step 2 that covers everything sent before the RTO ends F-RTO
+    /// without declaring the timeout spurious (RFC 4138 / RFC 5682 §2 step 2b's
+    /// "acknowledges the whole outstanding window"; dissertation L2228-2244). Off by default,
+    /// as in the thesis' Linux experiments ("omitted", L2237-2240).
+    pub frto_require_full_ack: bool,
+}
+
 /// Everything one endpoint needs to know. Values describe *this* endpoint; what is used on the
 /// connection is negotiated in the handshake (SACK, timestamps, window scaling are used only
 /// when both ends offer them).
@@ -322,6 +419,8 @@ pub struct TcpConfig {
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
     pub recovery: RecoveryAlgorithm,
+    /// Spurious-retransmission detection and the response to it (default: none).
+    pub spurious: SpuriousConfig,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -345,6 +444,7 @@ impl Default for TcpConfig {
             dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
             limited_transmit: true,
             recovery: RecoveryAlgorithm::Sack,
+            spurious: SpuriousConfig::default(),
             trace: true,
         }
     }

@@ -4,6 +4,7 @@
 //! (`Connection::drain_events`); the buffer keeps its capacity, so steady-state tracing does
 //! not allocate. With `TcpConfig::trace == false` nothing is recorded.
 
+use crate::config::SpuriousDetection;
 use crate::seq::SeqNum;
 use tcplab_time::SimTime;
 
@@ -72,4 +73,7 @@ pub enum TcpEvent {
     RecoveryExited { at: SimTime, kind: RecoveryKind },
     /// All data (and FIN, if closing) has been acknowledged.
     SendComplete { at: SimTime },
+    /// A spurious-timeout detector decided: the timeout was `spurious` (or genuine), at the
+    /// ACK with cumulative acknowledgment `ack`.
+    SpuriousDecision { at: SimTime, detector: SpuriousDetection, spurious: bool, ack: SeqNum },
 }

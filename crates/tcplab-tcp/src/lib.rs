@@ -85,7 +85,7 @@ pub mod trace;
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
     AckPolicy, DupAckThreshold, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
-    TcpConfig, TimerConfig,
+    SpuriousConfig, SpuriousDetection, SpuriousResponse, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};

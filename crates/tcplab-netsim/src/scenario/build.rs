@@ -6,7 +6,7 @@ use crate::spec::*;
 use std::collections::HashMap;
 use tcplab_tcp::{
     DupAckThreshold, EventClock, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
-    RttSampling, TcpConfig,
+    RttSampling, SpuriousDetection, SpuriousResponse, TcpConfig,
 };
 use tcplab_time::SimDuration;
 
@@ -750,6 +750,19 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.limited_transmit {
             c.limited_transmit = v;
         }
+        if let Some(name) = &t.spurious_detection {
+            let names: Vec<String> = SpuriousDetection::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.spurious.detection = SpuriousDetection::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("spurious_detection"), unknown_name("detector", name, &names)))?;
+        }
+        if let Some(name) = &t.spurious_response {
+            let names: Vec<String> = SpuriousResponse::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.spurious.response = SpuriousResponse::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("spurious_response"), unknown_name("response", name, &names)))?;
+        }
+        if let Some(v) = t.frto_require_full_ack {
+            c.spurious.frto_require_full_ack = v;
+        }
         if let Some(r) = t.recovery {
             c.recovery = match r {
                 RawRecovery::Sack => RecoveryAlgorithm::Sack,
@@ -774,6 +787,13 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         }
         p("tcp").k(keys[0])
     };
+    if c.spurious.detection == SpuriousDetection::Eifel && !c.timestamps {
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.spurious_detection.as_ref()).map(|_| at.k("spurious_detection")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("spurious_detection")),
+            "\"eifel\" detects by timestamps (RFC 3522) and needs timestamps = true",
+        ));
+    }
     if c.rto.min > c.rto.max {
         return Err(ctx.err(
             &which(&["min_rto", "max_rto"]),

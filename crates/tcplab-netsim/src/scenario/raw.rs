@@ -112,6 +112,11 @@ pub struct RawTcp {
     pub rto_gain_b: Option<RawRatio>,
     pub rto_m: Option<RawRatio>,
     pub rto_k: Option<RawRatio>,
+    /// `none`, `frto`, `frto-sack`, `eifel`, `eifel-dsack`.
+    pub spurious_detection: Option<String>,
+    /// `conventional`, `cc1`, `cc2`, `cc3`, `eifel`.
+    pub spurious_response: Option<String>,
+    pub frto_require_full_ack: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

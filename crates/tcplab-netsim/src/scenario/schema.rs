@@ -192,7 +192,12 @@ fn tcp_table() -> Value {
             "rto_gain_a": ratio("RTTVAR gain a (RFC 6298 beta, default 1/4)"),
             "rto_gain_b": ratio("SRTT gain b (RFC 6298 alpha, default 1/8)"),
             "rto_m": ratio("SRTT multiplier m in RTO = m*srtt + k*rttvar (default 1)"),
-            "rto_k": ratio("RTTVAR multiplier k (default 4)")
+            "rto_k": ratio("RTTVAR multiplier k (default 4)"),
+            "spurious_detection": {"enum": tcplab_tcp::SpuriousDetection::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "description": "Spurious-timeout detector: none, F-RTO (RFC 5682 §2), SACK-enhanced F-RTO (§3), Eifel timestamps (RFC 3522), D-SACK (RFC 3708); default none"},
+            "spurious_response": {"enum": tcplab_tcp::SpuriousResponse::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "description": "Response to a spurious timeout: conventional (F-RTO keeps cwnd = ssthresh = half), cc1 (halve), cc2 (revert, burst-limited), cc3 (cwnd 1, wait), eifel (RFC 4015), linux-undo (Linux 2.4 undo); default conventional"},
+            "frto_require_full_ack": {"type": "boolean", "description": "Basic F-RTO: an ACK covering all data sent before the RTO is not taken as spurious (RFC 4138 condition; default false, as in the thesis)"}
         }
     })
 }

@@ -272,7 +272,8 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          timestamps, window_scale, recv_buffer, send_buffer, min_rto, initial_rto, max_rto, \
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
-         rto_gain_b, rto_m, rto_k (line 43, column 1)"
+         rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack \
+         (line 43, column 1)"
     );
 }
 
@@ -1114,5 +1115,33 @@ fn the_aron98_scenarios_use_the_bsd_lite_profile() {
             assert_eq!(fl.tcp.rto_estimator, tcplab_tcp::RtoEstimatorKind::BsdLite, "{f}");
             assert_eq!(fl.tcp.timers.slow, tcplab_tcp::EventClock::bsd_slow(SimDuration::ZERO), "{f}");
         }
+    }
+}
+
+// ---- Spurious-timeout detection (issue 4) ----
+
+#[test]
+fn spurious_detection_keys_reach_the_tcp_config() {
+    use tcplab_tcp::{SpuriousDetection, SpuriousResponse};
+    let text = format!(
+        "{BASE}\n[tcp]\nspurious_detection = \"frto-sack\"\nspurious_response = \"cc3\"\nfrto_require_full_ack = true\n"
+    );
+    let spec = load(&text).unwrap();
+    let c = &spec.flows[0].tcp;
+    assert_eq!(c.spurious.detection, SpuriousDetection::FrtoSack);
+    assert_eq!(c.spurious.response, SpuriousResponse::Cc3);
+    assert!(c.spurious.frto_require_full_ack);
+}
+
+#[test]
+fn spurious_detection_errors_name_the_field_on_one_line() {
+    for (line, want) in [
+        ("spurious_detection = \"frt0\"", "tcp.spurious_detection: unknown detector \"frt0\"; did you mean \"frto\"?"),
+        ("spurious_response = \"cc4\"", "tcp.spurious_response: unknown response \"cc4\""),
+        ("spurious_detection = \"eifel\"\ntimestamps = false", "tcp.spurious_detection: \"eifel\" detects by timestamps (RFC 3522) and needs timestamps = true"),
+    ] {
+        let e = err(&format!("{BASE}\n[tcp]\n{line}\n"));
+        assert!(e.starts_with(want), "{e}");
+        assert!(!e.contains('\n'));
     }
 }

@@ -653,6 +653,12 @@ fn engine_row(te: TcpEvent, flow: u32, node: u32, seq: &mut SeqUnwrap) -> EventR
             ..EventRow::new(at, flow, EventKind::RecoveryExited, node)
         },
         TcpEvent::SendComplete { at } => EventRow::new(at, flow, EventKind::SendComplete, node),
+        TcpEvent::SpuriousDecision { at, detector, spurious, ack } => EventRow {
+            ack: Some(seq.rel(ack)),
+            cause: Some(Cause::Detector(detector)),
+            value: Some(u64::from(spurious)),
+            ..EventRow::new(at, flow, EventKind::SpuriousDecision, node)
+        },
     }
 }
 

@@ -32,13 +32,17 @@ pub enum EventKind {
     /// A link's bandwidth changes (both directions); `node` is end a, `value` the new rate in
     /// bit/s, `flow` is [`NO_FLOW`].
     BandwidthChange,
+    /// A spurious-timeout detector decided (`TcpEvent::SpuriousDecision`): `cause` is the
+    /// detector (`frto`, `frto-sack`, `eifel`, `eifel-dsack`), `value` 1 = spurious, 0 =
+    /// genuine, `ack` the ACK it decided on.
+    SpuriousDecision,
 }
 
 /// `flow` of rows that belong to a link, not a flow (`u32::MAX`; the column is not nullable).
 pub const NO_FLOW: u32 = u32::MAX;
 
 impl EventKind {
-    pub const NAMES: [&'static str; 13] = [
+    pub const NAMES: [&'static str; 14] = [
         "segment_sent",
         "segment_retransmitted",
         "ack_received",
@@ -52,18 +56,31 @@ impl EventKind {
         "link_stall_start",
         "link_stall_end",
         "bandwidth_change",
+        "spurious_decision",
     ];
 }
 
 /// Values of the `cause` column: retransmission causes, then recovery kinds.
-pub const CAUSE_NAMES: [&str; 6] =
-    ["rto", "fast_retransmit", "sack_recovery", "probe", "fast_recovery", "timeout"];
+pub const CAUSE_NAMES: [&str; 10] = [
+    "rto",
+    "fast_retransmit",
+    "sack_recovery",
+    "probe",
+    "fast_recovery",
+    "timeout",
+    "frto",
+    "frto-sack",
+    "eifel",
+    "eifel-dsack",
+];
 
 /// A `cause` cell.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Cause {
     Retrans(RetransCause),
     Recovery(tcplab_tcp::RecoveryKind),
+    /// The detector of a `spurious_decision` row.
+    Detector(tcplab_tcp::SpuriousDetection),
 }
 
 impl Cause {
@@ -76,6 +93,13 @@ impl Cause {
             Cause::Recovery(K::FastRecovery) => 4,
             Cause::Recovery(K::SackRecovery) => 2,
             Cause::Recovery(K::Timeout) => 5,
+            Cause::Detector(d) => match d {
+                tcplab_tcp::SpuriousDetection::Frto => 6,
+                tcplab_tcp::SpuriousDetection::FrtoSack => 7,
+                tcplab_tcp::SpuriousDetection::Eifel => 8,
+                // `None` never decides anything.
+                tcplab_tcp::SpuriousDetection::EifelDsack | tcplab_tcp::SpuriousDetection::None => 9,
+            },
         }
     }
 }

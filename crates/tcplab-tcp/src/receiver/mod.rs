@@ -118,11 +118,21 @@ impl Receiver {
         let seg_data_end = left + seg.len;
         let mut right = seg_data_end;
 
-        // RFC 7323 §4.3 (2): if SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent, TS.Recent
-        // <- SEG.TSval (the segment that advanced the left edge is echoed).
+        // RFC 7323 §4.3 (2) / RFC 1323 §3.4 (2): "If Last.ACK.sent falls within the range of
+        // sequence numbers of an incoming segment: SEG.SEQ <= Last.ACK.sent < SEG.SEQ +
+        // SEG.LEN then the TSval from the segment is copied to TS.Recent" (upper bound taken
+        // as <=, as 4.4BSD does, so that a segment ending exactly at Last.ACK.sent and pure
+        // ACKs still update it), and only if SEG.TSval >= TS.Recent. A duplicate segment
+        // wholly below Last.ACK.sent is answered with the older TS.Recent: the echo Eifel
+        // relies on (RFC 3522 §3.1), and the source of its false positive in the
+        // dissertation's bursty-loss tests (L2632-2678).
         if self.ts_ok {
             if let Some((tsval, _)) = seg.options.timestamps {
-                if tsval.wrapping_sub(self.ts_recent) as i32 >= 0 && seg.seq.le(self.last_ack_sent) {
+                let seg_end = seg.seq + seg.len + u32::from(seg.flags.contains(TcpFlags::SYN)) + u32::from(seg.flags.contains(TcpFlags::FIN));
+                if tsval.wrapping_sub(self.ts_recent) as i32 >= 0
+                    && seg.seq.le(self.last_ack_sent)
+                    && self.last_ack_sent.le(seg_end)
+                {
                     self.ts_recent = tsval;
                 }
             }

@@ -40,7 +40,9 @@ use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, Rec
 use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{Segment, TcpFlags};
 use crate::seq::SeqNum;
-use crate::spurious::{NoSpuriousDetection, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent};
+use crate::spurious::response::{ResponseInput, SpuriousResponder};
+use crate::spurious::{RtoAction, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent, SpuriousVerdict};
+use crate::config::SpuriousDetection;
 use crate::startup::{InitialWindowPolicy, StartupEvent, StartupPolicy};
 use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
 use crate::trace::Trace;
@@ -53,6 +55,19 @@ pub const RFC6675_RESCUE_RETRANSMISSION: bool = true;
 
 /// RFC 3042 §2: Limited Transmit may send while outstanding data stays within cwnd + 2*SMSS.
 pub const LIMITED_TRANSMIT_SEGMENTS: u32 = 2;
+
+/// F-RTO's control of transmissions after an RTO (dissertation §4.2; RFC 5682 §2/§3). `Off`
+/// unless an F-RTO detector chose [`RtoAction::FrtoProbe`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FrtoGate {
+    Off,
+    /// Step 1: the one retransmission of the first unacknowledged segment is due.
+    Probe,
+    /// Steps 2/3: nothing is sent until the next ACK decides.
+    Hold,
+    /// Step 2a: up to `left` new segments may go regardless of cwnd (not of the peer window).
+    SendNew { left: u32 },
+}
 
 /// A segment the sender wants on the wire (the connection adds ACK, window and options).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -121,6 +136,20 @@ pub struct Sender {
     pub loss: Box<dyn LossDetector>,
     pub startup: Box<dyn StartupPolicy>,
     pub spurious: Box<dyn SpuriousDetector>,
+    /// The response applied when `spurious` declares a timeout spurious.
+    pub responder: Box<dyn SpuriousResponder>,
+    pub frto_gate: FrtoGate,
+    /// (cwnd, ssthresh) before the first RTO of the current timeout episode (Linux
+    /// `prior_cwnd` / `prior_ssthresh`).
+    pub prior_cc: CcState,
+    /// FlightSize when that RTO fired.
+    pub flight_at_rto: u64,
+    /// CC 3: no new data is sent until SND.UNA reaches this point (cleared by an RTO).
+    pub hold_until: Option<SeqNum>,
+    /// When the current fast recovery began (F-RTO cut-off for RTOs during fast recovery).
+    recovery_started_at: Option<SimTime>,
+    /// The initial window in bytes (RFC 4015's IW).
+    initial_cwnd: u64,
 }
 
 impl Clone for Sender {
@@ -161,6 +190,13 @@ impl Clone for Sender {
             loss: self.loss.clone_box(),
             startup: self.startup.clone_box(),
             spurious: self.spurious.clone_box(),
+            responder: self.responder.clone_box(),
+            frto_gate: self.frto_gate,
+            prior_cc: self.prior_cc,
+            flight_at_rto: self.flight_at_rto,
+            hold_until: self.hold_until,
+            recovery_started_at: self.recovery_started_at,
+            initial_cwnd: self.initial_cwnd,
         }
     }
 }
@@ -203,7 +239,14 @@ impl Sender {
             ccalg: Box::new(Reno::new()),
             loss: Box::new(NewRenoDetector),
             startup: Box::new(InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh }),
-            spurious: Box::new(NoSpuriousDetection),
+            spurious: crate::spurious::build(&cfg.spurious),
+            responder: crate::spurious::response::build(cfg.spurious.response),
+            frto_gate: FrtoGate::Off,
+            prior_cc: CcState { cwnd: smss, ssthresh: cfg.initial_ssthresh },
+            flight_at_rto: 0,
+            hold_until: None,
+            recovery_started_at: None,
+            initial_cwnd: smss,
         }
     }
 
@@ -227,6 +270,7 @@ impl Sender {
         self.snd_wl2 = seg.ack;
         let ev = StartupEvent { smss: self.smss, handshake_retransmitted: handshake_rtx };
         self.cc = CcState { cwnd: self.startup.initial_cwnd(&ev), ssthresh: self.startup.initial_ssthresh(&ev) };
+        self.initial_cwnd = self.cc.cwnd;
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
         if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
             self.loss = Box::new(Rfc6675Detector);
@@ -338,6 +382,8 @@ impl Sender {
         // RFC 6675 §5: update the scoreboard from the SACK blocks.
         let mut newly_sacked = 0;
         let mut dsack = false;
+        self.sb.orig_newly_acked = false;
+        let prior_snd_una = self.snd_una;
         if self.sack_ok && !seg.options.sack.is_empty() {
             let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, self.snd_nxt);
             newly_sacked = up.newly_sacked;
@@ -359,12 +405,6 @@ impl Sender {
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
             self.sb.update_lost(dupthresh, self.smss);
         }
-        let _ = self.spurious.on_ack(&SpuriousAckEvent {
-            now,
-            ack,
-            dsack,
-            tsecr: seg.options.timestamps.map(|t| t.1),
-        });
 
         let is_dupack = bytes_acked == 0
             && had_outstanding
@@ -388,8 +428,24 @@ impl Sender {
             front_is_lost: self.sb.front_is_lost(),
             dupack_threshold: dupthresh,
         };
-        let decision = self.loss.on_ack(&ev);
-        self.apply(now, decision, bytes_acked, trace);
+        // Spurious-timeout detection (skipped entirely without a detector, so the RFC sender
+        // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
+        let consumed = self.spurious.kind() != SpuriousDetection::None && {
+            // RFC 5681 §2 duplicate ACK, whatever the recovery style (F-RTO, RFC 5682 §2).
+            let dup5681 = bytes_acked == 0
+                && had_outstanding
+                && seg.len == 0
+                && !seg.flags.contains(TcpFlags::SYN)
+                && !seg.flags.contains(TcpFlags::FIN)
+                && !window_changed;
+            let sev = self.spurious_ack_event(now, seg, ack, prior_snd_una, bytes_acked, dup5681, dsack);
+            let verdict = self.spurious.on_ack(&sev);
+            self.apply_spurious(now, verdict, ack, bytes_acked, trace)
+        };
+        if !consumed {
+            let decision = self.loss.on_ack(&ev);
+            self.apply(now, decision, bytes_acked, trace);
+        }
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.
@@ -459,6 +515,7 @@ impl Sender {
         // RFC 5681 §3.2 step 2 / RFC 6675 (4.3): retransmit the first unacknowledged segment.
         self.sb.mark_front_lost();
         self.phase = RecoveryPhase::Recovery { recover, style, first_rtx_done: false };
+        self.recovery_started_at = Some(now);
         trace.push(TcpEvent::RecoveryEntered { at: now, kind: Self::kind_of(style), recovery_point: recover });
     }
 
@@ -516,6 +573,17 @@ impl Sender {
 
     /// Can a new segment of `len` bytes go out now?
     fn can_send_new(&self, len: u32) -> bool {
+        if let FrtoGate::SendNew { .. } = self.frto_gate {
+            // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
+            return true;
+        }
+        if let Some(h) = self.hold_until {
+            // CC 3 (L3016-3017): no new data until every segment outstanding at the
+            // detection is acknowledged (loss recovery of those segments may still run).
+            if self.snd_una.lt(h) {
+                return false;
+            }
+        }
         let l = u64::from(len);
         let outstanding = self.flight_size();
         let cwnd = self.cc.cwnd;
@@ -545,6 +613,7 @@ impl Sender {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
+        self.spurious.on_retransmit(g.start, g.len);
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
         // RFC 6298 (5.1): start the timer if it is not running.
@@ -558,6 +627,9 @@ impl Sender {
     pub fn next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if !self.established {
             return None;
+        }
+        if self.frto_gate != FrtoGate::Off {
+            return self.next_segment_held(now, timers, stats);
         }
         match self.phase {
             RecoveryPhase::Recovery { recover, style, first_rtx_done } => {
@@ -681,6 +753,21 @@ impl Sender {
         if self.snd_una == self.snd_nxt {
             return;
         }
+        let in_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
+        self.hold_until = None;
+        if !in_loss {
+            // Linux prior_cwnd / prior_ssthresh, RFC 4015 pipe_prev inputs.
+            self.prior_cc = self.cc;
+            self.flight_at_rto = self.flight_size();
+        }
+        let action = self.spurious.on_rto(&SpuriousRtoEvent {
+            now,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            in_rto_recovery: in_loss && self.frto_gate == FrtoGate::Off,
+            in_fast_recovery: matches!(self.phase, RecoveryPhase::Recovery { .. }),
+            rtx_tsval: self.ts_ok.then(|| ts_now(now)),
+        });
         stats.timeouts += 1;
         let first = self.consecutive_rtos == 0;
         self.consecutive_rtos += 1;
@@ -688,14 +775,35 @@ impl Sender {
             trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
         }
         // RFC 5681 eq. 4: ssthresh = max (FlightSize / 2, 2*SMSS); cwnd = LW = 1 SMSS.
+        let before = self.cc;
         self.cc = self.ccalg.on_rto(self.cc, &self.loss_event(self.loss.style()), first);
         // RFC 6298 (5.5): back off the timer.
         self.rtt.on_timeout();
         self.rtt_timing = None;
-        self.spurious.on_rto(&SpuriousRtoEvent { now, snd_una: self.snd_una, snd_nxt: self.snd_nxt });
-        // RFC 6298 (5.4): retransmit the earliest segment not yet acknowledged (and, go-back-N,
-        // the rest of the window as cwnd grows).
-        self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
+        match action {
+            RtoAction::Conventional => {
+                self.frto_gate = FrtoGate::Off;
+                // RFC 6298 (5.4): retransmit the earliest segment not yet acknowledged (and,
+                // go-back-N, the rest of the window as cwnd grows).
+                self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
+            }
+            RtoAction::FrtoProbe => {
+                // F-RTO step 1 (L2109-2114): ssthresh as above, "the congestion window is not
+                // yet set"; only the first unacknowledged segment is retransmitted.
+                self.cc.cwnd = before.cwnd.max(self.smss);
+                // The probe is a retransmission of a segment deemed lost (counted once in pipe).
+                self.sb.mark_front_lost();
+                self.frto_gate = FrtoGate::Probe;
+                if self.spurious.kind() == SpuriousDetection::FrtoSack && self.sb.orig_cutoff.is_none() {
+                    // Dissertation L3331-3338: only segments sent before the recovery began.
+                    let cutoff = match self.phase {
+                        RecoveryPhase::Recovery { .. } => self.recovery_started_at.unwrap_or(now),
+                        _ => now,
+                    };
+                    self.sb.orig_cutoff = Some(cutoff);
+                }
+            }
+        }
         // RFC 6582 §3.2 step 1 / RFC 6675 §5.1: recover = HighData after a timeout.
         let recover = self.snd_nxt;
         let was_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
@@ -725,5 +833,148 @@ impl Sender {
         let after = self.persist_interval();
         timers.arm(TimerKind::Persist, now, after);
         true
+    }
+}
+
+impl Sender {
+    /// `next_segment` while F-RTO or CC 3 holds the sender.
+    fn next_segment_held(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        match self.frto_gate {
+            FrtoGate::Off => self.next_segment(now, timers, stats),
+            FrtoGate::Probe => {
+                // F-RTO step 1: the one retransmission, regardless of cwnd.
+                self.frto_gate = FrtoGate::Hold;
+                if self.sb.is_empty() {
+                    return None;
+                }
+                Some(self.retransmit(0, now, RetransCause::Rto, timers, stats))
+            }
+            FrtoGate::Hold => None,
+            FrtoGate::SendNew { left } => {
+                let d = self.new_data(now, timers, stats);
+                self.frto_gate = match (d.is_some(), left) {
+                    (true, l) if l > 1 => FrtoGate::SendNew { left: l - 1 },
+                    _ => FrtoGate::Hold,
+                };
+                d
+            }
+        }
+    }
+
+    /// New full segments the peer window and the application allow now (cwnd ignored), at
+    /// most F-RTO's two (dissertation L2128-2130: "If the advertised window or a lack of data
+    /// allows only one new segment, send one").
+    fn new_segments_possible(&self) -> u32 {
+        let mut unsent = if self.unlimited { u64::MAX } else { self.app_total - self.app_sent };
+        let mut room = self.snd_wnd.min(self.send_buffer).saturating_sub(self.flight_size());
+        let mut n = 0;
+        while n < crate::spurious::frto::FRTO_NEW_SEGMENTS && unsent > 0 {
+            let l = unsent.min(self.smss);
+            if l > room {
+                break;
+            }
+            n += 1;
+            unsent -= l;
+            room -= l;
+        }
+        n
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn spurious_ack_event(
+        &self,
+        now: SimTime,
+        seg: &Segment,
+        ack: SeqNum,
+        prior_snd_una: SeqNum,
+        bytes_acked: u64,
+        is_dupack: bool,
+        dsack: bool,
+    ) -> SpuriousAckEvent {
+        let blocks = seg.options.sack.as_slice();
+        let skip = usize::from(dsack);
+        let highest_sack = blocks.iter().skip(skip).map(|b| b.right).reduce(|a, b| a.max(b));
+        SpuriousAckEvent {
+            now,
+            ack,
+            prior_snd_una,
+            snd_nxt: self.snd_nxt,
+            bytes_acked,
+            is_dupack,
+            newly_acked_original: self.sb.orig_newly_acked,
+            highest_sack,
+            dsack: if dsack { blocks.first().map(|b| (b.left, b.right)) } else { None },
+            tsecr: seg.options.timestamps.map(|t| t.1),
+            new_segments_possible: self.new_segments_possible(),
+        }
+    }
+
+    fn decision_event(&self, now: SimTime, spurious: bool, ack: SeqNum, trace: &mut Trace) {
+        trace.push(TcpEvent::SpuriousDecision { at: now, detector: self.spurious.kind(), spurious, ack });
+    }
+
+    /// Leaves timeout recovery (F-RTO "ignore send_high", L2162-2186; RFC 4015 resume).
+    fn leave_loss(&mut self, now: SimTime, trace: &mut Trace) {
+        if matches!(self.phase, RecoveryPhase::Loss { .. }) {
+            self.phase = RecoveryPhase::Open;
+            trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
+        }
+    }
+
+    /// Applies a detector's verdict. Returns true when the ACK is fully handled (the loss
+    /// detector and window growth must not see it).
+    fn apply_spurious(&mut self, now: SimTime, v: SpuriousVerdict, ack: SeqNum, bytes_acked: u64, trace: &mut Trace) -> bool {
+        let frto = matches!(self.spurious.kind(), SpuriousDetection::Frto | SpuriousDetection::FrtoSack);
+        match v {
+            SpuriousVerdict::Idle => false,
+            // F-RTO steps 2/3: cwnd unchanged, nothing sent until the next ACK.
+            SpuriousVerdict::Pending => self.frto_gate != FrtoGate::Off,
+            SpuriousVerdict::SendNew { segments } => {
+                // Step 2a (L2120-2126): up to two new segments, "then set cwnd <- ssthresh".
+                self.frto_gate = FrtoGate::SendNew { left: segments };
+                self.cc.cwnd = self.cc.ssthresh.max(self.smss);
+                true
+            }
+            SpuriousVerdict::Spurious => {
+                self.decision_event(now, true, ack, trace);
+                self.frto_gate = FrtoGate::Off;
+                self.sb.orig_cutoff = None;
+                let inp = ResponseInput {
+                    prior: self.prior_cc,
+                    now: self.cc,
+                    flight_at_rto: self.flight_at_rto,
+                    in_flight: self.flight_size(),
+                    bytes_acked,
+                    smss: self.smss,
+                    initial_window: self.initial_cwnd,
+                    snd_nxt: self.snd_nxt,
+                };
+                let d = self.responder.respond(&inp);
+                self.cc = CcState { cwnd: d.cc.cwnd.max(self.smss), ssthresh: d.cc.ssthresh };
+                self.hold_until = d.hold_until;
+                if frto || d.resume_new_data {
+                    self.sb.clear_lost();
+                    self.leave_loss(now, trace);
+                }
+                frto || d.resume_new_data
+            }
+            SpuriousVerdict::Genuine { fallback_cwnd_segments } => {
+                self.decision_event(now, false, ack, trace);
+                self.sb.orig_cutoff = None;
+                let Some(n) = fallback_cwnd_segments else { return false };
+                // F-RTO fallback (steps 2b/3b): conventional go-back-N from SND.UNA over what
+                // was sent before the RTO, keeping send_high (`recover` of the Loss phase).
+                self.frto_gate = FrtoGate::Off;
+                self.cc.cwnd = u64::from(n) * self.smss;
+                if let RecoveryPhase::Loss { recover } = self.phase {
+                    if self.snd_una.ge(recover) {
+                        self.leave_loss(now, trace);
+                    } else {
+                        self.sb.mark_lost_below(self.snd_una, recover);
+                    }
+                }
+                true
+            }
+        }
     }
 }

@@ -105,6 +105,12 @@ pub struct Scoreboard {
     pub high_rxt: SeqNum,
     cache: [SackBlock; SACK_CACHE],
     cache_len: usize,
+    /// SACK-enhanced F-RTO (dissertation L3329-3338): while set, segments acknowledged
+    /// (cumulatively or by SACK) that were never retransmitted and were sent before this
+    /// time set [`Scoreboard::orig_newly_acked`].
+    pub orig_cutoff: Option<SimTime>,
+    /// See `orig_cutoff`; the sender clears it before each ACK.
+    pub orig_newly_acked: bool,
 }
 
 impl Scoreboard {
@@ -119,6 +125,8 @@ impl Scoreboard {
             high_rxt: snd_una,
             cache: [SackBlock::default(); SACK_CACHE],
             cache_len: 0,
+            orig_cutoff: None,
+            orig_newly_acked: false,
         }
     }
 
@@ -192,12 +200,14 @@ impl Scoreboard {
         let mut oldest_sent = None;
         while let Some(f) = self.segs.front().copied() {
             if f.end().le(una) {
+                self.note_original(&f);
                 self.uncount(f.flags, u64::from(f.seq_len()));
                 ever_rtx |= f.has(EVER_RETRANS);
                 last_sent = Some(f.sent_at);
                 oldest_sent = oldest_sent.or(Some(f.sent_at));
                 self.segs.pop_front();
             } else if f.start.lt(una) {
+                self.note_original(&f);
                 let d = una - f.start;
                 self.uncount(f.flags, u64::from(d));
                 ever_rtx |= f.has(EVER_RETRANS);
@@ -220,11 +230,39 @@ impl Scoreboard {
         CumAck { ever_retransmitted: ever_rtx, oldest_sent, newest_sent: last_sent }
     }
 
+    /// F-RTO bookkeeping, see `orig_cutoff`.
+    #[inline]
+    fn note_original(&mut self, g: &SentSeg) {
+        if let Some(c) = self.orig_cutoff {
+            if !g.has(EVER_RETRANS) && !g.has(SACKED) && g.sent_at < c {
+                self.orig_newly_acked = true;
+            }
+        }
+    }
+
+    /// Clears every lost mark of a segment not yet retransmitted (a spurious timeout was
+    /// detected: RFC 4015 §3 "resume the transmission with the next unsent segment").
+    pub fn clear_lost(&mut self) {
+        for g in self.segs.iter_mut() {
+            if g.flags & LOST != 0 {
+                g.flags &= !LOST;
+                if g.flags & SACKED == 0 {
+                    self.lost = self.lost.saturating_sub(u64::from(g.seq_len()));
+                }
+            }
+        }
+        if let Some(f) = self.segs.front() {
+            self.lost_upto = f.start;
+            self.high_rxt = f.start;
+        }
+    }
+
     fn mark_sacked(&mut self, i: usize) -> u64 {
         let g = self.segs[i];
         if g.has(SACKED) {
             return 0;
         }
+        self.note_original(&g);
         let n = u64::from(g.seq_len());
         self.uncount(g.flags, n);
         self.sacked += n;
@@ -390,6 +428,23 @@ impl Scoreboard {
             }
         }
         self.lost_upto = snd_nxt;
+        self.high_rxt = snd_una;
+    }
+
+    /// Like [`Scoreboard::mark_all_lost`] for the segments that start below `upto` only (F-RTO
+    /// falling back to go-back-N over the data sent before the RTO, dissertation L2191-2199).
+    pub fn mark_lost_below(&mut self, snd_una: SeqNum, upto: SeqNum) {
+        for g in self.segs.iter_mut() {
+            if !g.start.lt(upto) {
+                break;
+            }
+            // A segment retransmitted since the RTO (the F-RTO probe) is still in flight.
+            if g.flags & (SACKED | LOST | RETRANS) == 0 {
+                g.flags |= LOST;
+                self.lost += u64::from(g.seq_len());
+            }
+        }
+        self.lost_upto = self.lost_upto.max(upto);
         self.high_rxt = snd_una;
     }
 
