@@ -549,7 +549,8 @@ impl Sender {
                 self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
-                self.maybe_reenter(now, trace);
+                // No re-entry on this (cumulative) ACK: RFC 6675 §5 starts a recovery only on
+                // a duplicate ACK, so losses already on the scoreboard wait for the next one.
             }
             LossDecision::LossAdvance => {
                 self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
@@ -558,16 +559,7 @@ impl Sender {
                 self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
-                self.maybe_reenter(now, trace);
             }
-        }
-    }
-
-    /// After leaving a recovery, losses already visible on the scoreboard above the old
-    /// recovery point start a new one at once (RFC 6675 IsLost(HighACK+1)).
-    fn maybe_reenter(&mut self, now: SimTime, trace: &mut Trace) {
-        if self.loss.style() == RecoveryStyle::Sack && self.sb.front_is_lost() {
-            self.enter_recovery(now, trace);
         }
     }
 
