@@ -277,6 +277,26 @@ pub struct TimerConfig {
     pub fast: EventClock,
 }
 
+/// Aron & Druschel's startup mechanisms (000 §4.2), each switched on separately. Both off by
+/// default (plain slow start), so existing outputs are unchanged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct StartupConfig {
+    /// 000 §4.2.1: estimate ssthresh from the inter-arrival of closely spaced ACKs, at most
+    /// once per RTT, keeping the minimum (see [`crate::startup::ssthresh_estimation`]).
+    pub ssthresh_estimation: bool,
+    /// 000 §4.2.2: pace N = MIN(p − d, RTT·f_ev) segments T = MAX(1/f_ev, 1/bw) apart until
+    /// cwnd reaches pthresh = ssthresh / 2 (see [`crate::pacing`]). Needs an ssthresh
+    /// estimate, so it does nothing without `ssthresh_estimation`.
+    pub pacing: bool,
+}
+
+impl StartupConfig {
+    /// Plain slow start.
+    pub const OFF: StartupConfig = StartupConfig { ssthresh_estimation: false, pacing: false };
+    /// 000 §4.2: ssthresh estimation and pacing.
+    pub const ARON98: StartupConfig = StartupConfig { ssthresh_estimation: true, pacing: true };
+}
+
 /// Receiver acknowledgment policy.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AckPolicy {
@@ -322,6 +342,8 @@ pub struct TcpConfig {
     /// RFC 3042 Limited Transmit.
     pub limited_transmit: bool,
     pub recovery: RecoveryAlgorithm,
+    /// 000 §4.2 startup mechanisms (ssthresh estimation, pacing); off by default.
+    pub startup: StartupConfig,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -345,6 +367,7 @@ impl Default for TcpConfig {
             dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
             limited_transmit: true,
             recovery: RecoveryAlgorithm::Sack,
+            startup: StartupConfig::OFF,
             trace: true,
         }
     }

@@ -750,6 +750,12 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.limited_transmit {
             c.limited_transmit = v;
         }
+        if let Some(v) = t.ssthresh_estimation {
+            c.startup.ssthresh_estimation = v;
+        }
+        if let Some(v) = t.pacing {
+            c.startup.pacing = v;
+        }
         if let Some(r) = t.recovery {
             c.recovery = match r {
                 RawRecovery::Sack => RecoveryAlgorithm::Sack,

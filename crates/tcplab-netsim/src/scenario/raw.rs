@@ -112,6 +112,10 @@ pub struct RawTcp {
     pub rto_gain_b: Option<RawRatio>,
     pub rto_m: Option<RawRatio>,
     pub rto_k: Option<RawRatio>,
+    /// 000 §4.2.1 ssthresh estimation.
+    pub ssthresh_estimation: Option<bool>,
+    /// 000 §4.2.2 pacing in slow start.
+    pub pacing: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -192,7 +192,9 @@ fn tcp_table() -> Value {
             "rto_gain_a": ratio("RTTVAR gain a (RFC 6298 beta, default 1/4)"),
             "rto_gain_b": ratio("SRTT gain b (RFC 6298 alpha, default 1/8)"),
             "rto_m": ratio("SRTT multiplier m in RTO = m*srtt + k*rttvar (default 1)"),
-            "rto_k": ratio("RTTVAR multiplier k (default 4)")
+            "rto_k": ratio("RTTVAR multiplier k (default 4)"),
+            "ssthresh_estimation": {"type": "boolean", "description": "Aron & Druschel ssthresh estimation from ACK trains in the initial slow start (default false)"},
+            "pacing": {"type": "boolean", "description": "Aron & Druschel pacing in slow start up to pthresh = ssthresh/2 on the event clock; needs ssthresh_estimation (default false)"}
         }
     })
 }

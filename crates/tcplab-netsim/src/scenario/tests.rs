@@ -272,7 +272,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          timestamps, window_scale, recv_buffer, send_buffer, min_rto, initial_rto, max_rto, \
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
-         rto_gain_b, rto_m, rto_k (line 43, column 1)"
+         rto_gain_b, rto_m, rto_k, ssthresh_estimation, pacing (line 43, column 1)"
     );
 }
 

@@ -31,6 +31,7 @@
 //!   RFC 6675's DupThresh for IsLost.
 
 pub mod scoreboard;
+pub mod startup;
 
 use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
@@ -41,7 +42,7 @@ use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{Segment, TcpFlags};
 use crate::seq::SeqNum;
 use crate::spurious::{NoSpuriousDetection, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent};
-use crate::startup::{InitialWindowPolicy, StartupEvent, StartupPolicy};
+use crate::startup::{StartupEvent, StartupPolicy};
 use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
 use crate::trace::Trace;
 use scoreboard::{Scoreboard, SentSeg};
@@ -121,6 +122,8 @@ pub struct Sender {
     pub loss: Box<dyn LossDetector>,
     pub startup: Box<dyn StartupPolicy>,
     pub spurious: Box<dyn SpuriousDetector>,
+    /// 000 §4.2 ssthresh estimation and pacing state (`startup.rs`).
+    pub ss: startup::StartupState,
 }
 
 impl Clone for Sender {
@@ -161,6 +164,7 @@ impl Clone for Sender {
             loss: self.loss.clone_box(),
             startup: self.startup.clone_box(),
             spurious: self.spurious.clone_box(),
+            ss: self.ss.clone(),
         }
     }
 }
@@ -202,8 +206,9 @@ impl Sender {
             rtt: crate::rtt::build(cfg),
             ccalg: Box::new(Reno::new()),
             loss: Box::new(NewRenoDetector),
-            startup: Box::new(InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh }),
+            startup: crate::startup::build(cfg),
             spurious: Box::new(NoSpuriousDetection),
+            ss: startup::StartupState::new(cfg),
         }
     }
 
@@ -346,8 +351,10 @@ impl Sender {
 
         let bytes_acked = u64::from(ack - self.snd_una);
         let had_outstanding = self.snd_nxt != self.snd_una;
+        let mut newest_sent = None;
         if bytes_acked > 0 {
             let acked = self.sb.cum_ack(ack);
+            newest_sent = acked.newest_sent.filter(|_| !acked.ever_retransmitted);
             self.snd_una = ack;
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
@@ -390,6 +397,8 @@ impl Sender {
         };
         let decision = self.loss.on_ack(&ev);
         self.apply(now, decision, bytes_acked, trace);
+        // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
+        self.startup_on_ack(now, bytes_acked, newest_sent, timers);
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.
