@@ -40,6 +40,8 @@ pub enum InitialWindow {
 /// Which loss recovery algorithm the sender runs after fast retransmit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RecoveryAlgorithm {
+    /// RFC 5681 §3.2 Reno (4.4BSD-Lite): a partial ACK ends fast recovery.
+    Reno,
     /// RFC 6582 NewReno (used when SACK is off or not negotiated).
     NewReno,
     /// RFC 6675 conservative SACK-based loss recovery (falls back to NewReno when the peer did

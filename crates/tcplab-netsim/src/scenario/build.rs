@@ -760,6 +760,7 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
             c.recovery = match r {
                 RawRecovery::Sack => RecoveryAlgorithm::Sack,
                 RawRecovery::Newreno => RecoveryAlgorithm::NewReno,
+                RawRecovery::Reno => RecoveryAlgorithm::Reno,
             };
         }
     }

@@ -123,6 +123,7 @@ pub struct RawTcp {
 pub enum RawRecovery {
     Sack,
     Newreno,
+    Reno,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

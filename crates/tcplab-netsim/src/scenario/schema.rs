@@ -176,7 +176,7 @@ fn tcp_table() -> Value {
             "dupack_threshold": {"description": "Fast retransmit threshold D (default 3), or \"adaptive\": D = max(1, min(3, F - 2))",
                 "anyOf": [{"type": "integer", "minimum": 1}, {"const": "adaptive"}]},
             "limited_transmit": {"type": "boolean", "description": "RFC 3042 Limited Transmit (default true)"},
-            "recovery": {"enum": ["sack", "newreno"], "description": "Loss recovery (default sack)"},
+            "recovery": {"enum": ["sack", "newreno", "reno"], "description": "Loss recovery (default sack; reno = RFC 5681 / 4.4BSD-Lite, a partial ACK ends fast recovery)"},
             "profile": {"enum": tcplab_tcp::Profile::names().collect::<Vec<_>>(),
                 "description": "Named OS profile (tcplab profiles); the table's other keys override it"},
             "rto_estimator": {"enum": tcplab_tcp::RtoEstimatorKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),

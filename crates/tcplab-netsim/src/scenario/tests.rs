@@ -338,7 +338,7 @@ fn a_missing_required_key_points_at_its_table() {
 fn unknown_enum_values_suggest_the_closest() {
     assert_eq!(
         err(&format!("{BASE}\n[tcp]\nrecovery = \"newrno\"\n")),
-        "tcp.recovery: unknown value \"newrno\"; did you mean \"newreno\"? (expected one of \"sack\", \"newreno\") (line 43, column 1)"
+        "tcp.recovery: unknown value \"newrno\"; did you mean \"newreno\"? (expected one of \"sack\", \"newreno\", \"reno\") (line 43, column 1)"
     );
     assert_eq!(
         err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernouli\", p = 0.1 }")),

@@ -235,6 +235,8 @@ impl Sender {
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
         if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
             self.loss = Box::new(Rfc6675Detector);
+        } else if self.recovery_cfg == RecoveryAlgorithm::Reno {
+            self.loss = Box::new(crate::loss::RenoDetector);
         } else {
             self.loss = Box::new(NewRenoDetector);
         }

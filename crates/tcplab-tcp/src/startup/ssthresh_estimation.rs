@@ -295,7 +295,7 @@ mod tests {
     #[test]
     fn the_minimum_is_kept_and_an_estimate_within_ten_percent_of_it_is_final() {
         let mut e = est();
-        let mut round = |e: &mut SsthreshEstimation, t0: u64, gap_us: u64| {
+        let round = |e: &mut SsthreshEstimation, t0: u64, gap_us: u64| {
             e.on_ack(&ack(us(t0), 2 * S, us(t0 - 100_000), 100));
             e.on_ack(&ack(us(t0 + gap_us), 2 * S, us(t0 - 100_000), 100))
         };
