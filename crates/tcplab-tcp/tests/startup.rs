@@ -1,4 +1,5 @@
-//! Aron & Druschel's startup mechanisms (000 §4.2) through the `Connection` API: scripted
+//! Aron & Druschel's startup mechanisms (000 §4.2) and TCP Lite's Reno recovery through the
+//! `Connection` API: scripted
 //! exchanges over a 50 ms one-way path whose data direction has a 1 ms-per-segment bottleneck.
 
 mod harness;
@@ -91,4 +92,44 @@ fn pacing_delivers_more_in_the_first_second_than_estimation_alone() {
     let plain = run(StartupConfig { ssthresh_estimation: true, pacing: false }, 1000);
     let sent = |h: &Harness| h.data_from(Dir::AtoB).count();
     assert!(sent(&paced) > sent(&plain), "{} vs {}", sent(&paced), sent(&plain));
+}
+
+// RFC 5681 §3.2 Reno (4.4BSD-Lite, 000 §3 "TCP Lite is an extension of TCP Reno"): with two
+// losses in one window the partial ACK ends fast recovery, and the second loss costs a second
+// fast retransmit (a second window halving) or a timeout; NewReno repairs both in one recovery.
+#[test]
+fn reno_halves_the_window_again_for_a_second_loss_in_one_window_where_newreno_does_not() {
+    use tcplab_tcp::{AckPolicy, InitialWindow, RecoveryAlgorithm, TcpEvent};
+    let run = |recovery| {
+        let c = TcpConfig {
+            mss: MSS as u16,
+            recv_buffer: 1 << 20,
+            sack: false,
+            timestamps: false,
+            recovery,
+            limited_transmit: false,
+            initial_window: InitialWindow::Segments(10),
+            ack: AckPolicy { delayed_ack: None, ack_every: 1 },
+            ..TcpConfig::default()
+        };
+        let mut h = Harness::new(c.clone(), c, ms(50));
+        h.set_fate(|p| {
+            if p.dir == Dir::AtoB && p.rtx.is_none() && (p.data_idx == 3 || p.data_idx == 6) {
+                Fate::Drop
+            } else {
+                Fate::Deliver
+            }
+        });
+        h.handshake();
+        h.a.send(30 * MSS);
+        h.a.close();
+        assert!(h.run_until(at_ms(60_000)));
+        let entered = h.a.drain_events().filter(|e| matches!(e, TcpEvent::RecoveryEntered { .. })).count();
+        (entered, h.a.stats().timeouts, h.b.stats().bytes_delivered)
+    };
+    let (newreno_recoveries, newreno_rtos, delivered) = run(RecoveryAlgorithm::NewReno);
+    assert_eq!((newreno_recoveries, newreno_rtos, delivered), (1, 0, 30 * MSS));
+    let (reno_recoveries, reno_rtos, delivered) = run(RecoveryAlgorithm::Reno);
+    assert_eq!(delivered, 30 * MSS);
+    assert!(reno_recoveries + reno_rtos as usize >= 2, "reno: {reno_recoveries} recoveries, {reno_rtos} timeouts");
 }
