@@ -1,6 +1,6 @@
 //! Aron & Druschel's startup mechanisms (000 §4.2) and TCP Lite's Reno recovery through the
-//! `Connection` API: scripted
-//! exchanges over a 50 ms one-way path whose data direction has a 1 ms-per-segment bottleneck.
+//! `Connection` API: scripted exchanges over a 50 ms one-way path (for the startup tests, with
+//! a 1 ms-per-segment bottleneck in the data direction).
 
 mod harness;
 

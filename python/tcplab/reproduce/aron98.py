@@ -385,9 +385,12 @@ def fig6(rep: Report):
             f.add(name, row, "rto_ticks", int(ours), p)
             mism += int(ours) != p
     f.note(f"{48 - mism} of 48 values equal the paper's." + (
-        " RTO_B matches too: Brakmo & Peterson's fix is implemented as scaling t_srtt by 32 and t_rttvar "
-        "by 16 (5 and 4 fractional bits instead of 3 and 2), with 4.4BSD-Lite's +1 tick, first-sample "
-        "initialisation and TCPT_RANGESET to [2, 128] ticks; see `crates/tcplab-tcp/src/rtt/brakmo_peterson.rs`."
+        " RTO_O, RTO_Nf and RTO_Nc follow from the published algorithms (eq. 1 as 4.4BSD-Lite's "
+        "tcp_xmit_timer with its +1 tick and first-sample rule, eq. 2). RTO_B matches too, with one choice the "
+        "paper leaves open: Brakmo & Peterson's paper is not among our sources, so the fix is taken as the BSDs "
+        "adopted it (t_srtt scaled by 32, t_rttvar by 16, 2 extra fraction bits in delta) with 4.4BSD-Lite's "
+        "+1 tick and TCPT_RANGESET to [2, 128] ticks; the later FreeBSD floor max(t_rttmin, rtt + 2) is left "
+        "out — with it rows 10-11 would be 3 instead of 2 ticks. See `crates/tcplab-tcp/src/rtt/brakmo_peterson.rs`."
         if mism == 0 else ""))
     import matplotlib.pyplot as plt
 
