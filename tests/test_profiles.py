@@ -8,11 +8,11 @@ from conftest import tcplab_cli
 
 from tcplab import _core
 
-PROFILE_NAMES = {"bsd-lite", "bsd-decoupled", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "rfc6298", "linux"}
+PROFILE_NAMES = {"bsd-lite", "bsd-decoupled", "bsd-prop-500ms", "bsd-prop-10ms", "bsd-prop-2ms", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "rfc6298", "linux"}
 KEYS = {
     "name", "description", "rto_estimator", "rtt_clock", "timer_clock", "fast_timer", "initial_rto",
     "min_rto", "max_rto", "clock_granularity", "rto_gain_a", "rto_gain_b", "rto_m", "rto_k",
-    "dupack_threshold", "rtt_sampling", "initial_window", "delayed_ack",
+    "dupack_threshold", "rtt_sampling", "initial_window", "delayed_ack", "ssthresh_estimation", "pacing",
 }
 
 

@@ -51,3 +51,8 @@ class Analysis:
     def table(self, name: str) -> list[Column]: ...
 
 def analyze(paths: list[str], vantage: str) -> Analysis: ...
+
+def fig6_rto_table(rtt_c: list[int], rtt_f: list[int]) -> dict[str, list[int]]:
+    """Aron & Druschel Fig. 6: the RTO_O, RTO_B, RTO_Nf and RTO_Nc columns (``rto_o``,
+    ``rto_b``, ``rto_nf``, ``rto_nc``) computed by the engine's estimators from the sample
+    columns RTT_c (500 ms ticks) and RTT_f (1 ms ticks)."""

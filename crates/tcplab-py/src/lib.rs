@@ -11,6 +11,7 @@
 //! | `profiles()` | `tcplab_tcp::Profile::ALL`, each as a dict of scenario-file values |
 
 mod analyze;
+mod rto_table;
 
 use numpy::PyArray1;
 use pyo3::create_exception;
@@ -241,6 +242,8 @@ fn profiles(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
                 Some(t) => d.set_item("delayed_ack", dur(t))?,
                 None => d.set_item("delayed_ack", false)?,
             }
+            d.set_item("ssthresh_estimation", p.startup.ssthresh_estimation)?;
+            d.set_item("pacing", p.startup.pacing)?;
             d.set_item("description", p.description)?;
             Ok(d)
         })
@@ -261,5 +264,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     analyze::register(m)?;
+    m.add_function(wrap_pyfunction!(rto_table::fig6_rto_table, m)?)?;
     Ok(())
 }

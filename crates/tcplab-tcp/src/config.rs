@@ -40,6 +40,8 @@ pub enum InitialWindow {
 /// Which loss recovery algorithm the sender runs after fast retransmit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RecoveryAlgorithm {
+    /// RFC 5681 §3.2 Reno (4.4BSD-Lite): a partial ACK ends fast recovery.
+    Reno,
     /// RFC 6582 NewReno (used when SACK is off or not negotiated).
     NewReno,
     /// RFC 6675 conservative SACK-based loss recovery (falls back to NewReno when the peer did
@@ -277,6 +279,26 @@ pub struct TimerConfig {
     pub fast: EventClock,
 }
 
+/// Aron & Druschel's startup mechanisms (000 §4.2), each switched on separately. Both off by
+/// default (plain slow start), so existing outputs are unchanged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct StartupConfig {
+    /// 000 §4.2.1: estimate ssthresh from the inter-arrival of closely spaced ACKs, at most
+    /// once per RTT, keeping the minimum (see [`crate::startup::ssthresh_estimation`]).
+    pub ssthresh_estimation: bool,
+    /// 000 §4.2.2: pace N = MIN(p − d, RTT·f_ev) segments T = MAX(1/f_ev, 1/bw) apart until
+    /// cwnd reaches pthresh = ssthresh / 2 (see [`crate::pacing`]). Needs an ssthresh
+    /// estimate, so it does nothing without `ssthresh_estimation`.
+    pub pacing: bool,
+}
+
+impl StartupConfig {
+    /// Plain slow start.
+    pub const OFF: StartupConfig = StartupConfig { ssthresh_estimation: false, pacing: false };
+    /// 000 §4.2: ssthresh estimation and pacing.
+    pub const ARON98: StartupConfig = StartupConfig { ssthresh_estimation: true, pacing: true };
+}
+
 /// Receiver acknowledgment policy.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AckPolicy {
@@ -421,6 +443,8 @@ pub struct TcpConfig {
     pub recovery: RecoveryAlgorithm,
     /// Spurious-retransmission detection and the response to it (default: none).
     pub spurious: SpuriousConfig,
+    /// 000 §4.2 startup mechanisms (ssthresh estimation, pacing); off by default.
+    pub startup: StartupConfig,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -445,6 +469,7 @@ impl Default for TcpConfig {
             limited_transmit: true,
             recovery: RecoveryAlgorithm::Sack,
             spurious: SpuriousConfig::default(),
+            startup: StartupConfig::OFF,
             trace: true,
         }
     }

@@ -415,6 +415,9 @@ impl Connection {
         if self.timers.take_expired(TimerKind::Persist, now) && self.snd.on_persist(now, &mut self.timers) {
             self.probe_pending = true;
         }
+        if self.timers.take_expired(TimerKind::Pacing, now) {
+            self.snd.on_pacing_timer(now, &mut self.timers);
+        }
     }
 
     fn base_segment(&mut self, now: SimTime, seq: SeqNum, flags: TcpFlags) -> Segment {

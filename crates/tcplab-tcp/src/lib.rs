@@ -71,6 +71,7 @@ pub mod config;
 pub mod conn;
 pub mod event;
 pub mod loss;
+pub mod pacing;
 pub mod profile;
 pub mod receiver;
 pub mod rtt;
@@ -85,7 +86,7 @@ pub mod trace;
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
     AckPolicy, DupAckThreshold, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
-    SpuriousConfig, SpuriousDetection, SpuriousResponse, TcpConfig, TimerConfig,
+    SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};

@@ -9,8 +9,8 @@
 //! `tcp_fasttimo`, 200 ms). With [`crate::clock::EventClock::Fine`] in both slots (the
 //! default configuration) every deadline is exact, which is the engine's historical behaviour.
 //!
-//! A later timer kind (pacing) is added by extending [`TimerKind`] and choosing its slot in
-//! [`TimerKind::default_slot`] (or with [`Timers::bind`]).
+//! The pacing timer ([`TimerKind::Pacing`], 000 §4.2.2) runs on the slow slot (f_ev); another
+//! binding can be chosen with [`Timers::bind`].
 //!
 //! The RTT-*measurement* clock is separate: timestamps use [`TS_CLOCK_TICK`]; estimators that
 //! count ticks use the connection's [`crate::clock::MeasurementClock`].
@@ -42,10 +42,13 @@ pub enum TimerKind {
     DelayedAck = 1,
     /// RFC 9293 §3.8.6.1 persist (zero-window probe) timer.
     Persist = 2,
+    /// 000 §4.2.2 pacing in slow start: "we use the event scheduling clock to schedule the
+    /// transmission" of paced segments (see [`crate::pacing`]).
+    Pacing = 3,
 }
 
 /// Number of [`TimerKind`] variants (size of the timer table).
-pub const TIMER_KINDS: usize = 3;
+pub const TIMER_KINDS: usize = 4;
 
 /// Maps "armed at `now` for `after`" to the instant the host fires the timer.
 ///
@@ -103,15 +106,18 @@ pub const CLOCK_SLOTS: usize = 2;
 
 impl TimerKind {
     /// Where 4.4BSD runs this timer: the delayed ACK on the fast timer (`tcp_fasttimo`), the
-    /// others on the slow timer (`tcp_slowtimo`, TCP/IP Illustrated Vol. 2 §25.1).
+    /// others on the slow timer (`tcp_slowtimo`, TCP/IP Illustrated Vol. 2 §25.1). Pacing
+    /// (000 §4.2.2) runs on the event-scheduling clock f_ev that also schedules the
+    /// retransmission timer — the slow slot — so a 500 ms f_ev paces at most every 500 ms.
     pub const fn default_slot(self) -> ClockSlot {
         match self {
-            TimerKind::Rto | TimerKind::Persist => ClockSlot::Slow,
+            TimerKind::Rto | TimerKind::Persist | TimerKind::Pacing => ClockSlot::Slow,
             TimerKind::DelayedAck => ClockSlot::Fast,
         }
     }
     /// Every kind, in table order.
-    pub const ALL: [TimerKind; TIMER_KINDS] = [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist];
+    pub const ALL: [TimerKind; TIMER_KINDS] =
+        [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist, TimerKind::Pacing];
 }
 
 /// The connection's timer table.

@@ -206,3 +206,59 @@ proptest! {
         prop_assert!(h.a.is_send_complete());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64), ..ProptestConfig::default() })]
+
+    /// 000 §4.2 startup mechanisms under random bottleneck spacing and losses: during the
+    /// initial slow start (until the first retransmission; pacing stops at the first loss)
+    /// the data outstanding never exceeds cwnd outside Disorder (where RFC 3042 allows two
+    /// more segments), and every byte still arrives once.
+    #[test]
+    fn with_ssthresh_estimation_and_pacing_the_flight_never_exceeds_cwnd(
+        spacing_us in 100u64..3000,
+        drops in prop::collection::vec(0u8..100, 256),
+        loss_pct in 0u8..5,
+        tick_ms in prop_oneof![Just(1u64), Just(2), Just(10), Just(500)],
+        delack in any::<bool>(),
+        segs in 20u64..400,
+    ) {
+        let mut c = config(false, false, delack, 3);
+        c.startup = tcplab_tcp::StartupConfig::ARON98;
+        c.timers.slow = tcplab_tcp::EventClock::Periodic { period: ms(tick_ms), phase: tcplab_time::SimDuration::ZERO };
+        let mut h = Harness::new(c.clone(), c, ms(30));
+        let mut last_out = SimTime(0);
+        h.set_fate(move |p| {
+            if p.dir != Dir::AtoB || p.seg.len == 0 {
+                return Fate::Deliver;
+            }
+            let k = (p.data_idx as usize - 1) % 256;
+            if drops[k] < loss_pct {
+                return Fate::Drop;
+            }
+            let gap = tcplab_time::SimDuration::from_micros(spacing_us);
+            let out = (p.t + gap).max(last_out + gap);
+            last_out = out;
+            Fate::Delay(out.saturating_since(p.t + gap))
+        });
+        let size = segs * MSS;
+        h.a.send(size);
+        h.a.close();
+        let mut t = 0u64;
+        loop {
+            t += 5;
+            let done = h.run_until(SimTime(t * 1_000_000));
+            let s = h.a.cc_snapshot();
+            let retransmitted: u64 = h.a.stats().retransmissions.iter().sum();
+            let open = matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Open);
+            if open && retransmitted == 0 && h.a.stats().timeouts == 0 {
+                // + 1: the FIN takes a sequence number but no payload.
+                prop_assert!(s.bytes_in_flight <= s.cwnd + 1, "flight {} > cwnd {} at {} ms", s.bytes_in_flight, s.cwnd, t);
+            }
+            if done || t > 3_600_000 {
+                break;
+            }
+        }
+        prop_assert_eq!(h.b.stats().bytes_delivered, size);
+    }
+}

@@ -763,10 +763,17 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.frto_require_full_ack {
             c.spurious.frto_require_full_ack = v;
         }
+        if let Some(v) = t.ssthresh_estimation {
+            c.startup.ssthresh_estimation = v;
+        }
+        if let Some(v) = t.pacing {
+            c.startup.pacing = v;
+        }
         if let Some(r) = t.recovery {
             c.recovery = match r {
                 RawRecovery::Sack => RecoveryAlgorithm::Sack,
                 RawRecovery::Newreno => RecoveryAlgorithm::NewReno,
+                RawRecovery::Reno => RecoveryAlgorithm::Reno,
             };
         }
     }

@@ -117,6 +117,10 @@ pub struct RawTcp {
     /// `conventional`, `cc1`, `cc2`, `cc3`, `eifel`.
     pub spurious_response: Option<String>,
     pub frto_require_full_ack: Option<bool>,
+    /// 000 §4.2.1 ssthresh estimation.
+    pub ssthresh_estimation: Option<bool>,
+    /// 000 §4.2.2 pacing in slow start.
+    pub pacing: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -124,6 +128,7 @@ pub struct RawTcp {
 pub enum RawRecovery {
     Sack,
     Newreno,
+    Reno,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -176,7 +176,7 @@ fn tcp_table() -> Value {
             "dupack_threshold": {"description": "Fast retransmit threshold D (default 3), or \"adaptive\": D = max(1, min(3, F - 2))",
                 "anyOf": [{"type": "integer", "minimum": 1}, {"const": "adaptive"}]},
             "limited_transmit": {"type": "boolean", "description": "RFC 3042 Limited Transmit (default true)"},
-            "recovery": {"enum": ["sack", "newreno"], "description": "Loss recovery (default sack)"},
+            "recovery": {"enum": ["sack", "newreno", "reno"], "description": "Loss recovery (default sack; reno = RFC 5681 / 4.4BSD-Lite, a partial ACK ends fast recovery)"},
             "profile": {"enum": tcplab_tcp::Profile::names().collect::<Vec<_>>(),
                 "description": "Named OS profile (tcplab profiles); the table's other keys override it"},
             "rto_estimator": {"enum": tcplab_tcp::RtoEstimatorKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
@@ -197,7 +197,9 @@ fn tcp_table() -> Value {
                 "description": "Spurious-timeout detector: none, F-RTO (RFC 5682 §2), SACK-enhanced F-RTO (§3), Eifel timestamps (RFC 3522), D-SACK (RFC 3708); default none"},
             "spurious_response": {"enum": tcplab_tcp::SpuriousResponse::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
                 "description": "Response to a spurious timeout: conventional (F-RTO keeps cwnd = ssthresh = half), cc1 (halve), cc2 (revert, burst-limited), cc3 (cwnd 1, wait), eifel (RFC 4015), linux-undo (Linux 2.4 undo); default conventional"},
-            "frto_require_full_ack": {"type": "boolean", "description": "Basic F-RTO: an ACK covering all data sent before the RTO is not taken as spurious (RFC 4138 condition; default false, as in the thesis)"}
+            "frto_require_full_ack": {"type": "boolean", "description": "Basic F-RTO: an ACK covering all data sent before the RTO is not taken as spurious (RFC 4138 condition; default false, as in the thesis)"},
+            "ssthresh_estimation": {"type": "boolean", "description": "Aron & Druschel ssthresh estimation from ACK trains in the initial slow start (default false)"},
+            "pacing": {"type": "boolean", "description": "Aron & Druschel pacing in slow start up to pthresh = ssthresh/2 on the event clock; needs ssthresh_estimation (default false)"}
         }
     })
 }

@@ -272,7 +272,8 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          timestamps, window_scale, recv_buffer, send_buffer, min_rto, initial_rto, max_rto, \
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
-         rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack \
+         rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
+         ssthresh_estimation, pacing \
          (line 43, column 1)"
     );
 }
@@ -339,7 +340,7 @@ fn a_missing_required_key_points_at_its_table() {
 fn unknown_enum_values_suggest_the_closest() {
     assert_eq!(
         err(&format!("{BASE}\n[tcp]\nrecovery = \"newrno\"\n")),
-        "tcp.recovery: unknown value \"newrno\"; did you mean \"newreno\"? (expected one of \"sack\", \"newreno\") (line 43, column 1)"
+        "tcp.recovery: unknown value \"newrno\"; did you mean \"newreno\"? (expected one of \"sack\", \"newreno\", \"reno\") (line 43, column 1)"
     );
     assert_eq!(
         err(&with("delay = \"20ms\"", "delay = \"20ms\"\nloss = { model = \"bernouli\", p = 0.1 }")),

@@ -15,9 +15,11 @@
 //! is for (RFC 6582 §4 "Avoiding multiple fast retransmits").
 
 pub mod newreno;
+pub mod reno;
 pub mod rfc6675;
 
 pub use newreno::NewRenoDetector;
+pub use reno::RenoDetector;
 pub use rfc6675::Rfc6675Detector;
 
 use crate::cc::RecoveryStyle;

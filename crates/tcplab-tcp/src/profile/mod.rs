@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `bsd-lite` | 4.4BSD-Lite as simulated by Aron & Druschel (000 §2–4; TCP/IP Illustrated Vol. 2) |
 //! | `bsd-decoupled` | 000 §4.1's proposal on a BSD host: 1 ms measurement, 500 ms slow timer, eq. 2 |
+//! | `bsd-prop-500ms`, `bsd-prop-10ms`, `bsd-prop-2ms` | 000 §5.2's prop-Lite: decoupled timers, RFC 3390 IW, ssthresh estimation and pacing, f_ev = 2 / 100 / 500 Hz |
 //! | `linux-2.4` | 003 Table I (Linux column) + Linux 2.4 code via seed-002 spec §2.6 |
 //! | `windows-xp` | 003 Table I (Windows column) |
 //! | `freebsd-5` | 003 Table I (FreeBSD column; also MacOS) |
@@ -32,11 +33,11 @@
 
 use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
 use crate::config::{
-    DupAckThreshold, InitialWindow, Ratio, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
+    DupAckThreshold, InitialWindow, Ratio, StartupConfig, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
     DEFAULT_DELAYED_ACK_TIMEOUT, DUPACK_THRESHOLD, RFC6298_GAIN_A, RFC6298_GAIN_B, RFC6298_INITIAL_RTO,
     RFC6298_K, RFC6298_M, RFC6298_MAX_RTO, RFC6298_MIN_RTO,
 };
-use crate::rtt::{freebsd, linux, solaris, windows};
+use crate::rtt::{decoupled, freebsd, linux, solaris, windows};
 use tcplab_time::SimDuration;
 
 /// 4.4BSD-Lite initial `t_rxtcur`: ((TCPTV_SRTTBASE >> 2) + (TCPTV_SRTTDFLT << 2)) >> 1 =
@@ -59,6 +60,38 @@ pub const MODERN_LINUX_INITIAL_RTO: SimDuration = SimDuration::from_secs(1);
 /// uses 1 ms for both.
 pub const MODERN_LINUX_TICK: SimDuration = SimDuration::from_millis(1);
 
+/// 000 §5.2: "the granularity of the scheduling clock is 10ms (i.e. f_ev is 100Hz)".
+pub const ARON98_F_EV_10MS: SimDuration = SimDuration::from_millis(10);
+/// 000 §5.2.2: "Pacing with a 2ms clock".
+pub const ARON98_F_EV_2MS: SimDuration = SimDuration::from_millis(2);
+
+/// Aron & Druschel's "prop-Lite" (000 §5.2): TCP Lite with the decoupled RTO estimator (1 ms
+/// f_rtt, eq. 2 onto an f_ev clock of period `f_ev`), ssthresh estimation and pacing, and
+/// 000 §4.2.1's initial window ("For a fair comparison, all simulations used an initial
+/// congestion window as defined in Section 4.2.1"). The f_ev clock is periodic (a BSD-style
+/// software interrupt ticking every `f_ev`, phase 0) and drives the retransmission, persist
+/// and pacing timers; delayed ACKs stay on BSD's 200 ms fast timer (the receivers are TCP
+/// Lite). `min_rto` is eq. 2's two ticks on the 500 ms clock (1 s) and the paper's 200 ms
+/// floor on finer clocks (the decoupled estimator adds srtt: "200ms + rtt").
+const fn prop_lite(name: &'static str, f_ev: SimDuration, min_rto: SimDuration, description: &'static str) -> Profile {
+    Profile {
+        name,
+        description,
+        estimator: RtoEstimatorKind::Decoupled,
+        timers: TimerConfig {
+            rtt_clock: MeasurementClock::every(ARON98_F_RTT_TICK),
+            slow: EventClock::Periodic { period: f_ev, phase: SimDuration::ZERO },
+            fast: EventClock::Periodic { period: BSD_FAST_TICK, phase: SimDuration::ZERO },
+        },
+        rto: RtoConfig { min: min_rto, granularity: f_ev, ..BSD_RTO },
+        dupack_threshold: DupAckThreshold::Fixed(BSD_DUPACK_THRESHOLD),
+        sampling: RttSampling::Auto,
+        initial_window: InitialWindow::Rfc3390,
+        delayed_ack: Some(BSD_FAST_TICK),
+        startup: StartupConfig::ARON98,
+    }
+}
+
 /// A named OS profile.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Profile {
@@ -74,6 +107,8 @@ pub struct Profile {
     pub sampling: RttSampling,
     pub initial_window: InitialWindow,
     pub delayed_ack: Option<SimDuration>,
+    /// 000 §4.2 ssthresh estimation and pacing.
+    pub startup: StartupConfig,
 }
 
 const fn one_shot(g: SimDuration) -> EventClock {
@@ -135,6 +170,7 @@ impl Profile {
         sampling: RttSampling::Auto,
         initial_window: InitialWindow::Segments(BSD_INITIAL_WINDOW_SEGMENTS),
         delayed_ack: Some(BSD_FAST_TICK),
+        startup: StartupConfig::OFF,
     };
     pub const BSD_DECOUPLED: Profile = Profile {
         name: "bsd-decoupled",
@@ -146,6 +182,7 @@ impl Profile {
         sampling: RttSampling::Auto,
         initial_window: InitialWindow::Segments(BSD_INITIAL_WINDOW_SEGMENTS),
         delayed_ack: Some(BSD_FAST_TICK),
+        startup: StartupConfig::OFF,
     };
     pub const LINUX_2_4: Profile = Profile {
         name: "linux-2.4",
@@ -157,6 +194,7 @@ impl Profile {
         sampling: RttSampling::PerAck,
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        startup: StartupConfig::OFF,
     };
     pub const WINDOWS_XP: Profile = Profile {
         name: "windows-xp",
@@ -168,6 +206,7 @@ impl Profile {
         sampling: RttSampling::PerFlight,
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        startup: StartupConfig::OFF,
     };
     pub const FREEBSD_5: Profile = Profile {
         name: "freebsd-5",
@@ -179,6 +218,7 @@ impl Profile {
         sampling: RttSampling::PerFlight,
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        startup: StartupConfig::OFF,
     };
     pub const SOLARIS_10: Profile = Profile {
         name: "solaris-10",
@@ -190,6 +230,7 @@ impl Profile {
         sampling: RttSampling::PerFlight,
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        startup: StartupConfig::OFF,
     };
     pub const RFC6298: Profile = Profile {
         name: "rfc6298",
@@ -205,6 +246,7 @@ impl Profile {
         sampling: RttSampling::Auto,
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        startup: StartupConfig::OFF,
     };
     pub const LINUX: Profile = Profile {
         name: "linux",
@@ -222,12 +264,27 @@ impl Profile {
         sampling: RttSampling::PerAck,
         initial_window: InitialWindow::Rfc6928,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        startup: StartupConfig::OFF,
     };
 
+    /// 000 §5.2 "prop-Lite-500ms": TCP Lite "enhanced with ssthresh estimation as well as the
+    /// proposed timer framework" with f_ev = 2 Hz.
+    pub const BSD_PROP_500MS: Profile = prop_lite("bsd-prop-500ms", BSD_SLOW_TICK, BSD_MIN_RTO,
+        "Aron & Druschel 1998 prop-Lite-500ms: bsd-decoupled timers, RFC 3390 initial window, ssthresh estimation and pacing on the 500 ms slow timer");
+    /// 000 §5.2 "prop-Lite-10ms": the same with f_ev = 100 Hz.
+    pub const BSD_PROP_10MS: Profile = prop_lite("bsd-prop-10ms", ARON98_F_EV_10MS, decoupled::DELAYED_ACK_ALLOWANCE,
+        "Aron & Druschel 1998 prop-Lite-10ms: decoupled RTO on a 10 ms event clock (200 ms + srtt floor), ssthresh estimation, pacing every >= 10 ms");
+    /// 000 §5.2.2 "prop-Lite-2ms": the same with f_ev = 500 Hz.
+    pub const BSD_PROP_2MS: Profile = prop_lite("bsd-prop-2ms", ARON98_F_EV_2MS, decoupled::DELAYED_ACK_ALLOWANCE,
+        "Aron & Druschel 1998 prop-Lite-2ms: decoupled RTO on a 2 ms event clock (200 ms + srtt floor), ssthresh estimation, pacing every >= 2 ms");
+
     /// Every profile, in the order `tcplab profiles` lists them.
-    pub const ALL: [Profile; 8] = [
+    pub const ALL: [Profile; 11] = [
         Profile::BSD_LITE,
         Profile::BSD_DECOUPLED,
+        Profile::BSD_PROP_500MS,
+        Profile::BSD_PROP_10MS,
+        Profile::BSD_PROP_2MS,
         Profile::LINUX_2_4,
         Profile::WINDOWS_XP,
         Profile::FREEBSD_5,
@@ -254,6 +311,7 @@ impl Profile {
         cfg.rtt_sampling = self.sampling;
         cfg.initial_window = self.initial_window;
         cfg.ack.delayed_ack = self.delayed_ack;
+        cfg.startup = self.startup;
     }
 
     /// `TcpConfig::default()` with this profile applied.
@@ -288,6 +346,8 @@ impl Profile {
             ("rtt_sampling", self.sampling.name().to_string()),
             ("initial_window", iw),
             ("delayed_ack", self.delayed_ack.map_or("false".to_string(), |d| d.to_string())),
+            ("ssthresh_estimation", self.startup.ssthresh_estimation.to_string()),
+            ("pacing", self.startup.pacing.to_string()),
             ("description", self.description.to_string()),
         ]
     }
@@ -368,6 +428,24 @@ mod tests {
         assert_eq!(p.timers.fast, EventClock::bsd_fast(SimDuration::ZERO));
         assert_eq!(p.rto.initial, SimDuration::from_secs(6));
         assert_eq!(p.rto.min, SimDuration::from_secs(1));
+    }
+
+    // 000 §5.2: prop-Lite = decoupled timers + ssthresh estimation + pacing, IW of §4.2.1, at
+    // f_ev 2 / 100 / 500 Hz; every other profile leaves the startup mechanisms off.
+    #[test]
+    fn the_prop_lite_profiles_switch_on_estimation_and_pacing_at_their_event_clock() {
+        for (p, tick) in [(Profile::BSD_PROP_500MS, 500), (Profile::BSD_PROP_10MS, 10), (Profile::BSD_PROP_2MS, 2)] {
+            let c = p.config();
+            assert_eq!(c.startup, StartupConfig::ARON98, "{}", p.name);
+            assert_eq!(c.rto_estimator, RtoEstimatorKind::Decoupled);
+            assert_eq!(c.timers.slow.granularity(), SimDuration::from_millis(tick));
+            assert_eq!(c.timers.rtt_clock.tick, SimDuration::from_millis(1));
+            assert_eq!(c.initial_window, InitialWindow::Rfc3390);
+        }
+        assert_eq!(Profile::BSD_PROP_10MS.rto.min, SimDuration::from_millis(200));
+        for p in Profile::ALL.iter().filter(|p| !p.name.starts_with("bsd-prop")) {
+            assert_eq!(p.startup, StartupConfig::OFF, "{}", p.name);
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //!   RFC 6675's DupThresh for IsLost.
 
 pub mod scoreboard;
+pub mod startup;
 
 use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
@@ -43,7 +44,7 @@ use crate::seq::SeqNum;
 use crate::spurious::response::{ResponseInput, SpuriousResponder};
 use crate::spurious::{RtoAction, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent, SpuriousVerdict};
 use crate::config::SpuriousDetection;
-use crate::startup::{InitialWindowPolicy, StartupEvent, StartupPolicy};
+use crate::startup::{StartupEvent, StartupPolicy};
 use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
 use crate::trace::Trace;
 use scoreboard::{Scoreboard, SentSeg};
@@ -150,6 +151,8 @@ pub struct Sender {
     recovery_started_at: Option<SimTime>,
     /// The initial window in bytes (RFC 4015's IW).
     initial_cwnd: u64,
+    /// 000 §4.2 ssthresh estimation and pacing state (`startup.rs`).
+    pub ss: startup::StartupState,
 }
 
 impl Clone for Sender {
@@ -197,6 +200,7 @@ impl Clone for Sender {
             hold_until: self.hold_until,
             recovery_started_at: self.recovery_started_at,
             initial_cwnd: self.initial_cwnd,
+            ss: self.ss.clone(),
         }
     }
 }
@@ -238,7 +242,7 @@ impl Sender {
             rtt: crate::rtt::build(cfg),
             ccalg: Box::new(Reno::new()),
             loss: Box::new(NewRenoDetector),
-            startup: Box::new(InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh }),
+            startup: crate::startup::build(cfg),
             spurious: crate::spurious::build(&cfg.spurious),
             responder: crate::spurious::response::build(cfg.spurious.response),
             frto_gate: FrtoGate::Off,
@@ -247,6 +251,7 @@ impl Sender {
             hold_until: None,
             recovery_started_at: None,
             initial_cwnd: smss,
+            ss: startup::StartupState::new(cfg),
         }
     }
 
@@ -274,6 +279,8 @@ impl Sender {
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
         if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
             self.loss = Box::new(Rfc6675Detector);
+        } else if self.recovery_cfg == RecoveryAlgorithm::Reno {
+            self.loss = Box::new(crate::loss::RenoDetector);
         } else {
             self.loss = Box::new(NewRenoDetector);
         }
@@ -392,8 +399,10 @@ impl Sender {
 
         let bytes_acked = u64::from(ack - self.snd_una);
         let had_outstanding = self.snd_nxt != self.snd_una;
+        let mut newest_sent = None;
         if bytes_acked > 0 {
             let acked = self.sb.cum_ack(ack);
+            newest_sent = acked.newest_sent.filter(|_| !acked.ever_retransmitted);
             self.snd_una = ack;
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
@@ -446,6 +455,8 @@ impl Sender {
             let decision = self.loss.on_ack(&ev);
             self.apply(now, decision, bytes_acked, trace);
         }
+        // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
+        self.startup_on_ack(now, bytes_acked, newest_sent, timers);
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.

@@ -1,12 +1,21 @@
-//! Startup seam: what the sender starts with once the connection is established.
+//! Startup seam: what the sender starts with once the connection is established, and what it
+//! learns during the initial slow start.
 //!
-//! Today: the initial window (RFC 3390 / RFC 6928 / fixed) and the configured initial
-//! ssthresh. Later issues add ssthresh estimation, pacing and shared-state initialisation
-//! behind the same trait.
+//! | file | policy |
+//! |---|---|
+//! | [`initial_window`] | initial window (RFC 3390 / RFC 6928 / fixed) and the configured initial ssthresh |
+//! | [`ssthresh_estimation`] | Aron & Druschel 000 §4.2.1: ssthresh from ACK trains, repeated once per RTT, minimum kept, 10 % stop rule |
+//!
+//! Pacing (000 §4.2.2) is a separate seam, [`crate::pacing`], fed with the estimate.
 
 pub mod initial_window;
+pub mod ssthresh_estimation;
 
 pub use initial_window::InitialWindowPolicy;
+pub use ssthresh_estimation::{Rate, SsthreshEstimation};
+
+use crate::config::TcpConfig;
+use tcplab_time::{SimDuration, SimTime};
 
 /// Facts known when the sender starts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -18,11 +27,54 @@ pub struct StartupEvent {
     pub handshake_retransmitted: bool,
 }
 
-/// Chooses the initial congestion state.
+/// An ACK that advanced SND.UNA during the initial slow start.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StartupAckEvent {
+    /// Arrival time (the measurement the paper takes with `currentTime()`).
+    pub now: SimTime,
+    /// Bytes newly acknowledged.
+    pub bytes_acked: u64,
+    /// Send time of the newest segment the ACK acknowledges fully; `None` when any of the
+    /// acknowledged data had been retransmitted (or nothing was fully acknowledged).
+    pub newest_sent: Option<SimTime>,
+    pub smss: u64,
+    /// The RTT estimator's smoothed RTT, if it has one.
+    pub srtt: Option<SimDuration>,
+}
+
+/// A new ssthresh from the startup policy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SsthreshEstimate {
+    /// The ssthresh to use now (bytes).
+    pub ssthresh: u64,
+    /// The bandwidth estimate behind it.
+    pub rate: Rate,
+    /// No further estimates will follow.
+    pub is_final: bool,
+}
+
+/// Chooses the initial congestion state (and may refine ssthresh during slow start).
 pub trait StartupPolicy: std::fmt::Debug + Send {
     /// Called once when the connection is established.
     fn initial_cwnd(&self, ev: &StartupEvent) -> u64;
     /// Called once when the connection is established.
     fn initial_ssthresh(&self, ev: &StartupEvent) -> u64;
+    /// An ACK of new data arrived during the initial slow start; returns a new ssthresh if the
+    /// policy estimates one.
+    fn on_ack(&mut self, _ev: &StartupAckEvent) -> Option<SsthreshEstimate> {
+        None
+    }
+    /// The initial slow start ended with a loss (fast retransmit or timeout).
+    fn on_slow_start_end(&mut self) {}
     fn clone_box(&self) -> Box<dyn StartupPolicy>;
+}
+
+/// The policy `cfg` asks for.
+pub fn build(cfg: &TcpConfig) -> Box<dyn StartupPolicy> {
+    let iw = InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh };
+    if cfg.startup.ssthresh_estimation {
+        Box::new(SsthreshEstimation::new(iw))
+    } else {
+        Box::new(iw)
+    }
 }

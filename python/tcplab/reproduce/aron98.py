@@ -1,0 +1,716 @@
+"""``tcplab reproduce aron98``: Aron & Druschel, "TCP: Improving Startup Dynamics by Adaptive
+Timers and Congestion Control", Rice University TR98-318 (1998) — every experiment.
+
+| figure | experiment | how |
+|---|---|---|
+| Fig 3 | effective throughput vs simulation time, 8 × 100 MB TCP Lite senders, Fig 1 topology | one run per simulation time |
+| Figs 4–5 | trace of one TCP Lite transfer (30 s) and its first 4 s | one traced run, Appendix A plot |
+| Fig 6 | RTO_O, RTO_B, RTO_Nf, RTO_Nc from the RTT_c and RTT_f sample columns | the engine's estimators via ``_core.fig6_rto_table`` |
+| Fig 7 | S2 joins S1 on the low bandwidth-delay net: orig vs prop timer vs Brakmo-Peterson | runs at several S2 start phases |
+| Fig 8 | S8 joins S1..S7 on the high bandwidth-delay net | runs at several S8 start phases |
+| Fig 9 | satellite: orig-Lite-500ms, prop-Lite-500ms, prop-Lite-10ms | one run per simulation time |
+| Fig 10 | high speed WAN, 8 senders: the same plus prop-Lite-2ms | one run per simulation time |
+
+The scenarios are built here as dicts that equal ``scenarios/aron98-fig1.toml`` and
+``aron98-fig2.toml`` (a test checks this), so the reproduction runs from an installed package.
+
+Effective throughput (000 §3): "the ratio of the total amount of useful data that was
+transferred, to the maximum amount of useful data that could have been transferred over the
+bottleneck link for the time of the simulation". Useful data = bytes delivered in order to the
+receiving applications; the maximum = bottleneck rate × time × MSS / IP packet size (the
+payload share of each full-sized packet).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import _core
+from ..api import run as tcplab_run
+from .common import Report
+
+TITLE = "Aron & Druschel TR98-318: timers, RTO (Fig 6), startup, ssthresh estimation and pacing (Figs 3-10)"
+
+#: 000 §2: TCP/IP headers of a full-sized segment without options.
+HEADERS = 40
+MB = 1e6
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios (equal to scenarios/aron98-fig1.toml and aron98-fig2.toml)
+
+
+def fig1_scenario() -> dict[str, Any]:
+    """000 §2 Figure 1, the high speed WAN (= scenarios/aron98-fig1.toml)."""
+    senders = [f"S{i}" for i in range(1, 9)]
+    dests = [f"D{i}" for i in range(1, 9)]
+    links = [{"name": "bottleneck", "a": "R1", "b": "R2", "bandwidth": "155Mbps", "delay": "30ms", "queue": "200pkt"}]
+    links += [{"a": s, "b": "R1", "bandwidth": "100Mbps", "delay": "0s", "queue": "200pkt"} for s in senders]
+    links += [{"a": "R2", "b": d, "bandwidth": "100Mbps", "delay": "0s", "queue": "200pkt"} for d in dests]
+    return {
+        "name": "aron98-fig1",
+        "simulation": {"duration": "30s", "seed": 1},
+        "tcp": {
+            "profile": "bsd-lite", "mss": "1460B", "timestamps": False, "window_scale": True,
+            "recv_buffer": "512KiB", "initial_ssthresh": "inf", "sack": False, "recovery": "newreno",
+            "limited_transmit": False, "ack_every": 2,
+        },
+        "nodes": [{"name": "R1", "kind": "router"}, {"name": "R2", "kind": "router"}]
+        + [{"name": n, "kind": "host"} for n in senders + dests],
+        "links": links,
+        "flows": [{"src": s, "dst": d, "size": "100MB"} for s, d in zip(senders, dests)],
+    }
+
+
+def fig2_scenario() -> dict[str, Any]:
+    """000 §2 Figure 2 as the low speed WAN (= scenarios/aron98-fig2.toml)."""
+    q = "20pkt"
+    return {
+        "name": "aron98-fig2",
+        "simulation": {"duration": "20s", "seed": 1},
+        "tcp": {
+            "profile": "bsd-lite", "mss": "1460B", "timestamps": False, "recv_buffer": "65535B",
+            "window_scale": False, "initial_ssthresh": "inf", "sack": False, "recovery": "newreno",
+            "limited_transmit": False,
+        },
+        "nodes": [{"name": n, "kind": k} for n, k in
+                  [("R1", "router"), ("R2", "router"), ("S1", "host"), ("S2", "host"), ("D1", "host"), ("D2", "host")]],
+        "links": [
+            {"name": "bottleneck", "a": "R1", "b": "R2", "bandwidth": "1.5Mbps", "delay": "50ms", "queue": q},
+            {"a": "S1", "b": "R1", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
+            {"a": "S2", "b": "R1", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
+            {"a": "R2", "b": "D1", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
+            {"a": "R2", "b": "D2", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
+        ],
+        "flows": [
+            {"name": "s1", "src": "S1", "dst": "D1", "start": "0s", "size": "unlimited"},
+            {"name": "s2", "src": "S2", "dst": "D2", "start": "15s", "size": "unlimited"},
+        ],
+    }
+
+
+def satellite_scenario() -> dict[str, Any]:
+    """000 §2 / §5.2: Figure 2 as the satellite network. "setting the round-trip propagation
+    delay in Figure 2 to 580ms, while the router buffer sizes were set to 70 packets"; "512
+    bytes was used for simulations involving the satellite network"; "a TCP advertised window
+    size of 512KB"; §5.2.1 "a standalone TCP transfer is made between hosts S1 and D1"."""
+    sc = fig2_scenario()
+    sc["name"] = "aron98-satellite"
+    sc["tcp"].update({"mss": "472B", "recv_buffer": "512KiB", "window_scale": True})
+    for link in sc["links"]:
+        link["queue"] = "70pkt"
+    sc["links"][0]["delay"] = "290ms"
+    sc["flows"] = [{"name": "s1", "src": "S1", "dst": "D1", "start": "0s", "size": "unlimited"}]
+    return sc
+
+
+#: 000 §5.2: the curves of Figs 9-10. "For a fair comparison, all simulations used an initial
+#: congestion window as defined in Section 4.2.1" — so orig-Lite gets RFC 3390's window too.
+STARTUP_VARIANTS: dict[str, dict[str, Any]] = {
+    "orig-Lite-500ms": {"profile": "bsd-lite", "initial_window": "rfc3390"},
+    "prop-Lite-500ms": {"profile": "bsd-prop-500ms"},
+    "prop-Lite-10ms": {"profile": "bsd-prop-10ms"},
+    "prop-Lite-2ms": {"profile": "bsd-prop-2ms"},
+}
+
+#: 000 §5.1: "orig-timer" (TCP Lite), "prop-timer" (decoupled, eq. 2), and "the technique
+#: suggested by Brakmo and Peterson", all on the 500 ms clock.
+TIMER_VARIANTS: dict[str, dict[str, Any]] = {
+    "orig-timer": {"profile": "bsd-lite"},
+    "prop-timer": {"profile": "bsd-decoupled"},
+    "brakmo-peterson": {"profile": "bsd-lite", "rto_estimator": "brakmo-peterson"},
+}
+
+
+#: 000 §3: "TCP Lite is an extension of TCP Reno". The scenario files predate the engine's
+#: Reno detector and use NewReno as the closest then available; every run here uses RFC 5681
+#: Reno (a partial ACK ends fast recovery, as in 4.4BSD-Lite's tcp_input).
+TCP_LITE_RECOVERY = "reno"
+
+
+def _with(sc: dict, duration: float | None = None, tcp: dict | None = None) -> dict:
+    s = copy.deepcopy(sc)
+    s["tcp"]["recovery"] = TCP_LITE_RECOVERY
+    if duration is not None:
+        s["simulation"]["duration"] = f"{round(duration * 1000)}ms"
+    if tcp:
+        # The variant's profile first, then the scenario's own keys minus the profile.
+        base = {k: v for k, v in s["tcp"].items() if k != "profile"}
+        s["tcp"] = {**base, **tcp}
+    return s
+
+
+def _bps(text: str) -> float:
+    units = {"Mbps": 1e6, "Kbps": 1e3, "Gbps": 1e9, "bps": 1.0}
+    for u, f in units.items():
+        if text.endswith(u):
+            return float(text[: -len(u)]) * f
+    raise ValueError(text)
+
+
+def _mss(sc: dict) -> int:
+    return int(sc["tcp"]["mss"].rstrip("B"))
+
+
+def max_useful_bytes(sc: dict, seconds: float) -> float:
+    """Bottleneck rate × time × payload share of a full-sized packet (module docs)."""
+    mss = _mss(sc)
+    return _bps(sc["links"][0]["bandwidth"]) / 8 * seconds * mss / (mss + HEADERS)
+
+
+def _delivered(res) -> list[int]:
+    return [f["bytes_delivered"] for f in res.summary["flows"]]
+
+
+class _Runner:
+    def __init__(self, progress):
+        self.progress = progress
+        self.n = 0
+
+    def __call__(self, sc: dict, trace: bool = False):
+        res = tcplab_run(sc, trace=trace)
+        self.n += 1
+        if self.progress is not None:
+            self.progress.update(1)
+        return res
+
+
+def _timeout_delays(res, t0: float, t1: float, flows) -> dict[int, list[float]]:
+    """Per flow: for each RTO in [t0, t1), the time since that sender's previous transmission
+    (000 §3.1: "a delay of almost 1.6s between the timeout and the previous packet sent")."""
+    ev = res.events
+    kind = ev["kind"].astype(str)
+    t = ev["t_ns"].to_numpy() / 1e9
+    out: dict[int, list[float]] = {f: [] for f in flows}
+    for f in flows:
+        mine = ev["flow"].to_numpy() == f
+        sends = np.sort(t[mine & kind.isin(["segment_sent", "segment_retransmitted"]).to_numpy()])
+        rtos = t[mine & (kind == "rto_fired").to_numpy()]
+        for r in rtos[(rtos >= t0) & (rtos < t1)]:
+            i = np.searchsorted(sends, r, side="left") - 1
+            if i >= 0:
+                out[f].append(float(r - sends[i]))
+    return out
+
+
+def _fmt_mb(v: float) -> str:
+    return f"{v / MB:.3g} MB"
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig 3
+
+
+FIG3_PAPER = {1: (6.62, 145.8e3), 5: (19.81, 2.2e6), 10: (30.52, 6.7e6), 20: (56.36, 24.8e6), 30: (68.65, 45.3e6)}
+
+
+def fig3(rep: Report, go: _Runner, quick: bool):
+    f = rep.figure(
+        "fig3", "Fig 3: time vs effective throughput (8 × 100 MB TCP Lite senders, Fig 1 topology)",
+        "All eight senders start at t = 0 with the `bsd-lite` profile (500 ms clocks, initial window 1). "
+        "One deterministic run per simulation time (the topology has no random element; x-sim was "
+        "deterministic too). `avg_data_MB` is the data delivered per sender (10^6 B).",
+    )
+    sc = fig1_scenario()
+    times = [1, 5, 10] if quick else [1, 5, 10, 20, 30]
+    xs, ours = [], []
+    for T in times:
+        res = go(_with(sc, T))
+        d = _delivered(res)
+        eff = 100 * sum(d) / max_useful_bytes(sc, T)
+        p_eff, p_avg = FIG3_PAPER[T]
+        f.add("tcp-lite-500ms", T, "eff_throughput_pct", round(eff, 2), p_eff)
+        f.add("tcp-lite-500ms", T, "avg_data_MB", round(np.mean(d) / MB, 4), p_avg / MB)
+        xs.append(T)
+        ours.append(eff)
+    f.note(
+        "The paper's two columns do not reconcile exactly under any one unit convention (e.g. 30 s: "
+        "8 × 45.3 MB = 362 MB is 62 % of 155 Mb/s × 30 s, the paper says 68.65 %); we compute both from "
+        "the same delivered bytes, so our two columns are consistent with each other."
+    )
+    f.note(
+        "Shape: effective throughput grows with the simulation time to about 70 % at 30 s, as in the paper, and "
+        "from 10 s on ours is within about 3-8 points of the paper (full run: 33 / 64 / 75 % vs 30.5 / 56.4 / "
+        "68.7 %). Two differences: (1) at 1 s ours is 17.9 % against 6.6 % — our slow start is faster: its first "
+        "losses come at 0.87 s instead of 1.2 s (Fig 4 rows) and each sender has 421 KB after 1 s against the "
+        "paper's 146 KB. Our delayed-ACK slow start grows by 1.5× per RTT from one segment; the paper's senders "
+        "grew more slowly and we do not know which detail of x-kernel's TCP Lite caused it (we did not tune "
+        "anything to close the gap). (2) Hence our dip at 5 s (15.1 % < 17.9 %): the ~1.4 s idle before the "
+        "timeout weighs on a 5 s run after a fast start, while the paper's slower start had delivered less by then."
+    )
+    _line_plot(f, {"ours": (xs, ours), "paper": (list(FIG3_PAPER), [v[0] for v in FIG3_PAPER.values()])},
+               "simulation time (s)", "effective throughput (%)")
+    return f
+
+
+# ---------------------------------------------------------------------------------------------
+# Figs 4-5
+
+
+def fig45(rep: Report, go: _Runner, quick: bool):
+    sc = fig1_scenario()
+    T = 10 if quick else 30
+    res = go(_with(sc, T), trace=True)
+    ev, ts = res.events, res.timeseries
+    kind = ev["kind"].astype(str)
+    t = ev["t_ns"].to_numpy() / 1e9
+    fl = ev["flow"].to_numpy()
+
+    def first(mask, after=0.0):
+        v = t[mask & (t > after)]
+        return float(v.min()) if len(v) else float("nan")
+
+    f4 = rep.figure(
+        "fig4", f"Figs 4–5: trace of a TCP Lite transfer over the Fig 1 topology ({T} s)",
+        "Flow S1 of the Fig 3 set-up. Times of the events the paper's §3 narrates, for S1 "
+        "(`series` = S1) and the mean over the eight senders (`series` = mean of 8).",
+    )
+    metrics = {}
+    for flow in range(8):
+        m = fl == flow
+        est = first(m & (kind == "established").to_numpy())
+        drop = first(m & (kind == "packet_dropped").to_numpy())
+        rto = first(m & (kind == "rto_fired").to_numpy())
+        sends = np.sort(t[m & kind.isin(["segment_sent", "segment_retransmitted"]).to_numpy()])
+        idle = float("nan")
+        if not math.isnan(rto):
+            i = np.searchsorted(sends, rto) - 1
+            idle = rto - sends[i] if i >= 0 else float("nan")
+        # Congestion avoidance after the timeout: first sample with cwnd >= ssthresh.
+        tsf = ts[ts["flow"] == flow]
+        tst = tsf["t_ns"].to_numpy() / 1e9
+        ca = tst[(tst > (rto if not math.isnan(rto) else 0)) & (tsf["cwnd"].to_numpy() >= tsf["ssthresh"].to_numpy())]
+        ca_t = float(ca.min()) if len(ca) else float("nan")
+        fr = first(m & (kind == "segment_retransmitted").to_numpy() & (ev["cause"].astype(str) == "fast_retransmit").to_numpy(),
+                   after=ca_t if not math.isnan(ca_t) else 0)
+        metrics[flow] = {"established_s": est, "first_drop_s": drop, "first_rto_s": rto, "idle_before_rto_s": idle,
+                         "congestion_avoidance_s": ca_t, "next_fast_retransmit_s": fr}
+    paper = {"established_s": 0.06, "first_drop_s": 1.2, "first_rto_s": 2.8, "idle_before_rto_s": 1.6,
+             "congestion_avoidance_s": 3.4, "next_fast_retransmit_s": 26.5}
+    for k, p in paper.items():
+        f4.add("S1", "", k, round(metrics[0][k], 3), p)
+    for k, p in paper.items():
+        vals = [metrics[i][k] for i in range(8) if not math.isnan(metrics[i][k])]
+        f4.add("mean of 8", "", k, round(float(np.mean(vals)), 3) if vals else None, p)
+    f4.note("Paper (§3): connection established after about 60 ms; slow start until 1.2 s when multiple "
+            "losses occur; idle until the timeout at 2.8 s (\"a delay of almost 1.6s between the timeout and the "
+            "previous packet sent\"); slow start to ssthresh, congestion avoidance from 3.4 s; a single loss "
+            "at 26.5 s repaired by fast retransmit.")
+    f4.note("Ours shows the same sequence (full run): established at 60 ms; slow start until multiple losses "
+            "(0.87 s); no transmission until the timeout at 2.5 s (idle 1.41 s, paper 1.6 s: the BSD RTO of 3-4 "
+            "ticks on the 500 ms clock); slow start to ssthresh and congestion avoidance from 3.05 s; later single "
+            "losses repaired by fast retransmit. Everything before the timeout is about 0.3 s earlier than in the "
+            "paper because our slow start is faster (see Fig 3). The next fast retransmit comes at 17.1 s, not "
+            "26.5 s: when the pipe overflows depends on the windows all eight senders reach in congestion "
+            "avoidance after the timeout, which started from different ssthresh values.")
+    f4.plot(_appendix_a_plot(res, 0, 0, T, f"S1, TCP Lite, Fig 1 topology, 0–{T} s"))
+    f5 = rep.figure("fig5", "Fig 5: slow start in TCP Lite (first 4 s of the Fig 4 trace)",
+                    "The same run, first 4 seconds.")
+    f5.add("S1", "", "first_drop_s", round(metrics[0]["first_drop_s"], 3), 1.2)
+    f5.add("S1", "", "first_rto_s", round(metrics[0]["first_rto_s"], 3), 2.8)
+    f5.plot(_appendix_a_plot(res, 0, 0, 4, "S1, first 4 s (slow start)"))
+    return metrics
+
+
+def _appendix_a_plot(res, flow: int, lo: float, hi: float, title: str):
+    """000 Appendix A window trace: ssthresh dashed, send window dark grey, cwnd light grey,
+    unacked data thin; hash marks for sends (top) and ACKs (x-axis); black circles for
+    timeouts; vertical lines where a retransmitted segment was sent."""
+    import matplotlib.pyplot as plt
+
+    ev = res.events[res.events["flow"] == flow]
+    ts = res.timeseries[res.timeseries["flow"] == flow]
+    t = ev["t_ns"].to_numpy() / 1e9
+    kind = ev["kind"].astype(str).to_numpy()
+    tt = ts["t_ns"].to_numpy() / 1e9
+    sel = (tt >= lo) & (tt <= hi)
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    kb = 1024.0
+    ss = ts["ssthresh"].to_numpy().astype(float)
+    ss[ss > 2**50] = np.nan
+    ax.step(tt[sel], ts["cwnd"].to_numpy()[sel] / kb, where="post", color="#b0b0b0", linewidth=2, label="cwnd")
+    ax.step(tt[sel], ss[sel] / kb, where="post", color="black", linestyle="--", linewidth=1, label="ssthresh")
+    ax.step(tt[sel], ts["bytes_in_flight"].to_numpy()[sel] / kb, where="post", color="black", linewidth=0.5,
+            label="unacked data")
+    ax.axhline(512, color="#505050", linewidth=1.5, label="send window (512 KB)")
+    top = 560
+    for k, y, mk in (("segment_sent", top, "|"), ("ack_received", 0, "|")):
+        v = t[(kind == k) & (t >= lo) & (t <= hi)]
+        v = np.unique(np.round(v, 2))  # one mark per 10 ms keeps the figure small
+        ax.plot(v, np.full(len(v), y), mk, color="black", markersize=3, clip_on=False)
+    rx = t[(kind == "segment_retransmitted") & (t >= lo) & (t <= hi)]
+    for x in np.unique(np.round(rx, 2)):
+        ax.axvline(x, color="black", linewidth=0.4)
+    r = t[(kind == "rto_fired") & (t >= lo) & (t <= hi)]
+    ax.plot(r, np.full(len(r), top + 25), "o", color="black", markersize=6, clip_on=False, label="timeout")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, top + 40)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("KB")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+    fig.tight_layout()
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig 6
+
+#: 000 Fig 6 (sample RTO computation): RTT_c, RTO_O, RTO_B, RTT_f, RTO_Nf, RTO_Nc.
+FIG6 = [
+    (0, 3, 3, 60, 183, 2), (0, 3, 3, 150, 253, 2), (1, 5, 3, 60, 218, 2), (0, 4, 3, 60, 190, 2),
+    (0, 3, 3, 61, 167, 2), (0, 3, 3, 60, 150, 2), (0, 3, 3, 61, 135, 2), (0, 3, 3, 60, 123, 2),
+    (0, 3, 3, 60, 114, 2), (0, 3, 2, 61, 105, 2), (0, 3, 2, 60, 99, 2), (1, 5, 3, 61, 93, 2),
+]
+
+
+def fig6(rep: Report):
+    f = rep.figure(
+        "fig6", "Fig 6: sample RTO computation (RTO columns computed from the RTT_c / RTT_f samples)",
+        "Inputs: the paper's RTT_c (500 ms ticks) and RTT_f (1 ms) columns. RTO_O: 4.4BSD-Lite "
+        "`tcp_xmit_timer` (eq. 1) on 500 ms ticks; RTO_B: Brakmo & Peterson's larger scaling; RTO_Nf: eq. 1 "
+        "on 1 ms ticks; RTO_Nc: eq. 2 with f_rtt = 1000 Hz, f_ev = 2 Hz. Units: ticks of the column's clock. "
+        "Computed by the engine's estimators (`_core.fig6_rto_table`).",
+    )
+    cols = _core.fig6_rto_table([r[0] for r in FIG6], [r[3] for r in FIG6])
+    paper_idx = {"rto_o": 1, "rto_b": 2, "rto_nf": 4, "rto_nc": 5}
+    mism = 0
+    for name, i in paper_idx.items():
+        for row, (ours, p) in enumerate(zip(cols[name], [r[i] for r in FIG6]), start=1):
+            f.add(name, row, "rto_ticks", int(ours), p)
+            mism += int(ours) != p
+    f.note(f"{48 - mism} of 48 values equal the paper's." + (
+        " RTO_O, RTO_Nf and RTO_Nc follow from the published algorithms (eq. 1 as 4.4BSD-Lite's "
+        "tcp_xmit_timer with its +1 tick and first-sample rule, eq. 2). RTO_B matches too, with one choice the "
+        "paper leaves open: Brakmo & Peterson's paper is not among our sources, so the fix is taken as the BSDs "
+        "adopted it (t_srtt scaled by 32, t_rttvar by 16, 2 extra fraction bits in delta) with 4.4BSD-Lite's "
+        "+1 tick and TCPT_RANGESET to [2, 128] ticks; the later FreeBSD floor max(t_rttmin, rtt + 2) is left "
+        "out — with it rows 10-11 would be 3 instead of 2 ticks. See `crates/tcplab-tcp/src/rtt/brakmo_peterson.rs`."
+        if mism == 0 else ""))
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(8, 3))
+    rows = range(1, 13)
+    for name, style in (("rto_o", "o-"), ("rto_b", "s-"), ("rto_nc", "^-")):
+        ax[0].plot(rows, cols[name], style, label=f"{name} ours")
+        ax[0].plot(rows, [r[paper_idx[name]] for r in FIG6], "k:", linewidth=0.8)
+    ax[0].set_ylabel("500 ms ticks")
+    ax[0].legend(fontsize=7)
+    ax[1].plot(rows, cols["rto_nf"], "o-", label="rto_nf ours")
+    ax[1].plot(rows, [r[4] for r in FIG6], "k:", label="paper")
+    ax[1].set_ylabel("1 ms ticks")
+    ax[1].legend(fontsize=7)
+    for a in ax:
+        a.set_xlabel("sample")
+    fig.tight_layout()
+    f.plot(fig)
+    return mism
+
+
+# ---------------------------------------------------------------------------------------------
+# Figs 7-8
+
+
+def _join_experiment(go: _Runner, sc: dict, variant_tcp: dict, joiner: int, start: float, window: float):
+    """Run the scenario up to `start` (untraced) and to `start + window` (traced); return the
+    bytes delivered in the window, per flow, and the timeout delays in the window."""
+    s = _with(sc, tcp=variant_tcp)
+    s["flows"][joiner]["start"] = f"{round(start * 1000)}ms"
+    # Up to `start` the joiner has sent nothing: run without it (a flow must start before the
+    # end of a run) and count 0 for it.
+    pre = copy.deepcopy(s)
+    del pre["flows"][joiner]
+    before = _delivered(go(_with(pre, start)))
+    before.insert(joiner, 0)
+    res = go(_with(s, start + window), trace=True)
+    after = _delivered(res)
+    delays = _timeout_delays(res, start, start + window, range(len(s["flows"])))
+    return [a - b for a, b in zip(after, before)], delays
+
+
+FIG7_PAPER = {
+    "orig-timer": {"eff_throughput_pct": 44, "avg_timeout_delay_s": 2.0, "senders_with_timeout": 2},
+    "prop-timer": {"eff_throughput_pct": 66, "max_timeout_delay_s": 1.0, "senders_with_timeout": 2,
+                   "extra_data_vs_orig_KB": 170},
+    "brakmo-peterson": {"eff_throughput_pct": 55, "avg_timeout_delay_s": 1.5},
+}
+
+FIG8_PAPER = {
+    "orig-timer": {"avg_timeout_delay_s": 1.5, "senders_with_timeout": 6, "data_in_window_MB": 20,
+                   "eff_throughput_pct": 20},
+    "prop-timer": {"avg_timeout_delay_s": 0.7, "max_timeout_delay_s": 1.0, "extra_data_vs_orig_MB": 1.5},
+    "brakmo-peterson": {"avg_timeout_delay_s": 0.95},
+}
+
+
+def _timer_figure(rep, go, key, title, description, sc, joiner, base_start, window, phases, paper, big: bool):
+    f = rep.figure(key, title, description)
+    results = {}
+    for name, tcp in TIMER_VARIANTS.items():
+        data, delays, with_to, maxd = [], [], [], []
+        for ph in phases:
+            d, dl = _join_experiment(go, sc, tcp, joiner, base_start + ph, window)
+            data.append(sum(d))
+            flat = [x for v in dl.values() for x in v]
+            delays += flat
+            maxd += flat
+            # senders other than the joiner that timed out (Fig 8: "6 out of the 7 senders")
+            others = [fl for fl, v in dl.items() if v and (not big or fl != joiner)]
+            with_to.append(len(others))
+        results[name] = {
+            "data": float(np.mean(data)),
+            "eff": 100 * float(np.mean(data)) / max_useful_bytes(sc, window),
+            "avg_delay": float(np.mean(delays)) if delays else float("nan"),
+            "max_delay": float(np.max(maxd)) if maxd else float("nan"),
+            "with_to": float(np.mean(with_to)),
+            "n_rto": len(delays) / len(phases),
+        }
+    orig = results["orig-timer"]["data"]
+    for name, r in results.items():
+        p = paper.get(name, {})
+        f.add(name, window, "eff_throughput_pct", round(r["eff"], 1), p.get("eff_throughput_pct"))
+        if big:
+            f.add(name, window, "data_in_window_MB", round(r["data"] / MB, 2), p.get("data_in_window_MB"))
+        f.add(name, window, "avg_timeout_delay_s", round(r["avg_delay"], 3), p.get("avg_timeout_delay_s"))
+        f.add(name, window, "max_timeout_delay_s", round(r["max_delay"], 3), p.get("max_timeout_delay_s"))
+        f.add(name, window, "senders_with_timeout", round(r["with_to"], 2), p.get("senders_with_timeout"))
+        f.add(name, window, "timeouts_per_run", round(r["n_rto"], 2))
+        if name != "orig-timer":
+            if big:
+                f.add(name, window, "extra_data_vs_orig_MB", round((r["data"] - orig) / MB, 3),
+                      p.get("extra_data_vs_orig_MB"))
+            else:
+                f.add(name, window, "extra_data_vs_orig_KB", round((r["data"] - orig) / 1e3, 1),
+                      p.get("extra_data_vs_orig_KB"))
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(8, 3))
+    names = list(results)
+    ax[0].bar(names, [results[n]["eff"] for n in names], color="#888888", label="ours")
+    pe = [paper.get(n, {}).get("eff_throughput_pct") for n in names]
+    ax[0].plot([n for n, v in zip(names, pe) if v is not None], [v for v in pe if v is not None], "k*",
+               markersize=10, label="paper")
+    ax[0].set_ylabel("effective throughput (%)")
+    ax[0].legend(fontsize=7)
+    ax[1].bar(names, [results[n]["avg_delay"] for n in names], color="#888888")
+    pd_ = [paper.get(n, {}).get("avg_timeout_delay_s") for n in names]
+    ax[1].plot([n for n, v in zip(names, pd_) if v is not None], [v for v in pd_ if v is not None], "k*",
+               markersize=10)
+    ax[1].set_ylabel("avg timeout delay (s)")
+    for a in ax:
+        a.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    f.plot(fig)
+    return f, results
+
+
+def fig7(rep: Report, go: _Runner, quick: bool, runs: int | None):
+    n = runs or (2 if quick else 10)
+    phases = [i * 0.5 / n for i in range(n)]
+    sc = fig2_scenario()
+    f, r = _timer_figure(
+        rep, go, "fig7", "Fig 7: low bandwidth-delay network — S2 joins S1 (5 s after S2 starts)",
+        "Fig 2 topology, 100 ms RTT, 1.5 Mb/s, 20-packet buffers. S1 sends from 0 s; S2 starts at 15 s + φ; "
+        "data transferred by both in the next 5 s. Runs differ only in φ (the phase of S2's start against "
+        f"the 500 ms clock ticks): {n} values of φ evenly spread over one tick, averaged. Timeout delay = "
+        "time from a sender's previous transmission to its RTO (000 §3.1). Both senders use the variant.",
+        sc, 1, 15.0, 5.0, phases, FIG7_PAPER, big=False)
+    f.note("Paper (§5.1.1): both S1 and S2 time out; average timeout delay nearly 2 s with orig-timer, always < 1 s "
+           "with prop-timer (the paper column holds that bound as max_timeout_delay_s = 1.0), 1.5 s with "
+           "Brakmo-Peterson; prop-timer transfers about 170 KB more, 44 % → 66 %; Brakmo-Peterson 55 %.")
+    f.note("Ours (full run): the timeout delays match — orig 2.03 s, Brakmo-Peterson 1.41 s, prop 0.86 s with every "
+           "prop delay ≤ 1.05 s (an RTO of 2 ticks fires 0.5-1 s after arming, plus the time from the last "
+           "transmission to arming) — and so does the ranking of effective throughput (orig < Brakmo-Peterson < "
+           "prop) and prop's gain (+146 KB vs +170 KB). Our levels are higher (70 / 77 / 86 % vs 44 / 55 / 66 %): "
+           "fewer timeouts per run (1.3-1.6 of the 2 senders time out, the paper says both always did), and "
+           "the paper does not report what else reduced its throughput in the window.")
+    return r
+
+
+def fig8(rep: Report, go: _Runner, quick: bool, runs: int | None):
+    n = runs or (1 if quick else 8)
+    phases = [i * 0.5 / n for i in range(n)]
+    sc = fig1_scenario()
+    for fl in sc["flows"]:
+        fl["size"] = "unlimited"
+    start = 20.0 if quick else 50.0
+    f, r = _timer_figure(
+        rep, go, "fig8", f"Fig 8: high bandwidth-delay network — S8 joins S1..S7 (5 s after S8 starts at {start:g} s)",
+        "Fig 1 topology, S1..S7 send without limit from 0 s, S8 starts at "
+        f"{start:g} s + φ ({n} phases over one 500 ms tick, averaged); data transferred by all senders in the "
+        "next 5 s. `senders_with_timeout` counts S1..S7 only (paper: \"6 out of the 7 senders experienced a "
+        "timeout\").", sc, 7, start, 5.0, phases, FIG8_PAPER, big=True)
+    f.note("Paper (§5.1.2): 6 of 7 senders time out; average timeout delay about 1.5 s (orig), about 700 ms and "
+           "always < 1 s (prop), about 950 ms (Brakmo-Peterson); prop transfers about 1.5 MB more; less than "
+           "20 MB in the 5 s, about 20 % utilisation (the paper's effective-throughput and data rows are "
+           "upper bounds).")
+    f.note("Ours (full run): 5.6 of the 7 running senders time out (paper 6); average timeout delays 1.69 s "
+           "(orig), 0.82 s (prop, all ≤ 1.01 s), 0.84 s (Brakmo-Peterson) against 1.5 / 0.7 / 0.95 s — the ranking "
+           "and sizes match. The amounts do not: orig moves 36 MB in the 5 s (paper < 20 MB) and prop 25 MB more "
+           "(paper 1.5 MB). After the timeout our slow start refills the pipe faster (as in Figs 3-4), so every "
+           "second of idle saved is worth more data. Brakmo-Peterson equals prop here: with a 60 ms RTT its samples "
+           "are 0 or 1 ticks and its RTO settles at the 2-tick minimum, the same timeout as eq. 2 gives.")
+    if quick:
+        f.note("Quick mode: S8 starts at 20 s instead of 50 s.")
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# Figs 9-10
+
+
+def _startup_figure(rep, go, key, title, description, sc, variants, times):
+    f = rep.figure(key, title, description)
+    eff: dict[str, dict[float, float]] = {v: {} for v in variants}
+    for v in variants:
+        for T in times:
+            res = go(_with(sc, T, tcp=STARTUP_VARIANTS[v]))
+            eff[v][T] = 100 * sum(_delivered(res)) / max_useful_bytes(sc, T)
+            f.add(v, T, "eff_throughput_pct", round(eff[v][T], 2))
+    _line_plot(f, {v: (times, [eff[v][T] for T in times]) for v in variants}, "simulation time (s)",
+               "effective throughput (%)", logx=True)
+    return f, eff
+
+
+def _ssthresh_estimates(go: _Runner, sc: dict, variant: str, T: float) -> list[float]:
+    """Per flow, the ssthresh the estimator left before the flow's first retransmission
+    (bytes; NaN if it made none)."""
+    res = go(_with(sc, T, tcp=STARTUP_VARIANTS[variant]), trace=True)
+    ev, ts = res.events, res.timeseries
+    kind = ev["kind"].astype(str)
+    out = []
+    for flow in range(len(sc["flows"])):
+        rx = ev[(ev["flow"] == flow) & kind.isin(["segment_retransmitted", "rto_fired"])]["t_ns"]
+        end = rx.min() if len(rx) else np.inf
+        f = ts[(ts["flow"] == flow) & (ts["t_ns"] < end)]
+        ss = f["ssthresh"].to_numpy().astype(float)
+        ss = ss[ss < 2**50]
+        out.append(float(ss[-1]) if len(ss) else float("nan"))
+    return out
+
+
+def _estimate_rows(f, go, sc, T, bdp_paper_kb: float, per_sender_bdp: float):
+    est = _ssthresh_estimates(go, sc, "prop-Lite-500ms", T)
+    vals = [e for e in est if not math.isnan(e)]
+    f.add("prop-Lite-500ms", T, "ssthresh_estimate_KB", round(float(np.mean(vals)) / 1e3, 1) if vals else None)
+    f.add("path", "", "bdp_per_sender_KB", round(per_sender_bdp / 1e3, 1), bdp_paper_kb)
+    return vals
+
+
+def fig9(rep: Report, go: _Runner, quick: bool):
+    times = [2, 5, 20] if quick else [1, 2, 3, 5, 10, 20, 30, 40]
+    variants = ["orig-Lite-500ms", "prop-Lite-500ms", "prop-Lite-10ms"]
+    f, eff = _startup_figure(
+        rep, go, "fig9", "Fig 9: satellite network — effective throughput vs simulation time",
+        "Fig 2 topology with 580 ms RTT, 70-packet buffers, 512-byte packets (MSS 472), 512 KB window, one "
+        "transfer S1→D1. All curves use the §4.2.1 initial window (4 segments). One deterministic run per point.",
+        satellite_scenario(), variants, times)
+    o, p5, p10 = (eff[v] for v in variants)
+    f.add("orig-Lite-500ms", "max", "eff_throughput_pct", round(max(o.values()), 2), 18)
+    for T in times:
+        if T >= 20:
+            f.add("prop-Lite-500ms/orig-Lite-500ms", T, "ratio", round(p5[T] / o[T], 2), 5)
+        if T < 5:
+            f.add("prop-Lite-10ms/prop-Lite-500ms", T, "ratio", round(p10[T] / p5[T], 2), 5)
+    sat = satellite_scenario()
+    # 1.5 Mb/s × 580 ms; the paper: "a high bandwidth delay path of size 116KB".
+    _estimate_rows(f, go, sat, 10.0, 116, 1.5e6 / 8 * 0.58)
+    f.note("Paper (§5.2.1): orig-Lite reaches at most 18 % in the time shown (multiple window decreases, then an "
+           "expensive timeout); prop-Lite-500ms ≈ 5× orig for simulations longer than 20 s, \"primarily due to the "
+           "ssthresh estimation\" (\"pacing is not effective due to the large value of clock granularity\"); "
+           "prop-Lite-10ms ≈ 5× prop-Lite-500ms for simulations shorter than 5 s.")
+    f.note("Ours matches all three (full run): orig-Lite peaks at 19 % (loss-driven window decreases, then a "
+           "timeout; with Reno's recovery); prop-Lite-500ms is 4.8-4.9× orig at 20-40 s (the estimate, 101 KB, is "
+           "close to the 109 KB pipe, so slow start stops before the 70-packet buffer overflows); prop-Lite-10ms "
+           "is 5.7-7.5× prop-Lite-500ms at 2-3 s. At 1 s all curves are equal: the handshake and the first RTT take "
+           "1.16 s, before any estimate exists. On the 500 ms clock RTT·f_ev = ⌊580/500⌋ = 1, so prop-Lite-500ms "
+           "paces at most one segment per round — \"not effective\", as the paper says.")
+    return eff
+
+
+def fig10(rep: Report, go: _Runner, quick: bool):
+    times = [0.7, 1, 3] if quick else [0.7, 1, 2, 3, 5, 10, 20]
+    variants = ["orig-Lite-500ms", "prop-Lite-500ms", "prop-Lite-10ms", "prop-Lite-2ms"]
+    f, eff = _startup_figure(
+        rep, go, "fig10", "Fig 10: high speed WAN, 8 competing transfers — effective throughput vs simulation time",
+        "Fig 1 topology, eight 100 MB transfers from t = 0. All curves use the §4.2.1 initial window "
+        "(3 segments). One deterministic run per point.", fig1_scenario(), variants, times)
+    o, p5, p10, p2 = (eff[v] for v in variants)
+    for T in times:
+        if T < 5:
+            f.add("prop-Lite-500ms/orig-Lite-500ms", T, "ratio", round(p5[T] / o[T], 2), 10)
+    f.add("prop-Lite-10ms/prop-Lite-500ms", 0.7, "ratio", round(p10[0.7] / p5[0.7], 2), 1.2)
+    f.add("prop-Lite-2ms/prop-Lite-500ms", 0.7, "ratio", round(p2[0.7] / p5[0.7], 2), 1.85)
+    # 155 Mb/s × 60 ms / 8 senders; the paper (§3.3): "145KB (this is the pipe size available to
+    # a sender if we assume that the bandwidth is distributed fairly amongst all 8 senders)".
+    _estimate_rows(f, go, fig1_scenario(), 1.0, 145, 155e6 / 8 * 0.06 / 8)
+    f.note("Paper (§5.2.2): ssthresh estimation gives nearly a 10-fold increase over orig-Lite for simulation times "
+           "below 5 s; slow start ends after 0.7 s; \"in this period\" pacing on a 10 ms clock adds 20 % and on a "
+           "2 ms clock 85 % over prop-Lite-500ms (compared here at a 0.7 s simulation time).")
+    f.note("Ours does not show the 10-fold gain: prop-Lite-500ms is 1.0-1.15× orig-Lite below 5 s. The reason is the "
+           "estimate: 282 KB per sender on average against a fair share of 145 KB. The ACKs of one sender's "
+           "3-segment bursts come back spaced by the bottleneck only partly interleaved with the other seven "
+           "senders' bursts, so they measure about twice the fair-share bandwidth (the paper itself warns that "
+           "without fair queueing packet-pair estimates are inflated); the second estimate falls within 10 % of "
+           "the first, so that value is final. The estimated ssthresh then lies above the window at which the "
+           "buffer overflows (in Fig 4, S1's window reaches about 300 KB before its first losses), and slow start ends with the same "
+           "losses as orig-Lite. Pacing (10 ms: +17 % at 0.7 s, paper +20 %) lets all eight windows reach pthresh "
+           "together; the synchronised overflow then makes every sender time out, so prop-Lite-10ms/2ms fall below "
+           "prop-Lite-500ms from 1 s on (2 ms: 0.84× at 0.7 s, paper 1.85×). Our orig-Lite is also far from the "
+           "paper's implied level (10× below prop): it reaches 24 % at 0.7 s because our slow start is faster (Fig 3). "
+           "We did not change the estimator to get closer; the rule and its tcplab reading are in "
+           "`crates/tcplab-tcp/src/startup/ssthresh_estimation.rs`.")
+    return eff
+
+
+def _line_plot(f, series: dict, xlabel: str, ylabel: str, logx: bool = False):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for name, (xs, ys) in series.items():
+        style = "k*--" if name == "paper" else "o-"
+        ax.plot(xs, ys, style, label=name, markersize=5)
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    f.plot(fig)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rep = Report(
+        "aron98", "Aron & Druschel, TCP: Improving Startup Dynamics by Adaptive Timers and Congestion Control (TR98-318)",
+        out, quick=quick,
+        intro=("Every figure of the paper's evaluation. Scenarios: `scenarios/aron98-fig1.toml` (Fig 1, high speed "
+               "WAN) and `aron98-fig2.toml` (Fig 2, low speed WAN; satellite = 580 ms RTT, 70 packets, 512-byte "
+               "packets). Profiles: `bsd-lite` (orig), `bsd-decoupled` (prop-timer), `bsd-prop-500ms/10ms/2ms` "
+               "(prop-Lite). TCP Lite's loss recovery is Reno (`recovery = \"reno\"`: a partial ACK ends fast "
+               "recovery), overriding the scenario files' `newreno`. Effective throughput = bytes delivered / (bottleneck rate × time × MSS/(MSS+40))."),
+    )
+    go = _Runner(progress)
+    fig3(rep, go, quick)
+    fig45(rep, go, quick)
+    fig6(rep)
+    fig7(rep, go, quick, runs)
+    fig8(rep, go, quick, runs)
+    fig9(rep, go, quick)
+    fig10(rep, go, quick)
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    return rep
