@@ -60,7 +60,7 @@ def test_bad_input_raises_scenario_error_with_one_line(small_scenario: Path):
 
 
 def test_write_produces_parquet_and_json(small_scenario: Path, tmp_path: Path):
-    res = tcplab.run(small_scenario, out=tmp_path / "o")
+    tcplab.run(small_scenario, out=tmp_path / "o")
     for f in ("summary.json", "flows.parquet", "events.parquet", "timeseries.parquet"):
         assert (tmp_path / "o" / f).stat().st_size > 0
 

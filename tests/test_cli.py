@@ -184,3 +184,20 @@ def test_bench_json_prints_one_object_per_case():
 def test_unknown_bench_case_is_exit_2():
     r = tcplab_cli("bench", "--case", "nope")
     assert r.returncode == 2 and "nope" in r.stderr
+
+
+def test_shipped_scenarios_are_installed_with_the_package_and_run_by_name(tmp_path: Path):
+    import tcplab.scenarios as shipped
+
+    assert set(shipped.names()) == {p.stem for p in SCENARIOS.glob("*.toml")}
+    assert shipped.path("dumbbell").parent == shipped.DIR
+    r = tcplab_cli("run", "dumbbell", "-o", str(tmp_path / "o"), "--no-trace", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["scenario"] == "dumbbell"
+    r = tcplab_cli("scenarios")
+    assert r.returncode == 0 and "gprs" in r.stdout
+
+
+def test_an_unknown_scenario_name_lists_the_shipped_ones(tmp_path: Path):
+    r = tcplab_cli("run", "dumbel", "-o", str(tmp_path / "o"), cwd=tmp_path)
+    assert r.returncode == 2 and "dumbbell" in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, SCENARIOS, tcplab_cli
+from conftest import SCENARIOS, tcplab_cli
 
 TABLES = ["table4.1", "table4.2", "table4.3", "table5.1", "table5.2", "table5.3", "table5.4", "table5.5"]
 
@@ -59,11 +59,6 @@ def test_frto_makes_fewer_retransmissions_than_regular_under_sudden_delays(quick
         assert get[("table4.1", f"F-RTO w/ {proto}", "spurious_rexmits")] < get[("table4.1", f"Regular {proto}", "spurious_rexmits")]
         assert get[("table4.1", f"F-RTO w/ {proto}", "rexmits")] < get[("table4.1", f"Regular {proto}", "rexmits")]
 
-
-def test_packaged_scenarios_are_the_repository_scenarios():
-    pkg = ROOT / "python" / "tcplab" / "reproduce" / "scenarios"
-    for p in pkg.glob("*.toml"):
-        assert p.read_text() == (SCENARIOS / p.name).read_text(), p.name
 
 
 def test_spurious_decisions_are_events_with_the_detector_as_cause():

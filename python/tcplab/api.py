@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _core
+from . import scenarios as shipped
 from .errors import ScenarioError, TcplabError, _translate
 from .tables import to_arrow
 
@@ -57,9 +58,7 @@ def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Scen
             name = str(scenario.get("name", "scenario"))
             spec = _core.load_scenario_json(json.dumps(scenario), name, ov)
         else:
-            path = Path(scenario)
-            if not path.exists():
-                raise ScenarioError(f"{path}: no such scenario file")
+            path = _resolve(Path(scenario))
             if path.is_dir():
                 raise ScenarioError(f"{path}: is a directory, not a scenario file")
             try:
@@ -70,6 +69,20 @@ def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Scen
     except _core.ScenarioError as e:
         raise _translate(e) from None
     return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names))
+
+
+def _resolve(path: Path) -> Path:
+    """A scenario file, or the name of a shipped scenario (``dumbbell``, ``gprs.toml``)."""
+    if path.exists():
+        return path
+    if path.parent == Path("."):
+        try:
+            return shipped.path(path.name)
+        except KeyError:
+            pass
+    raise ScenarioError(
+        f"{path}: no such scenario file (shipped scenarios: {', '.join(shipped.names())})"
+    )
 
 
 class RunResult:

@@ -81,7 +81,7 @@ def _print_summary(summary: dict, out: Path) -> None:
 
 
 @main.command()
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory (created if missing).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
@@ -94,7 +94,8 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 @_user_errors
 def run(scenario: Path, out: Path, seed, overrides, pcap, no_trace: bool, quiet: bool) -> None:
-    """Simulate SCENARIO and write summary.json, flows/events/timeseries.parquet to OUT."""
+    """Simulate SCENARIO (a file, or a shipped scenario's name) and write summary.json and
+    flows/events/timeseries.parquet to OUT."""
     from .api import run as api_run
 
     res = api_run(scenario, seed=seed, overrides=overrides, out=out, pcap=pcap, trace=not no_trace)
@@ -103,7 +104,7 @@ def run(scenario: Path, out: Path, seed, overrides, pcap, no_trace: bool, quiet:
 
 
 @main.command()
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE")
 @_user_errors
 def check(scenario: Path, overrides) -> None:
@@ -259,6 +260,16 @@ def analyze(captures, out: Path, vantage: str, quiet: bool) -> None:
     res = api_analyze(list(captures), vantage=vantage, out=out)
     if not quiet:
         _print_analysis(res.summary, out)
+
+
+@main.command()
+def scenarios() -> None:
+    """List the shipped scenarios (usable by name: `tcplab run dumbbell -o out`)."""
+    from . import scenarios as shipped
+
+    for name in shipped.names():
+        first = next((l for l in shipped.path(name).read_text().splitlines() if l.startswith("#")), "#")
+        click.echo(f"{name:<20} {first.lstrip('# ').strip()}")
 
 
 @main.command()

@@ -11,8 +11,8 @@ Timers and Congestion Control", Rice University TR98-318 (1998) — every experi
 | Fig 9 | satellite: orig-Lite-500ms, prop-Lite-500ms, prop-Lite-10ms | one run per simulation time |
 | Fig 10 | high speed WAN, 8 senders: the same plus prop-Lite-2ms | one run per simulation time |
 
-The scenarios are built here as dicts that equal ``scenarios/aron98-fig1.toml`` and
-``aron98-fig2.toml`` (a test checks this), so the reproduction runs from an installed package.
+The scenarios are the shipped ``aron98-fig1`` and ``aron98-fig2`` files (package data, so the
+reproduction runs from an installed package), loaded as dicts and varied per figure.
 
 Effective throughput (000 §3): "the ratio of the total amount of useful data that was
 transferred, to the maximum amount of useful data that could have been transferred over the
@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import _core
 from ..api import run as tcplab_run
+from .. import scenarios as shipped
 from .common import Report
 
 TITLE = "Aron & Druschel TR98-318: timers, RTO (Fig 6), startup, ssthresh estimation and pacing (Figs 3-10)"
@@ -42,56 +43,17 @@ MB = 1e6
 
 
 # ---------------------------------------------------------------------------------------------
-# Scenarios (equal to scenarios/aron98-fig1.toml and aron98-fig2.toml)
+# Scenarios (the shipped files, tcplab/scenarios/)
 
 
 def fig1_scenario() -> dict[str, Any]:
-    """000 §2 Figure 1, the high speed WAN (= scenarios/aron98-fig1.toml)."""
-    senders = [f"S{i}" for i in range(1, 9)]
-    dests = [f"D{i}" for i in range(1, 9)]
-    links = [{"name": "bottleneck", "a": "R1", "b": "R2", "bandwidth": "155Mbps", "delay": "30ms", "queue": "200pkt"}]
-    links += [{"a": s, "b": "R1", "bandwidth": "100Mbps", "delay": "0s", "queue": "200pkt"} for s in senders]
-    links += [{"a": "R2", "b": d, "bandwidth": "100Mbps", "delay": "0s", "queue": "200pkt"} for d in dests]
-    return {
-        "name": "aron98-fig1",
-        "simulation": {"duration": "30s", "seed": 1},
-        "tcp": {
-            "profile": "bsd-lite", "mss": "1460B", "timestamps": False, "window_scale": True,
-            "recv_buffer": "512KiB", "initial_ssthresh": "inf", "sack": False, "recovery": "newreno",
-            "limited_transmit": False, "ack_every": 2,
-        },
-        "nodes": [{"name": "R1", "kind": "router"}, {"name": "R2", "kind": "router"}]
-        + [{"name": n, "kind": "host"} for n in senders + dests],
-        "links": links,
-        "flows": [{"src": s, "dst": d, "size": "100MB"} for s, d in zip(senders, dests)],
-    }
+    """000 §2 Figure 1, the high speed WAN: the shipped ``aron98-fig1`` scenario as a dict."""
+    return shipped.load("aron98-fig1")
 
 
 def fig2_scenario() -> dict[str, Any]:
-    """000 §2 Figure 2 as the low speed WAN (= scenarios/aron98-fig2.toml)."""
-    q = "20pkt"
-    return {
-        "name": "aron98-fig2",
-        "simulation": {"duration": "20s", "seed": 1},
-        "tcp": {
-            "profile": "bsd-lite", "mss": "1460B", "timestamps": False, "recv_buffer": "65535B",
-            "window_scale": False, "initial_ssthresh": "inf", "sack": False, "recovery": "newreno",
-            "limited_transmit": False,
-        },
-        "nodes": [{"name": n, "kind": k} for n, k in
-                  [("R1", "router"), ("R2", "router"), ("S1", "host"), ("S2", "host"), ("D1", "host"), ("D2", "host")]],
-        "links": [
-            {"name": "bottleneck", "a": "R1", "b": "R2", "bandwidth": "1.5Mbps", "delay": "50ms", "queue": q},
-            {"a": "S1", "b": "R1", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
-            {"a": "S2", "b": "R1", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
-            {"a": "R2", "b": "D1", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
-            {"a": "R2", "b": "D2", "bandwidth": "10Mbps", "delay": "0s", "queue": q},
-        ],
-        "flows": [
-            {"name": "s1", "src": "S1", "dst": "D1", "start": "0s", "size": "unlimited"},
-            {"name": "s2", "src": "S2", "dst": "D2", "start": "15s", "size": "unlimited"},
-        ],
-    }
+    """000 §2 Figure 2 as the low speed WAN: the shipped ``aron98-fig2`` scenario as a dict."""
+    return shipped.load("aron98-fig2")
 
 
 def satellite_scenario() -> dict[str, Any]:

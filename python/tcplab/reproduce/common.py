@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import math
 import platform
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

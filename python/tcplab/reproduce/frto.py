@@ -10,12 +10,12 @@ thesis names. Metrics are computed from the run summary exactly as the thesis de
 from __future__ import annotations
 
 import copy
-import os
 import statistics as st
 import tomllib
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .. import scenarios as shipped
 from .common import Report
 
 TITLE = "Sarolahti's dissertation: F-RTO / Eifel (Tables 4.1-4.3), spurious-RTO responses (Tables 5.1-5.5)"
@@ -108,17 +108,8 @@ CH5_TABLES = [
 
 
 def _scenario_dir() -> Path:
-    """Where the shipped scenarios are: $TCPLAB_SCENARIOS, the repository checkout, the current
-    directory, or the copies packaged with this module (tests check they equal the originals)."""
-    cands = []
-    if os.environ.get("TCPLAB_SCENARIOS"):
-        cands.append(Path(os.environ["TCPLAB_SCENARIOS"]))
-    here = Path(__file__).resolve()
-    cands += [here.parents[3] / "scenarios", Path.cwd() / "scenarios", here.parent / "scenarios"]
-    for c in cands:
-        if (c / "gprs.toml").is_file() and (c / "frto-ch5-128k.toml").is_file():
-            return c
-    raise FileNotFoundError("cannot find the shipped scenarios (gprs.toml); set TCPLAB_SCENARIOS")
+    """The shipped scenarios (package data: ``tcplab/scenarios/``)."""
+    return shipped.DIR
 
 
 def _load(name: str) -> dict[str, Any]:
