@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from . import _core
 from .errors import TcplabError
-from .tables import to_arrow
+from .tables import TableResult, to_arrow
 
 #: Tables written by ``AnalysisResult.write`` (``<name>.parquet`` and ``<name>.csv``).
 TABLES = ("retransmissions", "connections")
@@ -40,24 +36,10 @@ class CaptureError(TcplabError, ValueError):
     """
 
 
-class AnalysisResult:
+class AnalysisResult(TableResult):
     """``summary`` (dict) and the ``retransmissions`` / ``connections`` tables."""
 
-    def __init__(self, summary: dict, tables: Mapping[str, pa.Table]):
-        self.summary = summary
-        self._arrow = dict(tables)
-        self._frames: dict[str, pd.DataFrame] = {}
-
-    def arrow(self, name: str) -> pa.Table:
-        try:
-            return self._arrow[name]
-        except KeyError:
-            raise KeyError(f"no table {name!r}; tables are {', '.join(self._arrow)}") from None
-
-    def _frame(self, name: str) -> pd.DataFrame:
-        if name not in self._frames:
-            self._frames[name] = self.arrow(name).to_pandas()
-        return self._frames[name]
+    WRITE_CSV = True
 
     @property
     def retransmissions(self) -> pd.DataFrame:
@@ -66,22 +48,6 @@ class AnalysisResult:
     @property
     def connections(self) -> pd.DataFrame:
         return self._frame("connections")
-
-    def write(self, out_dir: str | os.PathLike) -> Path:
-        """Write ``summary.json`` and each table as Parquet and CSV into ``out_dir``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        for name, table in self._arrow.items():
-            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
-            plain = pa.table(
-                {
-                    c: (table[c].cast(pa.string()) if pa.types.is_dictionary(table[c].type) else table[c])
-                    for c in table.column_names
-                }
-            )
-            pacsv.write_csv(plain, out / f"{name}.csv")
-        return out
 
     def __repr__(self) -> str:
         t = self.summary.get("table_iv", {}).get("total", {})

@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from . import _core
 from . import scenarios as shipped
 from .errors import ScenarioError, TcplabError, _translate
-from .tables import to_arrow
+from .tables import TableResult, to_arrow
 
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
@@ -85,25 +83,9 @@ def _resolve(path: Path) -> Path:
     )
 
 
-class RunResult:
-    """Results of one run: ``summary`` (dict) and tables as pandas DataFrames or Arrow."""
-
-    def __init__(self, summary: dict, tables: Mapping[str, pa.Table]):
-        self.summary = summary
-        self._arrow = dict(tables)
-        self._frames: dict[str, pd.DataFrame] = {}
-
-    def arrow(self, name: str) -> pa.Table:
-        """The Arrow table ``name`` (one of ``flows``, ``events``, ``timeseries``)."""
-        try:
-            return self._arrow[name]
-        except KeyError:
-            raise KeyError(f"no table {name!r}; tables are {', '.join(self._arrow)}") from None
-
-    def _frame(self, name: str) -> pd.DataFrame:
-        if name not in self._frames:
-            self._frames[name] = self.arrow(name).to_pandas()
-        return self._frames[name]
+class RunResult(TableResult):
+    """Results of one run: ``summary`` (dict) and tables as pandas DataFrames or Arrow
+    (``arrow(name)``); ``write(dir)`` writes ``summary.json`` and one Parquet file per table."""
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -116,15 +98,6 @@ class RunResult:
     @property
     def timeseries(self) -> pd.DataFrame:
         return self._frame("timeseries")
-
-    def write(self, out_dir: str | os.PathLike) -> Path:
-        """Write ``summary.json`` and one Parquet file per table into ``out_dir``."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        for name, table in self._arrow.items():
-            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
-        return out
 
     def __repr__(self) -> str:
         s = self.summary

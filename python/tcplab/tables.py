@@ -8,10 +8,16 @@ pyarrow wraps numeric numpy buffers without copying.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 
 
 def to_arrow(columns: Sequence[tuple[str, Any, Any]]) -> pa.Table:
@@ -28,3 +34,49 @@ def to_arrow(columns: Sequence[tuple[str, Any, Any]]) -> pa.Table:
         arrays.append(arr)
         names.append(name)
     return pa.Table.from_arrays(arrays, names=names)
+
+
+class TableResult:
+    """A ``summary`` dict plus named Arrow tables, with pandas views and writers.
+
+    Subclasses name their tables as properties (``RunResult.events``,
+    ``AnalysisResult.retransmissions``) and say whether ``write`` adds CSV copies.
+    """
+
+    #: Also write ``<name>.csv`` next to ``<name>.parquet``.
+    WRITE_CSV = False
+
+    def __init__(self, summary: dict, tables: Mapping[str, pa.Table]):
+        self.summary = summary
+        self._arrow = dict(tables)
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def arrow(self, name: str) -> pa.Table:
+        """The Arrow table ``name``."""
+        try:
+            return self._arrow[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r}; tables are {', '.join(self._arrow)}") from None
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = self.arrow(name).to_pandas()
+        return self._frames[name]
+
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``summary.json`` and each table as Parquet (zstd), and as CSV if the result
+        type does, into ``out_dir``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        for name, table in self._arrow.items():
+            pq.write_table(table, out / f"{name}.parquet", compression="zstd")
+            if self.WRITE_CSV:
+                plain = pa.table(
+                    {
+                        c: (table[c].cast(pa.string()) if pa.types.is_dictionary(table[c].type) else table[c])
+                        for c in table.column_names
+                    }
+                )
+                pacsv.write_csv(plain, out / f"{name}.csv")
+        return out

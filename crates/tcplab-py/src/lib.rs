@@ -11,16 +11,16 @@
 //! | `profiles()` | `tcplab_tcp::Profile::ALL`, each as a dict of scenario-file values |
 
 mod analyze;
+mod tables;
 mod rto_table;
 
-use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use tcplab_netsim::spec::SimSpec;
-use tcplab_record::{ColumnData, Table};
+use tcplab_record::Table;
 
 create_exception!(
     _core,
@@ -73,35 +73,7 @@ impl PyRunOutput {
     /// for dictionary-encoded strings, `(codes, values)`. Each table can be taken once (its
     /// buffers move to numpy).
     fn table<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
-        let idx = self
-            .tables
-            .iter()
-            .position(|t| t.name == name)
-            .ok_or_else(|| PyValueError::new_err(format!("no table named {name:?}")))?;
-        let table = std::mem::take(&mut self.tables[idx]);
-        self.tables[idx].name = table.name.clone();
-        let out = PyList::empty(py);
-        for col in table.columns {
-            let data: Bound<'py, PyAny> = match col.data {
-                ColumnData::U64(v) => PyArray1::from_vec(py, v).into_any(),
-                ColumnData::I64(v) => PyArray1::from_vec(py, v).into_any(),
-                ColumnData::U32(v) => PyArray1::from_vec(py, v).into_any(),
-                ColumnData::F64(v) => PyArray1::from_vec(py, v).into_any(),
-                ColumnData::Bool(v) => PyArray1::from_vec(py, v).into_any(),
-                ColumnData::Dict { codes, values } => {
-                    let codes = PyArray1::from_vec(py, codes).into_any();
-                    let values = PyList::new(py, values)?.into_any();
-                    PyTuple::new(py, [codes, values])?.into_any()
-                }
-            };
-            let valid: Bound<'py, PyAny> = match col.valid {
-                Some(v) => PyArray1::from_vec(py, v).into_any(),
-                None => py.None().into_bound(py),
-            };
-            let name = col.name.into_pyobject(py)?.into_any();
-            out.append(PyTuple::new(py, [name, data, valid])?)?;
-        }
-        Ok(out)
+        tables::take_table(py, &mut self.tables, name)
     }
 }
 
