@@ -70,6 +70,7 @@ pub mod clock;
 pub mod config;
 pub mod conn;
 pub mod event;
+pub mod linux;
 pub mod loss;
 pub mod pacing;
 pub mod profile;
@@ -86,7 +87,7 @@ pub mod trace;
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
     AckPolicy, DupAckThreshold, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
-    SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
+    SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};
