@@ -121,6 +121,8 @@ pub struct RawTcp {
     pub ssthresh_estimation: Option<bool>,
     /// 000 §4.2.2 pacing in slow start.
     pub pacing: Option<bool>,
+    /// `rfc` (default) or `linux` (the Linux 2.4 sender model, 002 §2).
+    pub sender: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
