@@ -306,11 +306,13 @@ pub struct AckPolicy {
     pub delayed_ack: Option<SimDuration>,
     /// Acknowledge at least every this many full-sized segments (RFC 5681 §4.2: 2).
     pub ack_every: u32,
+    /// Linux quick ACKs at connection start (002 L1725–1738; `receiver::ack_policy`).
+    pub quickack: bool,
 }
 
 impl Default for AckPolicy {
     fn default() -> Self {
-        AckPolicy { delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT), ack_every: DELAYED_ACK_EVERY }
+        AckPolicy { delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT), ack_every: DELAYED_ACK_EVERY, quickack: false }
     }
 }
 

@@ -27,7 +27,7 @@ fn linux(iw: u32) -> TcpConfig {
         recv_buffer: 1 << 20,
         initial_window: InitialWindow::Segments(iw),
         timestamps: false,
-        ack: AckPolicy { delayed_ack: None, ack_every: 1 },
+        ack: AckPolicy { delayed_ack: None, ack_every: 1, quickack: false },
         sender: SenderModel::Linux,
         ..TcpConfig::default()
     }

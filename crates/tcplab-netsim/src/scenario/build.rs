@@ -769,6 +769,9 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.pacing {
             c.startup.pacing = v;
         }
+        if let Some(v) = t.quickack {
+            c.ack.quickack = v;
+        }
         if let Some(name) = &t.sender {
             let names: Vec<String> = tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name().to_string()).collect();
             c.sender = tcplab_tcp::SenderModel::by_name(name)

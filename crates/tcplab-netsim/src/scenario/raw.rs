@@ -123,6 +123,8 @@ pub struct RawTcp {
     pub pacing: Option<bool>,
     /// `rfc` (default) or `linux` (the Linux 2.4 sender model, 002 §2).
     pub sender: Option<String>,
+    /// Linux quick ACKs at connection start (002 §2.9).
+    pub quickack: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

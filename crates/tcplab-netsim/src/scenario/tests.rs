@@ -273,7 +273,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
-         ssthresh_estimation, pacing, sender \
+         ssthresh_estimation, pacing, sender, quickack \
          (line 43, column 1)"
     );
 }
@@ -1149,8 +1149,9 @@ fn spurious_detection_errors_name_the_field_on_one_line() {
 
 #[test]
 fn the_sender_key_selects_the_linux_sender_and_rejects_unknown_models_and_detectors() {
-    let c = &load(&format!("{BASE}\n[tcp]\nsender = \"linux\"\n")).unwrap().flows[0].tcp;
+    let c = &load(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquickack = true\n")).unwrap().flows[0].tcp;
     assert_eq!(c.sender, tcplab_tcp::SenderModel::Linux);
+    assert!(c.ack.quickack);
     let c = &load(&format!("{BASE}\n")).unwrap().flows[0].tcp;
     assert_eq!(c.sender, tcplab_tcp::SenderModel::Rfc);
     assert_eq!(
