@@ -422,3 +422,26 @@ proptest! {
         prop_assert!(h.a.is_send_complete());
     }
 }
+
+#[test]
+fn a_timeout_during_recovery_moves_to_loss_keeps_the_halved_ssthresh_and_disables_undo() {
+    let mut r = Rig::new(TcpConfig { timestamps: true, ..linux(10) }, 100);
+    r.at(at_ms(250));
+    r.ack(0, &[(1, 2)]);
+    r.ack(0, &[(1, 3)]);
+    r.ack(0, &[(1, 4)]);
+    assert!(matches!(r.state(), CaState::Recovery { .. }));
+    let ss = r.ssthresh();
+    // The fast retransmission is lost too; the RTO (armed at the last advancing ACK) fires.
+    let due = r.h.a.poll_timeout().unwrap();
+    r.at(due);
+    assert!(matches!(r.state(), CaState::Loss { .. }));
+    assert_eq!((r.cwnd(), r.ssthresh()), (1, ss));
+    assert_eq!(r.h.a.linux().unwrap().undo.undo_marker, None);
+    let k = r.h.a.linux_counters().unwrap();
+    // Everything not SACKed is lost; the go-back-N retransmission of segment 0 is in flight.
+    assert_eq!(k.sacked_out, 3);
+    assert_eq!(k.lost_out, k.packets_out - 3);
+    assert_eq!(k.in_flight(), 1);
+    assert_eq!(r.retransmissions().last(), Some(&(0, RetransCause::Rto)));
+}

@@ -49,7 +49,7 @@ impl Cwv {
             let lower = if used == 0 { floor.min(cwnd) } else { 1 };
             *snd_cwnd = ((used + cwnd) / 2).max(lower).max(1);
             self.snd_cwnd_used = 0;
-            self.snd_cwnd_stamp = self.snd_cwnd_stamp + rto;
+            self.snd_cwnd_stamp += rto;
         }
         if steps == CWV_MAX_STEPS {
             self.snd_cwnd_stamp = now;
