@@ -98,10 +98,23 @@ impl Sender {
         let newly_sacked_pkts = newly_sacked.div_ceil(smss) as u32;
         let kind = self.linux_kind();
         if !sack {
-            // 002 L1373–1379: without SACK each duplicate ACK counts as one SACKed segment;
-            // [EXTERNAL] `tcp_remove_reno_sacks`: a cumulative ACK of n segments removes n − 1.
-            if acked_pkts > 0 {
-                l.reno_sacked -= (acked_pkts - 1).min(l.reno_sacked);
+            // 002 L1373–1379: without SACK each duplicate ACK counts as one SACKed segment.
+            // [EXTERNAL] Linux `tcp_fastretrans_alert`: in Recovery a partial ACK of n segments
+            // removes n − 1 (`tcp_remove_reno_sacks`); in Open/Disorder an ACK that advances
+            // SND.UNA resets the count (`tcp_reset_reno_sack`); in Loss duplicate ACKs are not
+            // counted (the Loss entry reset it).
+            match l.ca_state {
+                CaState::Recovery { .. } => {
+                    if acked_pkts > 0 {
+                        l.reno_sacked -= (acked_pkts - 1).min(l.reno_sacked);
+                    }
+                }
+                CaState::Loss { .. } => l.reno_sacked = 0,
+                _ => {
+                    if acked_pkts > 0 {
+                        l.reno_sacked = 0;
+                    }
+                }
             }
             let dupack = bytes_acked == 0
                 && had_outstanding
@@ -109,7 +122,7 @@ impl Sender {
                 && !seg.flags.contains(TcpFlags::SYN)
                 && !seg.flags.contains(TcpFlags::FIN)
                 && !window_changed;
-            if dupack {
+            if dupack && !matches!(l.ca_state, CaState::Loss { .. }) {
                 l.reno_sacked += 1;
             }
         }
@@ -175,6 +188,8 @@ impl Sender {
                     }
                     l.ca_state = CaState::Open;
                     l.fast_rtx_pending = false;
+                    // [EXTERNAL] `tcp_reset_reno_sack` when Recovery ends.
+                    l.reno_sacked = 0;
                     trace.push(TcpEvent::RecoveryExited { at: now, kind });
                 } else {
                     if bytes_acked > 0 {
