@@ -445,3 +445,26 @@ fn a_timeout_during_recovery_moves_to_loss_keeps_the_halved_ssthresh_and_disable
     assert_eq!(k.in_flight(), 1);
     assert_eq!(r.retransmissions().last(), Some(&(0, RetransCause::Rto)));
 }
+
+#[test]
+fn in_recovery_a_segment_first_sent_more_than_an_rto_ago_is_marked_lost_and_retransmitted() {
+    let mut r = Rig::new(linux(10), 100);
+    // Segments 0 and 9 lost; SACKs for 1..8 start Recovery and release new data (10, ...).
+    r.at(at_ms(250));
+    for k in 1..9 {
+        r.ack(0, &[(1, 1 + k)]);
+    }
+    assert!(matches!(r.state(), CaState::Recovery { .. }));
+    r.at(at_ms(350));
+    r.ack(9, &[]);
+    let before = r.retransmissions().len();
+    assert!(!r.retransmissions().iter().any(|&(s, _)| s == 9));
+    // 1.2 s: segment 9 went out at 150 ms, more than the 1 s RTO ago; the RTO itself is not
+    // due before 1.35 s. One SACK above it (segment 10) is far from the dupACK threshold.
+    r.at(at_ms(1200));
+    assert!(matches!(r.state(), CaState::Recovery { .. }));
+    r.ack(9, &[(10, 11)]);
+    let rx = r.retransmissions();
+    assert_eq!(rx.len(), before + 1, "{rx:?}");
+    assert_eq!(rx.last(), Some(&(9, RetransCause::SackRecovery)));
+}

@@ -208,6 +208,10 @@ impl Sender {
                         undo_cwr(&mut l.snd_cwnd, &mut l.snd_ssthresh, l.undo.prior_ssthresh);
                         l.undo.undo_marker = None;
                     }
+                    // 002 L1636–1641: the timer is not reset for the rest of Recovery; instead
+                    // a segment not yet retransmitted is lost when "more than an RTO's worth of
+                    // time has passed from the first transmission".
+                    self.sb.mark_timed_out(now, self.rtt.rto());
                     c = Counters::count(&self.sb, l.reno_sacked);
                     if l.rate_halving {
                         // 002 L1449–1454: −1 segment per two ACKs down to ssthresh; never up.

@@ -508,6 +508,36 @@ impl Scoreboard {
         *m
     }
 
+    /// Linux sender only (dissertation L1636–1641): during Recovery, marks lost every segment
+    /// from the front whose first transmission is at least `rto` old and that is not SACKed,
+    /// lost or retransmitted; stops at the first younger one (segments are in send order).
+    /// Returns the number of segments newly marked.
+    pub fn mark_timed_out(&mut self, now: SimTime, rto: tcplab_time::SimDuration) -> u32 {
+        let mut n = 0;
+        let mut i = 0;
+        while i < self.segs.len() {
+            let g = self.segs[i];
+            if g.flags & (SACKED | LOST) != 0 {
+                i += 1;
+                continue;
+            }
+            if g.has(EVER_RETRANS) || now.saturating_since(g.sent_at) < rto {
+                break;
+            }
+            self.segs[i].flags |= LOST;
+            self.lost += u64::from(g.seq_len());
+            self.lost_upto = self.lost_upto.max(g.end());
+            n += 1;
+            i += 1;
+        }
+        if n > 0 {
+            if let Some(f) = self.segs.front() {
+                self.high_rxt = f.start;
+            }
+        }
+        n
+    }
+
     /// Debug/test check of the incremental counters against a full recount.
     pub fn check_counters(&self) -> bool {
         let (mut s, mut l, mut r) = (0, 0, 0);
