@@ -468,3 +468,18 @@ fn in_recovery_a_segment_first_sent_more_than_an_rto_ago_is_marked_lost_and_retr
     assert_eq!(rx.len(), before + 1, "{rx:?}");
     assert_eq!(rx.last(), Some(&(9, RetransCause::SackRecovery)));
 }
+
+#[test]
+fn with_reordering_above_three_every_duplicate_ack_in_disorder_releases_one_new_segment() {
+    let cfg = TcpConfig { dupack_threshold: tcplab_tcp::DupAckThreshold::Fixed(5), ..linux(10) };
+    let mut r = Rig::new(cfg, 100);
+    r.at(at_ms(250));
+    let cwnd = r.cwnd();
+    for k in 1..5 {
+        assert_eq!(r.ack(0, &[(1, 1 + k)]), 1, "dupACK {k}");
+        assert_eq!(r.state(), CaState::Disorder);
+        assert_eq!(r.cwnd(), cwnd);
+    }
+    r.ack(0, &[(1, 6)]);
+    assert!(matches!(r.state(), CaState::Recovery { .. }), "the fifth enters Recovery");
+}
