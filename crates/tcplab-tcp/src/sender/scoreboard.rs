@@ -508,27 +508,24 @@ impl Scoreboard {
         *m
     }
 
-    /// Linux sender only (dissertation L1636–1641): during Recovery, marks lost every segment
-    /// from the front whose first transmission is at least `rto` old and that is not SACKed,
-    /// lost or retransmitted; stops at the first younger one (segments are in send order).
-    /// Returns the number of segments newly marked.
+    /// Linux sender only (dissertation L1636–1641; Linux 2.4 `tcp_update_scoreboard` with
+    /// `tcp_head_timedout`): if the first outstanding segment was (last) sent at least `rto`
+    /// ago, mark lost every segment from the front, while each was last sent at least `rto`
+    /// ago, that carries none of SACKED/LOST/RETRANS (Linux `TCPCB_TAGBITS`). A recently
+    /// retransmitted head therefore stops the scan. Returns the number of segments marked.
     pub fn mark_timed_out(&mut self, now: SimTime, rto: tcplab_time::SimDuration) -> u32 {
         let mut n = 0;
-        let mut i = 0;
-        while i < self.segs.len() {
+        for i in 0..self.segs.len() {
             let g = self.segs[i];
-            if g.flags & (SACKED | LOST) != 0 {
-                i += 1;
-                continue;
-            }
-            if g.has(EVER_RETRANS) || now.saturating_since(g.sent_at) < rto {
+            if now.saturating_since(g.sent_at) < rto {
                 break;
             }
-            self.segs[i].flags |= LOST;
-            self.lost += u64::from(g.seq_len());
-            self.lost_upto = self.lost_upto.max(g.end());
-            n += 1;
-            i += 1;
+            if g.flags & (SACKED | LOST | RETRANS) == 0 {
+                self.segs[i].flags |= LOST;
+                self.lost += u64::from(g.seq_len());
+                self.lost_upto = self.lost_upto.max(g.end());
+                n += 1;
+            }
         }
         if n > 0 {
             if let Some(f) = self.segs.front() {
