@@ -483,3 +483,29 @@ fn with_reordering_above_three_every_duplicate_ack_in_disorder_releases_one_new_
     r.ack(0, &[(1, 6)]);
     assert!(matches!(r.state(), CaState::Recovery { .. }), "the fifth enters Recovery");
 }
+
+/// 3-A (002 §4.2): 50 KB from a Linux sender to a receiver with 200 ms delayed ACKs, with and
+/// without quick ACKs. Returns (time the last byte was delivered, pure ACKs sent by the receiver).
+fn quickack_run(quick: bool) -> (SimTime, u64) {
+    let rx = TcpConfig {
+        sender: SenderModel::Rfc,
+        recv_buffer: 32 * 1024,
+        ack: AckPolicy { delayed_ack: Some(ms(200)), ack_every: 2, quickack: quick },
+        ..linux(2)
+    };
+    let mut h = Harness::new(linux(2), rx, ms(100));
+    h.handshake();
+    h.a.send(50 * 1024);
+    h.run();
+    assert_eq!(h.b.stats().bytes_delivered, 50 * 1024);
+    let last = h.data_from(Dir::AtoB).map(|p| p.t).max().unwrap();
+    (last, h.b.stats().acks_sent)
+}
+
+#[test]
+fn quick_acks_shorten_the_transfer_start_and_send_more_acks() {
+    let (t_quick, acks_quick) = quickack_run(true);
+    let (t_slow, acks_slow) = quickack_run(false);
+    assert!(t_quick < t_slow, "{t_quick:?} vs {t_slow:?}");
+    assert!(acks_quick > acks_slow, "{acks_quick} vs {acks_slow}");
+}
