@@ -383,7 +383,7 @@ fn congestion_window_validation_shrinks_an_idle_cwnd_before_the_next_burst() {
     assert_eq!(h.b.stats().bytes_delivered, 300 * u64::from(MSS));
 }
 
-fn lossy_transfer(seed: u64, loss_pct: u64, sack: bool, ts: bool, bytes: u64) -> Harness {
+fn lossy_transfer(seed: u64, loss_pct: u64, sack: bool, ts: bool, fack: bool, bytes: u64) -> Harness {
     let cfg = TcpConfig {
         sack,
         timestamps: ts,
@@ -391,6 +391,9 @@ fn lossy_transfer(seed: u64, loss_pct: u64, sack: bool, ts: bool, bytes: u64) ->
         ..linux(4)
     };
     let mut h = Harness::new(cfg.clone(), TcpConfig { sender: SenderModel::Rfc, ..cfg }, ms(20));
+    let l = h.a.linux_mut().unwrap();
+    l.fack = fack;
+    l.rate_halving = seed % 3 != 0;
     h.handshake();
     // Test-side pseudo-random fates (xorshift); the engine itself has no RNG.
     let mut x = seed | 1;
@@ -414,10 +417,11 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48), ..ProptestConfig::default() })]
     #[test]
     fn the_linux_sender_completes_transfers_under_random_loss_with_every_byte_delivered_once(
-        seed in any::<u64>(), loss in 0u64..15, sack in any::<bool>(), ts in any::<bool>(), segs in 1u64..120,
+        seed in any::<u64>(), loss in 0u64..15, sack in any::<bool>(), ts in any::<bool>(), fack in any::<bool>(),
+        segs in 1u64..120,
     ) {
         let bytes = segs * u64::from(MSS) - seed % 700;
-        let h = lossy_transfer(seed, loss, sack, ts, bytes);
+        let h = lossy_transfer(seed, loss, sack, ts, fack, bytes);
         prop_assert_eq!(h.b.stats().bytes_delivered, bytes);
         prop_assert!(h.a.is_send_complete());
     }
@@ -508,4 +512,35 @@ fn quick_acks_shorten_the_transfer_start_and_send_more_acks() {
     let (t_slow, acks_slow) = quickack_run(false);
     assert!(t_quick < t_slow, "{t_quick:?} vs {t_slow:?}");
     assert!(acks_quick > acks_slow, "{acks_quick} vs {acks_slow}");
+}
+
+#[test]
+fn fack_counts_holes_far_below_the_forward_most_sack_as_lost_where_conservative_sack_waits() {
+    for fack in [false, true] {
+        let mut r = Rig::new(linux(10), 100);
+        r.h.a.linux_mut().unwrap().fack = fack;
+        r.at(at_ms(250));
+        // Segments 0..3 missing, segment 4 SACKed: fackets_out = 5 > reordering = 3.
+        r.ack(0, &[(4, 5)]);
+        let k = r.h.a.linux_counters().unwrap();
+        assert_eq!((k.sacked_out, k.fackets_out), (1, 5));
+        if fack {
+            assert!(matches!(r.state(), CaState::Recovery { .. }));
+            // fackets_out − reordering = 2 head segments lost; they are retransmitted as
+            // rate-halving's cwnd − in_flight allows (the fast retransmission at once).
+            assert_eq!(k.lost_out, 2);
+            assert_eq!(r.retransmissions(), vec![(0, RetransCause::FastRetransmit)]);
+            r.ack(0, &[(4, 6)]);
+            r.ack(0, &[(4, 7)]);
+            // fackets_out is now 7: segments 0..3 are all lost; only holes are resent.
+            let rx: Vec<u32> = r.retransmissions().iter().map(|x| x.0).collect();
+            assert_eq!(&rx[..2], &[0, 1]);
+            assert!(rx.iter().all(|&s| s < 4), "{rx:?}");
+            assert_eq!(r.h.a.linux_counters().unwrap().lost_out, 4);
+        } else {
+            assert_eq!(r.state(), CaState::Disorder);
+            assert_eq!(k.lost_out, 0);
+            assert!(r.retransmissions().is_empty());
+        }
+    }
 }

@@ -134,8 +134,13 @@ impl Sender {
         }
         // 002 L1406–1408 conservative SACK: holes are lost only by the RFC 3517 rule, with
         // DupThresh = `reordering` (002 L1795–1798).
-        if sack && (newly_sacked > 0 || bytes_acked > 0) {
+        if sack && !l.fack && (newly_sacked > 0 || bytes_acked > 0) {
             self.sb.update_lost(l.reordering, smss);
+        }
+        if sack && l.fack {
+            if let CaState::Recovery { high_seq } = l.ca_state {
+                self.linux_fack_mark(&l, high_seq);
+            }
         }
         let mut c = Counters::count(&self.sb, l.reno_sacked);
         let prior_in_flight = c.in_flight() + acked_pkts + newly_sacked_pkts;
@@ -252,7 +257,9 @@ impl Sender {
             }
             // 002 L1445–1449, L1795–1798: Recovery once `reordering` segments are SACKed (or
             // dupACKed), or a hole is deemed lost; Recovery pre-empts CWR (L1442–1443).
-            let time_to_recover = (sack && c.lost_out > 0) || c.sacked_out >= l.reordering;
+            let time_to_recover = (sack && c.lost_out > 0)
+                || c.sacked_out >= l.reordering
+                || (sack && l.fack && c.fackets_out > l.reordering);
             if time_to_recover {
                 self.linux_enter_recovery(now, &mut l, trace);
             } else if l.undo.may_undo_dsack() {
@@ -296,6 +303,9 @@ impl Sender {
             self.sb.mark_front_lost();
         }
         let high_seq = self.snd_nxt;
+        if self.linux_sack() && l.fack {
+            self.linux_fack_mark(l, high_seq);
+        }
         l.ca_state = CaState::Recovery { high_seq };
         l.fast_rtx_pending = true;
         trace.push(TcpEvent::RecoveryEntered { at: now, kind: self.linux_kind(), recovery_point: high_seq });
@@ -303,6 +313,14 @@ impl Sender {
             let c = Counters::count(&self.sb, l.reno_sacked);
             rate_halving::cwnd_down(&mut l.snd_cwnd, &mut l.snd_cwnd_cnt, l.snd_ssthresh, c.in_flight());
         }
+    }
+
+    /// FACK (002 L1368–1370): [EXTERNAL] Linux 2.4 `tcp_update_scoreboard` marks the first
+    /// max(fackets_out − reordering, 1) segments lost (untagged ones, below high_seq).
+    fn linux_fack_mark(&mut self, l: &LinuxCa, high_seq: crate::seq::SeqNum) {
+        let c = Counters::count(&self.sb, 0);
+        let lost = c.fackets_out.saturating_sub(l.reordering).max(1);
+        self.sb.mark_head_lost(lost, high_seq);
     }
 
     /// 002 L1474–1481: retransmit lost, not yet retransmitted segments first, then new data,

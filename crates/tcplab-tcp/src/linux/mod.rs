@@ -89,6 +89,12 @@ pub struct LinuxCa {
     /// Rate-halving in Recovery (002 L1449–1454); off = conventional: cwnd <- ssthresh at once
     /// (002 L1907–1909, L2471–2472).
     pub rate_halving: bool,
+    /// FACK loss marking (002 L1368–1370, L1408–1409; Linux 2.4's default with SACK): holes more
+    /// than `reordering` segments below the forward-most SACKed segment are lost, and Recovery
+    /// starts when fackets_out > reordering. Off (default) = conservative SACK, RFC 3517 style
+    /// (002 L1406–1408), which the thesis' Ch. 4 hosts used. The switch from FACK to
+    /// conservative SACK on detected reordering (002 L1707–1709) is not modelled.
+    pub fack: bool,
     /// The first (fast) retransmission of the current Recovery has not left yet.
     pub fast_rtx_pending: bool,
     /// Initial window in packets (CWV floor after idle).
@@ -109,6 +115,7 @@ impl LinuxCa {
             undo: Undo::default(),
             cwv: Cwv::new(now),
             rate_halving: true,
+            fack: false,
             fast_rtx_pending: false,
             initial_cwnd: 1,
             last: Counters::default(),

@@ -29,6 +29,8 @@ pub struct Counters {
     pub lost_out: u32,
     /// Retransmissions still outstanding (not SACKed).
     pub retrans_out: u32,
+    /// Segments from SND.UNA up to and including the forward-most SACKed one (FACK).
+    pub fackets_out: u32,
 }
 
 impl Counters {
@@ -45,6 +47,7 @@ impl Counters {
             c.packets_out += 1;
             if g.has(SACKED) {
                 c.sacked_out += 1;
+                c.fackets_out = c.packets_out;
             } else {
                 c.lost_out += u32::from(g.has(LOST));
                 c.retrans_out += u32::from(g.has(RETRANS));
