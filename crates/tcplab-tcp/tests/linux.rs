@@ -544,3 +544,17 @@ fn fack_counts_holes_far_below_the_forward_most_sack_as_lost_where_conservative_
         }
     }
 }
+
+#[test]
+fn a_cumulative_ack_for_a_never_retransmitted_hole_below_sacked_data_raises_reordering() {
+    let mut r = Rig::new(linux(10), 100);
+    r.at(at_ms(250));
+    // Segments 0..3 delayed, 4 SACKed: one SACKed segment, Disorder (conservative SACK).
+    r.ack(0, &[(4, 5)]);
+    assert_eq!(r.state(), CaState::Disorder);
+    // The delayed segments arrive: nothing was retransmitted, so this was reordering.
+    r.ack(5, &[]);
+    assert_eq!(r.h.a.linux().unwrap().reordering, 5);
+    assert_eq!(r.state(), CaState::Open);
+    assert!(r.retransmissions().is_empty());
+}

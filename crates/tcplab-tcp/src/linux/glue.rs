@@ -89,9 +89,12 @@ impl Sender {
         dsack: bool,
         had_outstanding: bool,
         window_changed: bool,
+        acked_originals: bool,
         trace: &mut Trace,
     ) {
         let Some(mut l) = self.linux.take() else { return };
+        // Counters after the previous ACK or transmission (before this ACK).
+        let prior = l.last;
         let smss = self.smss.max(1);
         let sack = self.linux_sack();
         let acked_pkts = bytes_acked.div_ceil(smss) as u32;
@@ -152,6 +155,17 @@ impl Sender {
                 l.undo = Undo::default();
             }
         }
+        // 002 L1697–1709 (b): a cumulative ACK for a hole below SACKed data, whose segments were
+        // never retransmitted, shows reordering: `reordering` becomes the distance to the
+        // forward-most SACKed segment (prior fackets_out), and FACK falls back to conservative
+        // SACK (L1707–1709, L1826–1830). [EXTERNAL] capped at Linux `TCP_MAX_REORDERING`.
+        if sack
+            && acked_originals
+            && prior.sacked_out > 0
+            && matches!(l.ca_state, CaState::Open | CaState::Disorder)
+        {
+            super::update_reordering(&mut l, prior.fackets_out);
+        }
         let mut grown = false;
         match l.ca_state {
             CaState::Loss { high_seq } => {
@@ -187,6 +201,8 @@ impl Sender {
                     if l.undo.may_undo_ts(tsecr) || l.undo.may_undo_dsack() {
                         undo_cwr(&mut l.snd_cwnd, &mut l.snd_ssthresh, l.undo.prior_ssthresh);
                         l.undo = Undo::default();
+                        // 002 L1697–1701 (a): the retransmission was unnecessary: reordering.
+                        super::update_reordering(&mut l, prior.fackets_out);
                     } else {
                         l.snd_cwnd = l.snd_cwnd.min(l.snd_ssthresh).max(1);
                         l.undo.horizon = Some(self.snd_nxt);

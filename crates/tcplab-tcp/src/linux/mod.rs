@@ -81,8 +81,8 @@ pub struct LinuxCa {
     pub snd_cwnd_cnt: u32,
     /// Duplicate ACKs counted as SACKs on a non-SACK connection (002 L1373–1379).
     pub reno_sacked: u32,
-    /// The dupACK threshold (002 L1795–1798); fixed at the configured value here (the
-    /// adaptive update of 002 L1697–1709 is not implemented).
+    /// The dupACK threshold (002 L1795–1798): starts at `dupack_threshold` and grows with the
+    /// reordering seen (002 L1697–1709, [`update_reordering`]; with SACK only).
     pub reordering: u32,
     pub undo: Undo,
     pub cwv: Cwv,
@@ -149,6 +149,19 @@ impl LinuxCa {
     /// 002 L1483–1495 (Linux `tcp_moderate_cwnd`): cwnd <- min(cwnd, in_flight + 3).
     pub fn moderate_cwnd(&mut self, in_flight: u32) {
         self.snd_cwnd = self.snd_cwnd.min(in_flight + TCP_MAX_BURST).max(1);
+    }
+}
+
+/// [EXTERNAL] Linux 2.4 `TCP_MAX_REORDERING`.
+pub const TCP_MAX_REORDERING: u32 = 127;
+
+/// 002 L1697–1709: `reordering` grows to the largest reordering distance seen; a sender using
+/// FACK switches to conservative SACK (L1707–1709).
+pub fn update_reordering(l: &mut LinuxCa, metric: u32) {
+    let metric = metric.min(TCP_MAX_REORDERING);
+    if metric > l.reordering {
+        l.reordering = metric;
+        l.fack = false;
     }
 }
 

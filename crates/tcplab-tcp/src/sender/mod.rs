@@ -426,7 +426,8 @@ impl Sender {
             self.consecutive_rtos = 0;
         }
         if self.linux.is_some() {
-            self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, trace);
+            let acked_originals = newest_sent.is_some();
+            self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, acked_originals, trace);
             // RFC 6298 (5.2)/(5.3), as below (Linux resets the timer on every ACK of new data,
             // 002 L1633–1635).
             if self.snd_una == self.snd_nxt {
