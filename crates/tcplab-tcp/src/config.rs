@@ -472,6 +472,11 @@ pub struct TcpConfig {
     pub startup: StartupConfig,
     /// Which sender model runs (default: the RFC sender; `Linux` = dissertation Ch. 3).
     pub sender: SenderModel,
+    /// Linux sender: rate-halving in Recovery (002 L1449–1454; on in Linux 2.4). Off = the
+    /// "conventional" cwnd = ssthresh at once, as in the thesis' Ch. 4 hosts (L2471–2472).
+    pub linux_rate_halving: bool,
+    /// Linux sender: FACK loss marking (002 L1368–1370); off = conservative SACK.
+    pub linux_fack: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -498,6 +503,8 @@ impl Default for TcpConfig {
             spurious: SpuriousConfig::default(),
             startup: StartupConfig::OFF,
             sender: SenderModel::Rfc,
+            linux_rate_halving: true,
+            linux_fack: false,
             trace: true,
         }
     }

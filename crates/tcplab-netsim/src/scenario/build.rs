@@ -772,6 +772,12 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.quickack {
             c.ack.quickack = v;
         }
+        if let Some(v) = t.rate_halving {
+            c.linux_rate_halving = v;
+        }
+        if let Some(v) = t.fack {
+            c.linux_fack = v;
+        }
         if let Some(name) = &t.sender {
             let names: Vec<String> = tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name().to_string()).collect();
             c.sender = tcplab_tcp::SenderModel::by_name(name)
@@ -819,6 +825,20 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
             &at.unwrap_or_else(|| p("tcp").k("sender")),
             "\"linux\" cannot be combined with spurious_detection, ssthresh_estimation or pacing (it undoes by timestamps/D-SACK itself)",
         ));
+    }
+    let linux_only = levels.iter().rev().find_map(|(t, at)| {
+        t.and_then(|t| {
+            if t.rate_halving.is_some() {
+                Some(at.k("rate_halving"))
+            } else if t.fack.is_some() {
+                Some(at.k("fack"))
+            } else {
+                None
+            }
+        })
+    });
+    if let (tcplab_tcp::SenderModel::Rfc, Some(at)) = (c.sender, linux_only) {
+        return Err(ctx.err(&at, "applies to the Linux sender only; set sender = \"linux\""));
     }
     if c.rto.min > c.rto.max {
         return Err(ctx.err(

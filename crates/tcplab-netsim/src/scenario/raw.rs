@@ -125,6 +125,10 @@ pub struct RawTcp {
     pub sender: Option<String>,
     /// Linux quick ACKs at connection start (002 §2.9).
     pub quickack: Option<bool>,
+    /// Linux sender: rate-halving in Recovery (default true).
+    pub rate_halving: Option<bool>,
+    /// Linux sender: FACK loss marking (default false = conservative SACK).
+    pub fack: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

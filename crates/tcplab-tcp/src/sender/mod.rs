@@ -261,7 +261,10 @@ impl Sender {
                     DupAckThreshold::Fixed(d) => d,
                     DupAckThreshold::Adaptive => crate::linux::TCP_FASTRETRANS_THRESH,
                 };
-                crate::linux::LinuxCa::new(SimTime::ZERO, reordering)
+                let mut l = crate::linux::LinuxCa::new(SimTime::ZERO, reordering);
+                l.rate_halving = cfg.linux_rate_halving;
+                l.fack = cfg.linux_fack;
+                l
             }),
         }
     }
