@@ -14,6 +14,8 @@
 //! | `undo.rs` | undo by timestamps and D-SACK (L1643–1695) |
 //! | `cwv.rs` | congestion window validation (L1740–1754) |
 //! | `ecn.rs` | ECN echo → CWR (L1756–1766) |
+//! | `mod.rs` | `reordering` update and FACK → conservative SACK switch (L1697–1709) |
+//! | `glue.rs` | NewReno / conservative-SACK / FACK loss marking (L1368–1410); timed-out segments lost in Recovery (L1633–1641) |
 //!
 //! cwnd and ssthresh are counted in packets (002 L1332–1347: Linux "compares the number of
 //! segments in flight with the congestion window"); `Sender::cc` mirrors them × SMSS so
