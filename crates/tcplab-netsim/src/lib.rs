@@ -9,6 +9,7 @@
 //! | [`bench`](mod@bench) | benchmark scenarios and the [`bench::dumbbell`] builder |
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
+#![recursion_limit = "256"]
 
 pub mod bench;
 pub mod pcap;

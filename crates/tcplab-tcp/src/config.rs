@@ -306,11 +306,13 @@ pub struct AckPolicy {
     pub delayed_ack: Option<SimDuration>,
     /// Acknowledge at least every this many full-sized segments (RFC 5681 §4.2: 2).
     pub ack_every: u32,
+    /// Linux quick ACKs at connection start (002 L1725–1738; `receiver::ack_policy`).
+    pub quickack: bool,
 }
 
 impl Default for AckPolicy {
     fn default() -> Self {
-        AckPolicy { delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT), ack_every: DELAYED_ACK_EVERY }
+        AckPolicy { delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT), ack_every: DELAYED_ACK_EVERY, quickack: false }
     }
 }
 
@@ -414,6 +416,29 @@ pub struct SpuriousConfig {
 /// Everything one endpoint needs to know. Values describe *this* endpoint; what is used on the
 /// connection is negotiated in the handshake (SACK, timestamps, window scaling are used only
 /// when both ends offer them).
+/// The congestion-control / loss-recovery engine of the sending half.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum SenderModel {
+    /// RFC 5681 / 6582 / 6675 sender (`sender::Sender` with its seams).
+    #[default]
+    Rfc,
+    /// Linux 2.4 congestion-control engine (002 §2, dissertation Ch. 3; `crate::linux`).
+    Linux,
+}
+
+impl SenderModel {
+    pub const ALL: [SenderModel; 2] = [SenderModel::Rfc, SenderModel::Linux];
+    pub fn name(self) -> &'static str {
+        match self {
+            SenderModel::Rfc => "rfc",
+            SenderModel::Linux => "linux",
+        }
+    }
+    pub fn by_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// MSS this endpoint announces and will send (bytes of payload per segment).
@@ -445,6 +470,13 @@ pub struct TcpConfig {
     pub spurious: SpuriousConfig,
     /// 000 §4.2 startup mechanisms (ssthresh estimation, pacing); off by default.
     pub startup: StartupConfig,
+    /// Which sender model runs (default: the RFC sender; `Linux` = dissertation Ch. 3).
+    pub sender: SenderModel,
+    /// Linux sender: rate-halving in Recovery (002 L1449–1454; on in Linux 2.4). Off = the
+    /// "conventional" cwnd = ssthresh at once, as in the thesis' Ch. 4 hosts (L2471–2472).
+    pub linux_rate_halving: bool,
+    /// Linux sender: FACK loss marking (002 L1368–1370); off = conservative SACK.
+    pub linux_fack: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -470,6 +502,9 @@ impl Default for TcpConfig {
             recovery: RecoveryAlgorithm::Sack,
             spurious: SpuriousConfig::default(),
             startup: StartupConfig::OFF,
+            sender: SenderModel::Rfc,
+            linux_rate_halving: true,
+            linux_fack: false,
             trace: true,
         }
     }

@@ -512,6 +512,18 @@ impl Connection {
     pub fn stats(&self) -> &ConnStats {
         &self.stats
     }
+    /// The Linux 2.4 engine's state (`None` with the RFC sender).
+    pub fn linux(&self) -> Option<&crate::linux::LinuxCa> {
+        self.snd.linux.as_ref()
+    }
+    /// Mutable access to the Linux engine (e.g. to turn rate-halving off before a run).
+    pub fn linux_mut(&mut self) -> Option<&mut crate::linux::LinuxCa> {
+        self.snd.linux.as_mut()
+    }
+    /// The Linux packet counters now (002 L1349–1410), `None` with the RFC sender.
+    pub fn linux_counters(&self) -> Option<crate::linux::scoreboard::Counters> {
+        self.snd.linux.as_ref().map(|_| self.snd.linux_counters())
+    }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {
             cwnd: self.snd.cc.cwnd,

@@ -20,6 +20,7 @@
 //! | [`timer`] | timer table and the `TimerClock` seam (slow/fast clock slots) |
 //! | [`clock`] | Aron & Druschel's timer framework: measurement clock (f_rtt), event clocks (f_ev) |
 //! | [`profile`] | named OS profiles (bsd-lite, linux-2.4, windows-xp, ...) as data |
+//! | [`linux`] | Linux 2.4 sender model (`TcpConfig::sender = Linux`; seed 002 §2) |
 
 //!
 //! ## Seams
@@ -47,7 +48,8 @@
 //!
 //! ## Known simplifications
 //!
-//! No PAWS, no Nagle, no urgent data, no ECN reaction, no simultaneous open, no SYN-with-data;
+//! No PAWS, no Nagle, no urgent data, no ECN negotiation (only the Linux sender reacts to
+//! ECE), no simultaneous open, no SYN-with-data;
 //! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
 //! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
 //! detection is a no-op seam; a connection is never aborted after many backoffs (BSD's
@@ -70,6 +72,7 @@ pub mod clock;
 pub mod config;
 pub mod conn;
 pub mod event;
+pub mod linux;
 pub mod loss;
 pub mod pacing;
 pub mod profile;
@@ -86,7 +89,7 @@ pub mod trace;
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
     AckPolicy, DupAckThreshold, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
-    SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
+    SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};

@@ -15,7 +15,7 @@ fn no_sack() -> TcpConfig {
     TcpConfig { sack: false, recovery: RecoveryAlgorithm::NewReno, ..cfg() }
 }
 fn quick_ack(c: TcpConfig) -> TcpConfig {
-    TcpConfig { ack: AckPolicy { delayed_ack: None, ack_every: 2 }, ..c }
+    TcpConfig { ack: AckPolicy { delayed_ack: None, ack_every: 2, quickack: false }, ..c }
 }
 fn arrival(h: &Harness, p: &Pkt) -> SimTime {
     let extra = match p.fate {

@@ -22,7 +22,7 @@ fn config_r(sack: bool, ts: bool, delack: bool, iw: u32, rfc6675: bool) -> TcpCo
         timestamps: ts,
         recovery: if rfc6675 { RecoveryAlgorithm::Sack } else { RecoveryAlgorithm::NewReno },
         initial_window: InitialWindow::Segments(iw),
-        ack: if delack { AckPolicy::default() } else { AckPolicy { delayed_ack: None, ack_every: 2 } },
+        ack: if delack { AckPolicy::default() } else { AckPolicy { delayed_ack: None, ack_every: 2, quickack: false } },
         trace: false,
         ..TcpConfig::default()
     }

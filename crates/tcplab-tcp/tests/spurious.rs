@@ -22,7 +22,7 @@ fn base() -> TcpConfig {
         recv_buffer: 1 << 20,
         initial_window: InitialWindow::Segments(10),
         timestamps: false,
-        ack: AckPolicy { delayed_ack: None, ack_every: 1 },
+        ack: AckPolicy { delayed_ack: None, ack_every: 1, quickack: false },
         ..TcpConfig::default()
     }
 }

@@ -109,7 +109,7 @@ fn reno_halves_the_window_again_for_a_second_loss_in_one_window_where_newreno_do
             recovery,
             limited_transmit: false,
             initial_window: InitialWindow::Segments(10),
-            ack: AckPolicy { delayed_ack: None, ack_every: 1 },
+            ack: AckPolicy { delayed_ack: None, ack_every: 1, quickack: false },
             ..TcpConfig::default()
         };
         let mut h = Harness::new(c.clone(), c, ms(50));

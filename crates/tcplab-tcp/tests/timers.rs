@@ -133,7 +133,7 @@ fn with_the_adaptive_threshold_a_flight_of_four_retransmits_on_the_second_duplic
         dupack_threshold: DupAckThreshold::Adaptive,
         ..base(Profile::RFC6298)
     });
-    let b = unscaled(TcpConfig { ack: AckPolicy { delayed_ack: None, ack_every: 1 }, ..base(Profile::RFC6298) });
+    let b = unscaled(TcpConfig { ack: AckPolicy { delayed_ack: None, ack_every: 1, quickack: false }, ..base(Profile::RFC6298) });
     let mut h = Harness::new(a, b, ms(50));
     h.handshake();
     h.set_fate(|p| {
@@ -163,7 +163,7 @@ fn with_the_adaptive_threshold_a_flight_of_four_retransmits_on_the_second_duplic
 #[test]
 fn with_the_fixed_threshold_the_same_flight_waits_for_the_third_duplicate_ack() {
     let a = unscaled(TcpConfig { initial_window: InitialWindow::Segments(4), limited_transmit: false, ..base(Profile::RFC6298) });
-    let b = unscaled(TcpConfig { ack: AckPolicy { delayed_ack: None, ack_every: 1 }, ..base(Profile::RFC6298) });
+    let b = unscaled(TcpConfig { ack: AckPolicy { delayed_ack: None, ack_every: 1, quickack: false }, ..base(Profile::RFC6298) });
     let mut h = Harness::new(a, b, ms(50));
     h.handshake();
     h.set_fate(|p| if p.dir == Dir::AtoB && p.seg.len > 0 && p.data_idx == 1 { Fate::Drop } else if p.dir == Dir::AtoB && p.seg.len > 0 { Fate::Delay(ms(u64::from(p.data_idx))) } else { Fate::Deliver });

@@ -433,6 +433,19 @@ def _sensitivity(rep: Report, gprs: dict[str, Any], runs: int, progress) -> None
                 rows = _collect(sc, base + ov, runs, ch4_metrics, progress)
                 fig.add(f"{name} {series}", f"profile {label}", "time_s", round(_agg(rows, "time_s", "median"), 2))
                 fig.add(f"{name} {series}", f"profile {label}", "rexmits", _agg(rows, "rexmits", "median"))
+    # (6) The sender model: the RFC sender with the linux-2.4 profile (used above) vs the Linux 2.4
+    # congestion-control engine of Ch. 3 (`tcp.sender=linux`: packet-counted cwnd, rate-halving,
+    # ≤ 3 segments per ACK, timestamp/D-SACK undo -- with timestamps off, as in the Regular rows,
+    # no undo), with and without rate-halving (the thesis' Ch. 4 hosts ran without, L2471-2472).
+    # Only the Regular rows: the Linux engine does not run the F-RTO/Eifel seams.
+    for name, sc in (("table4.1", gprs), ("table4.2", _without_spikes(gprs, {"model": "bernoulli", "p": 0.05})),
+                     ("table4.3", bursty)):
+        for series, ov in (regular, CH4_VARIANTS[3]):
+            for label, model in (("rfc", ["tcp.sender=rfc"]), ("linux", ["tcp.sender=linux"]),
+                                 ("linux no-rh", ["tcp.sender=linux", "tcp.rate_halving=false"])):
+                rows = _collect(sc, CH4_BASE + ov + model, runs, ch4_metrics, progress)
+                fig.add(f"{name} {series}", f"sender {label}", "time_s", round(_agg(rows, "time_s", "median"), 2))
+                fig.add(f"{name} {series}", f"sender {label}", "rexmits", _agg(rows, "rexmits", "median"))
     # (5) Table 5.4's IP buffer (not stated): 7 (shipped) vs 30 packets.
     for q in ("7pkt", "30pkt"):
         for series, ov in ch5_variants("frto-sack"):

@@ -769,6 +769,20 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.pacing {
             c.startup.pacing = v;
         }
+        if let Some(v) = t.quickack {
+            c.ack.quickack = v;
+        }
+        if let Some(v) = t.rate_halving {
+            c.linux_rate_halving = v;
+        }
+        if let Some(v) = t.fack {
+            c.linux_fack = v;
+        }
+        if let Some(name) = &t.sender {
+            let names: Vec<String> = tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.sender = tcplab_tcp::SenderModel::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("sender"), unknown_name("sender", name, &names)))?;
+        }
         if let Some(r) = t.recovery {
             c.recovery = match r {
                 RawRecovery::Sack => RecoveryAlgorithm::Sack,
@@ -800,6 +814,31 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
             &at.unwrap_or_else(|| p("tcp").k("spurious_detection")),
             "\"eifel\" detects by timestamps (RFC 3522) and needs timestamps = true",
         ));
+    }
+    if c.sender == tcplab_tcp::SenderModel::Linux
+        && (c.spurious.detection != SpuriousDetection::None || c.startup.ssthresh_estimation || c.startup.pacing)
+    {
+        // The Linux engine has its own undo (002 §2.7) and does not run the RFC sender's
+        // spurious-detector or startup seams.
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" cannot be combined with spurious_detection, ssthresh_estimation or pacing (it undoes by timestamps/D-SACK itself)",
+        ));
+    }
+    let linux_only = levels.iter().rev().find_map(|(t, at)| {
+        t.and_then(|t| {
+            if t.rate_halving.is_some() {
+                Some(at.k("rate_halving"))
+            } else if t.fack.is_some() {
+                Some(at.k("fack"))
+            } else {
+                None
+            }
+        })
+    });
+    if let (tcplab_tcp::SenderModel::Rfc, Some(at)) = (c.sender, linux_only) {
+        return Err(ctx.err(&at, "applies to the Linux sender only; set sender = \"linux\""));
     }
     if c.rto.min > c.rto.max {
         return Err(ctx.err(

@@ -121,6 +121,14 @@ pub struct RawTcp {
     pub ssthresh_estimation: Option<bool>,
     /// 000 §4.2.2 pacing in slow start.
     pub pacing: Option<bool>,
+    /// `rfc` (default) or `linux` (the Linux 2.4 sender model, 002 §2).
+    pub sender: Option<String>,
+    /// Linux quick ACKs at connection start (002 §2.9).
+    pub quickack: Option<bool>,
+    /// Linux sender: rate-halving in Recovery (default true).
+    pub rate_halving: Option<bool>,
+    /// Linux sender: FACK loss marking (default false = conservative SACK).
+    pub fack: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -199,7 +199,12 @@ fn tcp_table() -> Value {
                 "description": "Response to a spurious timeout: conventional (F-RTO keeps cwnd = ssthresh = half), cc1 (halve), cc2 (revert, burst-limited), cc3 (cwnd 1, wait), eifel (RFC 4015), linux-undo (Linux 2.4 undo); default conventional"},
             "frto_require_full_ack": {"type": "boolean", "description": "Basic F-RTO: an ACK covering all data sent before the RTO is not taken as spurious (RFC 4138 condition; default false, as in the thesis)"},
             "ssthresh_estimation": {"type": "boolean", "description": "Aron & Druschel ssthresh estimation from ACK trains in the initial slow start (default false)"},
-            "pacing": {"type": "boolean", "description": "Aron & Druschel pacing in slow start up to pthresh = ssthresh/2 on the event clock; needs ssthresh_estimation (default false)"}
+            "pacing": {"type": "boolean", "description": "Aron & Druschel pacing in slow start up to pthresh = ssthresh/2 on the event clock; needs ssthresh_estimation (default false)"},
+            "quickack": {"type": "boolean", "description": "Linux quick ACKs: the receiver acknowledges the first min(rcv_wnd/(2*MSS), 16) data segments at once instead of delaying (dissertation L1725-1738; default false)"},
+            "rate_halving": {"type": "boolean", "description": "Linux sender: rate-halving in Recovery (cwnd -1 per two ACKs; default true). false = cwnd = ssthresh at once, as the thesis' Ch. 4 hosts ran (L2471-2472)"},
+            "fack": {"type": "boolean", "description": "Linux sender: FACK loss marking (holes more than reordering below the forward-most SACK are lost; Linux 2.4's default); default false = conservative SACK"},
+            "sender": {"enum": tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "description": "Sender model: rfc (RFC 5681/6582/6675 with the detector seams; default) or linux (Linux 2.4 congestion-control engine of the dissertation Ch. 3: packet-counted cwnd, Open/Disorder/CWR/Recovery/Loss, rate-halving, timestamp/D-SACK undo, CWV)"}
         }
     })
 }

@@ -273,7 +273,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
-         ssthresh_estimation, pacing \
+         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack \
          (line 43, column 1)"
     );
 }
@@ -1145,4 +1145,27 @@ fn spurious_detection_errors_name_the_field_on_one_line() {
         assert!(e.starts_with(want), "{e}");
         assert!(!e.contains('\n'));
     }
+}
+
+#[test]
+fn the_sender_key_selects_the_linux_sender_and_rejects_unknown_models_and_detectors() {
+    let c = &load(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquickack = true\n")).unwrap().flows[0].tcp;
+    assert_eq!(c.sender, tcplab_tcp::SenderModel::Linux);
+    assert!(c.ack.quickack);
+    assert!(c.linux_rate_halving && !c.linux_fack);
+    let c = &load(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nrate_halving = false\nfack = true\n")).unwrap().flows[0].tcp;
+    assert!(!c.linux_rate_halving && c.linux_fack);
+    assert_eq!(
+        err(&format!("{BASE}\n[tcp]\nrate_halving = false\n")),
+        "tcp.rate_halving: applies to the Linux sender only; set sender = \"linux\" (line 43, column 1)"
+    );
+    let c = &load(&format!("{BASE}\n")).unwrap().flows[0].tcp;
+    assert_eq!(c.sender, tcplab_tcp::SenderModel::Rfc);
+    assert_eq!(
+        err(&format!("{BASE}\n[tcp]\nsender = \"linx\"\n")),
+        "tcp.sender: unknown sender \"linx\"; did you mean \"linux\"? (senders are: rfc, linux) (line 43, column 1)"
+    );
+    let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nspurious_detection = \"frto\"\n"));
+    assert!(e.starts_with("tcp.sender: \"linux\" cannot be combined with spurious_detection"), "{e}");
+    assert!(!e.contains('\n'));
 }

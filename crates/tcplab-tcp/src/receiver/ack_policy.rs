@@ -6,6 +6,13 @@
 //! - otherwise an ACK is sent for at least every `ack_every` full-sized segments, and a lone
 //!   segment waits for the delayed-ACK timer (`None` = acknowledge every segment at once).
 //!
+//! - with `quickack` (Linux, 002 L1725–1738): the first segments of the connection are
+//!   acknowledged at once; their number is at most half the segments that fill the
+//!   advertised window ([EXTERNAL] `tcp_incr_quickack`: rcv_wnd / (2·rcv_mss), 2 if that is 0,
+//!   at most `TCP_MAX_QUICKACKS`), so that silly window syndrome cannot occur. Not modelled:
+//!   re-entering quick-ACK mode after an idle period and the "pingpong" (interactive) switch,
+//!   since this receiver never sends data of its own in the simulated bulk transfers.
+//!
 //! Ambiguity resolved: a segment shorter than the receive MSS does not count towards
 //! `ack_every` (RFC 5681 speaks of *full-sized* segments); it only starts the timer.
 
@@ -29,7 +36,12 @@ pub struct DataArrival {
     pub in_order_no_holes: bool,
     /// Receive MSS (what counts as full-sized).
     pub rcv_mss: u32,
+    /// The receive window now (bytes), for the quick-ACK budget.
+    pub rcv_wnd: u64,
 }
+
+/// [EXTERNAL] Linux 2.4 `TCP_MAX_QUICKACKS` (include/net/tcp.h).
+pub const TCP_MAX_QUICKACKS: u32 = 16;
 
 /// Delayed-ACK state.
 #[derive(Copy, Clone, Debug)]
@@ -37,11 +49,13 @@ pub struct AckState {
     policy: AckPolicy,
     /// Full-sized segments received since the last ACK went out.
     unacked_full: u32,
+    /// Quick ACKs left (`None` until the first data segment sets the budget).
+    quick: Option<u32>,
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> Self {
-        AckState { policy, unacked_full: 0 }
+        AckState { policy, unacked_full: 0, quick: None }
     }
 
     /// Called for every data segment that carried new or duplicate data.
@@ -51,6 +65,17 @@ impl AckState {
             return AckAction::Now;
         }
         let Some(_) = self.policy.delayed_ack else { return AckAction::Now };
+        if self.policy.quickack {
+            // 002 L1725–1731: no delayed ACKs for the first segments of the connection.
+            let left = self.quick.get_or_insert_with(|| {
+                let n = (a.rcv_wnd / (2 * u64::from(a.rcv_mss.max(1)))) as u32;
+                (if n == 0 { 2 } else { n }).min(TCP_MAX_QUICKACKS)
+            });
+            if *left > 0 {
+                *left -= 1;
+                return AckAction::Now;
+            }
+        }
         if a.len >= a.rcv_mss {
             self.unacked_full += 1;
         }
@@ -74,7 +99,7 @@ mod tests {
     use super::*;
 
     fn arr(len: u32) -> DataArrival {
-        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000 }
+        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000 }
     }
 
     #[test]
@@ -89,7 +114,19 @@ mod tests {
 
     #[test]
     fn without_delayed_acks_every_segment_is_acknowledged() {
-        let mut s = AckState::new(AckPolicy { delayed_ack: None, ack_every: 2 });
+        let mut s = AckState::new(AckPolicy { delayed_ack: None, ack_every: 2, quickack: false });
+        assert_eq!(s.on_data(arr(1000)), AckAction::Now);
+    }
+
+    #[test]
+    fn quick_acks_acknowledge_the_first_segments_at_once_up_to_half_the_window_in_segments() {
+        let mut s = AckState::new(AckPolicy { quickack: true, ..AckPolicy::default() });
+        // 8000-byte window / (2 * 1000) = 4 quick ACKs, then every second segment.
+        for _ in 0..4 {
+            assert_eq!(s.on_data(arr(1000)), AckAction::Now);
+            s.on_ack_sent();
+        }
+        assert_eq!(s.on_data(arr(1000)), AckAction::Delay);
         assert_eq!(s.on_data(arr(1000)), AckAction::Now);
     }
 

@@ -219,6 +219,7 @@ impl Receiver {
             len: seg.len,
             in_order_no_holes: !had_holes && self.reasm.is_empty() && left == before,
             rcv_mss: self.rcv_mss,
+            rcv_wnd: self.rcv_wnd,
         }) {
             AckAction::Now => RxAction::AckNow,
             AckAction::Delay => RxAction::Delay,

@@ -113,8 +113,8 @@ pub struct Sender {
     pub fin_queued: bool,
     fin_sent: bool,
     /// Segment timed for an RTT sample without timestamps: (end sequence, send time).
-    rtt_timing: Option<(SeqNum, SimTime)>,
-    consecutive_rtos: u32,
+    pub(crate) rtt_timing: Option<(SeqNum, SimTime)>,
+    pub(crate) consecutive_rtos: u32,
     /// RFC 6675 RescueRxt (None = undefined).
     rescue_rxt: Option<SeqNum>,
     /// Use RFC 6675 rule (4) rescue retransmissions.
@@ -131,7 +131,7 @@ pub struct Sender {
     rtt_sampling: RttSampling,
     limited_transmit: bool,
     send_buffer: u64,
-    recovery_cfg: RecoveryAlgorithm,
+    pub(crate) recovery_cfg: RecoveryAlgorithm,
     pub rtt: Box<dyn RttEstimator>,
     pub ccalg: Box<dyn CongestionController>,
     pub loss: Box<dyn LossDetector>,
@@ -153,6 +153,9 @@ pub struct Sender {
     initial_cwnd: u64,
     /// 000 §4.2 ssthresh estimation and pacing state (`startup.rs`).
     pub ss: startup::StartupState,
+    /// The Linux 2.4 engine (`crate::linux`) when `TcpConfig::sender` is `Linux`; it then
+    /// replaces the loss/cc/spurious seams (`None`: the RFC sender, unchanged).
+    pub linux: Option<crate::linux::LinuxCa>,
 }
 
 impl Clone for Sender {
@@ -201,6 +204,7 @@ impl Clone for Sender {
             recovery_started_at: self.recovery_started_at,
             initial_cwnd: self.initial_cwnd,
             ss: self.ss.clone(),
+            linux: self.linux.clone(),
         }
     }
 }
@@ -252,6 +256,16 @@ impl Sender {
             recovery_started_at: None,
             initial_cwnd: smss,
             ss: startup::StartupState::new(cfg),
+            linux: (cfg.sender == crate::config::SenderModel::Linux).then(|| {
+                let reordering = match cfg.dupack_threshold {
+                    DupAckThreshold::Fixed(d) => d,
+                    DupAckThreshold::Adaptive => crate::linux::TCP_FASTRETRANS_THRESH,
+                };
+                let mut l = crate::linux::LinuxCa::new(SimTime::ZERO, reordering);
+                l.rate_halving = cfg.linux_rate_halving;
+                l.fack = cfg.linux_fack;
+                l
+            }),
         }
     }
 
@@ -288,6 +302,9 @@ impl Sender {
             self.rtt.on_handshake_retransmitted();
         }
         self.established = true;
+        if self.linux.is_some() {
+            self.linux_established();
+        }
     }
 
     pub fn send(&mut self, bytes: u64) {
@@ -301,7 +318,7 @@ impl Sender {
     }
 
     #[inline]
-    fn unsent(&self) -> u64 {
+    pub(crate) fn unsent(&self) -> u64 {
         if self.unlimited {
             u64::MAX
         } else {
@@ -337,6 +354,10 @@ impl Sender {
 
     /// What `cc_snapshot` reports as bytes in flight.
     pub fn bytes_in_flight(&self) -> u64 {
+        if self.linux.is_some() {
+            // 002 L1359–1361 in bytes (the same tags; `linux_counters` has the packets).
+            return self.pipe();
+        }
         match self.phase {
             RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. } | RecoveryPhase::Loss { .. } => self.pipe(),
             _ => self.flight_size(),
@@ -406,6 +427,19 @@ impl Sender {
             self.snd_una = ack;
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
+        }
+        if self.linux.is_some() {
+            let acked_originals = newest_sent.is_some();
+            self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, acked_originals, trace);
+            // RFC 6298 (5.2)/(5.3), as below (Linux resets the timer on every ACK of new data,
+            // 002 L1633–1635).
+            if self.snd_una == self.snd_nxt {
+                timers.cancel(TimerKind::Rto);
+            } else if bytes_acked > 0 {
+                timers.arm(TimerKind::Rto, now, self.rtt.rto());
+            }
+            out.fin_acked = self.fin_acked();
+            return out;
         }
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
@@ -576,6 +610,9 @@ impl Sender {
 
     /// Can a new segment of `len` bytes go out now?
     fn can_send_new(&self, len: u32) -> bool {
+        if self.linux.is_some() {
+            return self.linux_can_send_new();
+        }
         if let FrtoGate::SendNew { .. } = self.frto_gate {
             // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
             return true;
@@ -607,7 +644,7 @@ impl Sender {
         }
     }
 
-    fn retransmit(&mut self, i: usize, now: SimTime, cause: RetransCause, timers: &mut Timers, stats: &mut ConnStats) -> DataOut {
+    pub(crate) fn retransmit(&mut self, i: usize, now: SimTime, cause: RetransCause, timers: &mut Timers, stats: &mut ConnStats) -> DataOut {
         let g = self.sb.on_retransmit(i, now);
         self.count_retransmit(g, now, cause, timers, stats)
     }
@@ -630,6 +667,9 @@ impl Sender {
     pub fn next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if !self.established {
             return None;
+        }
+        if self.linux.is_some() {
+            return self.linux_next_segment(now, timers, stats);
         }
         if self.frto_gate != FrtoGate::Off {
             return self.next_segment_held(now, timers, stats);
@@ -700,7 +740,7 @@ impl Sender {
         self.new_data(now, timers, stats)
     }
 
-    fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+    pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         let unsent = self.unsent();
         let fin_pending = self.fin_queued && !self.fin_sent && !self.unlimited;
         if unsent == 0 && !fin_pending {
@@ -753,6 +793,9 @@ impl Sender {
 
     /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)-(5.6)).
     pub fn on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
+        if self.linux.is_some() {
+            return self.linux_on_rto(now, timers, stats, trace);
+        }
         if self.snd_una == self.snd_nxt {
             return;
         }

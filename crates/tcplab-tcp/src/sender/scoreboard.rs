@@ -508,6 +508,58 @@ impl Scoreboard {
         *m
     }
 
+    /// Linux sender only (dissertation L1636–1641; Linux 2.4 `tcp_update_scoreboard` with
+    /// `tcp_head_timedout`): if the first outstanding segment was (last) sent at least `rto`
+    /// ago, mark lost every segment from the front, while each was last sent at least `rto`
+    /// ago, that carries none of SACKED/LOST/RETRANS (Linux `TCPCB_TAGBITS`). A recently
+    /// retransmitted head therefore stops the scan. Returns the number of segments marked.
+    pub fn mark_timed_out(&mut self, now: SimTime, rto: tcplab_time::SimDuration) -> u32 {
+        let mut n = 0;
+        for i in 0..self.segs.len() {
+            let g = self.segs[i];
+            if now.saturating_since(g.sent_at) < rto {
+                break;
+            }
+            if g.flags & (SACKED | LOST | RETRANS) == 0 {
+                self.segs[i].flags |= LOST;
+                self.lost += u64::from(g.seq_len());
+                self.lost_upto = self.lost_upto.max(g.end());
+                n += 1;
+            }
+        }
+        if n > 0 {
+            if let Some(f) = self.segs.front() {
+                self.high_rxt = f.start;
+            }
+        }
+        n
+    }
+
+    /// Linux sender only, FACK (dissertation L1368–1370, L1408–1409; Linux 2.4
+    /// `tcp_mark_head_lost`): of the first `packets` outstanding segments, those starting below
+    /// `high_seq` and carrying none of SACKED/LOST/RETRANS are marked lost. Returns how many.
+    pub fn mark_head_lost(&mut self, packets: u32, high_seq: SeqNum) -> u32 {
+        let mut n = 0;
+        for i in 0..self.segs.len().min(packets as usize) {
+            let g = self.segs[i];
+            if g.end().gt(high_seq) {
+                break;
+            }
+            if g.flags & (SACKED | LOST | RETRANS) == 0 {
+                self.segs[i].flags |= LOST;
+                self.lost += u64::from(g.seq_len());
+                self.lost_upto = self.lost_upto.max(g.end());
+                n += 1;
+            }
+        }
+        if n > 0 {
+            if let Some(f) = self.segs.front() {
+                self.high_rxt = f.start;
+            }
+        }
+        n
+    }
+
     /// Debug/test check of the incremental counters against a full recount.
     pub fn check_counters(&self) -> bool {
         let (mut s, mut l, mut r) = (0, 0, 0);
