@@ -508,6 +508,28 @@ impl Scoreboard {
         *m
     }
 
+    /// Marks segment `i` lost if it carries none of SACKED/LOST/RETRANS (Linux
+    /// `TCPCB_TAGBITS`); returns whether it did.
+    fn mark_untagged_lost(&mut self, i: usize) -> bool {
+        let g = self.segs[i];
+        if g.flags & (SACKED | LOST | RETRANS) != 0 {
+            return false;
+        }
+        self.segs[i].flags |= LOST;
+        self.lost += u64::from(g.seq_len());
+        self.lost_upto = self.lost_upto.max(g.end());
+        true
+    }
+
+    /// After `n` > 0 segments were newly marked lost, retransmission restarts from the front.
+    fn rewind_high_rxt_if(&mut self, n: u32) {
+        if n > 0 {
+            if let Some(f) = self.segs.front() {
+                self.high_rxt = f.start;
+            }
+        }
+    }
+
     /// Linux sender only (dissertation L1636–1641; Linux 2.4 `tcp_update_scoreboard` with
     /// `tcp_head_timedout`): if the first outstanding segment was (last) sent at least `rto`
     /// ago, mark lost every segment from the front, while each was last sent at least `rto`
@@ -520,18 +542,9 @@ impl Scoreboard {
             if now.saturating_since(g.sent_at) < rto {
                 break;
             }
-            if g.flags & (SACKED | LOST | RETRANS) == 0 {
-                self.segs[i].flags |= LOST;
-                self.lost += u64::from(g.seq_len());
-                self.lost_upto = self.lost_upto.max(g.end());
-                n += 1;
-            }
+            n += u32::from(self.mark_untagged_lost(i));
         }
-        if n > 0 {
-            if let Some(f) = self.segs.front() {
-                self.high_rxt = f.start;
-            }
-        }
+        self.rewind_high_rxt_if(n);
         n
     }
 
@@ -545,18 +558,9 @@ impl Scoreboard {
             if g.end().gt(high_seq) {
                 break;
             }
-            if g.flags & (SACKED | LOST | RETRANS) == 0 {
-                self.segs[i].flags |= LOST;
-                self.lost += u64::from(g.seq_len());
-                self.lost_upto = self.lost_upto.max(g.end());
-                n += 1;
-            }
+            n += u32::from(self.mark_untagged_lost(i));
         }
-        if n > 0 {
-            if let Some(f) = self.segs.front() {
-                self.high_rxt = f.start;
-            }
-        }
+        self.rewind_high_rxt_if(n);
         n
     }
 
