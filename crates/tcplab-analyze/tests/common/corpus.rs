@@ -15,11 +15,11 @@ use std::path::Path;
 
 use tcplab_analyze::{analyze_paths, AnalyzeConfig, ConfigModel};
 use tcplab_netsim::bench::dumbbell;
-use tcplab_netsim::spec::{LossSpec, SimSpec};
+use tcplab_netsim::spec::{DelaySpikeSpec, LossSpec, SimSpec, SpikeDirection};
 use tcplab_time::units::QueueLimit;
 use tcplab_netsim::{run, RunOptions};
 use tcplab_record::ColumnData;
-use tcplab_tcp::{RecoveryAlgorithm, TcpConfig};
+use tcplab_tcp::{RecoveryAlgorithm, SenderModel, SpuriousConfig, SpuriousDetection, TcpConfig};
 use tcplab_time::{Bandwidth, SimDuration};
 
 pub const VANTAGES: [(&str, &str); 3] = [("sender", "s0-left"), ("middle", "bottleneck"), ("receiver", "right-d0")];
@@ -71,6 +71,23 @@ fn sized(mut s: SimSpec, bytes: u64) -> SimSpec {
     s
 }
 
+/// Delay spikes on the bottleneck: 3 s holds at 5, 12, 19 s (longer than the RTO — the 1 s
+/// minimum, backed off to 2 s — so the timer fires during the spike; everything held is
+/// delivered in order at the spike's end, the retransmission after its original, so the
+/// ground truth marks those timeouts spurious). `dir` picks data (a→b), ACKs (b→a) or both.
+fn with_spikes(mut s: SimSpec, dir: SpikeDirection) -> SimSpec {
+    if let Some(l) = s.links.iter_mut().find(|l| l.name == "bottleneck") {
+        l.dynamics.delay_spikes = DelaySpikeSpec::Periodic {
+            first: SimDuration::from_secs(5),
+            period: SimDuration::from_secs(7),
+            duration: SimDuration::from_secs(3),
+            count: Some(3),
+        };
+        l.dynamics.spike_direction = dir;
+    }
+    s
+}
+
 const BURSTY: LossSpec = LossSpec::GilbertElliott { p_gb: 0.005, p_bg: 0.3, loss_good: 0.0, loss_bad: 0.5 };
 
 /// Every scenario, with its sender model (the engine configuration of the flows).
@@ -112,7 +129,37 @@ pub fn cases() -> Vec<Case> {
         });
         let name: &'static str = Box::leak(format!("congestion-8-flows/{suffix}").into_boxed_str());
         add(name, tcp(sack, ts), &|t| base(8, t, 30, 40));
+        for (dir, dname) in [(SpikeDirection::AtoB, "data"), (SpikeDirection::BtoA, "ack"), (SpikeDirection::Both, "both")] {
+            let name: &'static str = Box::leak(format!("spikes-3s-{dname}/{suffix}").into_boxed_str());
+            add(name, tcp(sack, ts), &move |t| with_spikes(base(1, t, 30, 100), dir));
+        }
     }
+    // F-RTO senders (RFC 5682; SACK-enhanced when SACK is on): after a timeout they send
+    // new data, not retransmissions, until the second ACK tells them whether it was spurious.
+    for (sack, ts, suffix) in [(true, true, "sack+ts"), (false, true, "newreno+ts"), (true, false, "sack"), (false, false, "newreno")] {
+        let det = if sack { SpuriousDetection::FrtoSack } else { SpuriousDetection::Frto };
+        let t = TcpConfig { spurious: SpuriousConfig { detection: det, ..Default::default() }, ..tcp(sack, ts) };
+        for (dir, dname) in [(SpikeDirection::AtoB, "data"), (SpikeDirection::BtoA, "ack"), (SpikeDirection::Both, "both")] {
+            let name: &'static str = Box::leak(format!("spikes-3s-{dname}/{suffix}/frto").into_boxed_str());
+            add(name, t.clone(), &move |t| with_spikes(base(1, t, 30, 100), dir));
+        }
+    }
+    // The Linux 2.4 sender model (`SenderModel::Linux`) in every scenario above: the same
+    // spec with `[tcp] sender = "linux"`; the analyzer keeps the engine configuration as its
+    // model (it has no Linux-specific rules).
+    let linux: Vec<Case> = v
+        .iter()
+        .filter(|c| !c.name.ends_with("/frto"))
+        .map(|c| {
+            let t = TcpConfig { sender: SenderModel::Linux, ..c.tcp.clone() };
+            let mut spec = c.spec.clone();
+            for f in spec.flows.iter_mut() {
+                f.tcp = t.clone();
+            }
+            Case { name: Box::leak(format!("{}/linux", c.name).into_boxed_str()), spec, tcp: t }
+        })
+        .collect();
+    v.extend(linux);
     v
 }
 
