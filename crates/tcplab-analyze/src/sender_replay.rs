@@ -261,7 +261,7 @@ impl DirReplay {
             last_data_ns: 0,
             last_ack_ns: None,
             dupthresh_ack_ns: None,
-            ack_history: VecDeque::with_capacity(if pos == Position::Sender { 0 } else { ACK_HISTORY_LEN }),
+            ack_history: VecDeque::with_capacity(ACK_HISTORY_LEN),
             phase_exit: None,
             response_ns: None,
             last_tx_tsval: None,
@@ -509,6 +509,27 @@ impl DirReplay {
                 elapsed = horizon.saturating_sub(restart) * u64::from(silent_enough);
             }
         }
+        if self.pos == Position::Sender && start < self.snd_una {
+            // At the sender, a copy of bytes already acknowledged when it is captured left the
+            // TCP before the ACK that first covered them arrived (a sender does not resend
+            // what it knows delivered): it waited in a queue below the capture point (the
+            // host's own interface queue, e.g. a go-back-N burst after a timeout). Its cause
+            // is decided from the state as of that ACK's arrival, as away from the sender.
+            // The first remembered advance past `start` is the one that covered it only when
+            // an earlier advance is remembered too (or none was forgotten).
+            let i = self.ack_history.iter().position(|&(_, a)| a > start);
+            let known = i.is_some_and(|i| i > 0 || self.ack_history.len() < ACK_HISTORY_LEN);
+            if let Some(&(h, _)) = i.filter(|_| known).and_then(|i| self.ack_history.get(i)) {
+                if let Some((t, prev)) = self.phase_exit {
+                    if phase == PhaseKind::Open && t >= h {
+                        phase = prev;
+                    }
+                }
+                if let Some(&(_, u)) = self.ack_history.iter().rev().find(|&&(t, _)| t < h) {
+                    una = u;
+                }
+            }
+        }
         let input = CauseInput {
             phase,
             at_una: start <= una,
@@ -659,12 +680,10 @@ impl DirReplay {
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.timer_restart_ns = now;
             self.restart_by_ack = true;
-            if self.pos != Position::Sender {
-                if self.ack_history.len() == ACK_HISTORY_LEN {
-                    self.ack_history.pop_front();
-                }
-                self.ack_history.push_back((now, ack));
+            if self.ack_history.len() == ACK_HISTORY_LEN {
+                self.ack_history.pop_front();
             }
+            self.ack_history.push_back((now, ack));
             self.sacked.retain(|&(_, r)| r > ack);
             for s in self.sacked.iter_mut() {
                 s.0 = s.0.max(ack);

@@ -463,3 +463,27 @@ fn in_the_middle_a_hole_filler_whose_original_never_passed_was_needed() {
     assert_eq!((r.r.spurious, r.r.evidence), (Some(false), Evidence::OriginalNotSeen));
     assert_eq!(r.r.detection_ns, None);
 }
+
+#[test]
+fn at_the_sender_a_go_back_n_copy_queued_past_the_ack_that_covers_it_is_still_a_timeout() {
+    // A timeout, then a burst of ACKs (held on the path by a delay spike): the TCP answers
+    // the first (partial) ACK with go-back-N copies of segments 2 and 3, which wait in the
+    // host's interface queue and are captured only after the next ACK has covered them and
+    // ended the timeout recovery. A sender never resends what it knows delivered, so they
+    // left it before that ACK: timeout retransmissions (found in the corpus, delay spikes
+    // on the ACK path: 239 such copies were `unknown` at the sender).
+    let mut s = Script::new(true, true);
+    for k in 0..6 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.data(1202, 1, 1202);
+    s.ack(1300, 2, 1300, 102, &[]);
+    s.ack(1301, 6, 1301, 105, &[]);
+    s.data(1302, 2, 1300);
+    s.data(1303, 3, 1300);
+    let a = analyze_one(&s.write("queued-go-back-n"));
+    let causes: Vec<Cause> = a.retransmissions.iter().map(|r| r.r.cause).collect();
+    assert_eq!(causes, vec![Cause::Rto, Cause::Rto, Cause::Rto]);
+    assert!(a.retransmissions[1..].iter().all(|r| r.r.spurious == Some(true)));
+}
