@@ -194,8 +194,8 @@ impl<'a> Sim<'a> {
             let writer = PcapLinkWriter::create(path)
                 .map_err(|source| SimError::PcapCreate { path: path.clone(), source })?;
             let idx = captures.len() as u32;
-            links[2 * i].capture = Some(idx);
-            links[2 * i + 1].capture = Some(idx);
+            links[2 * i].set_capture(idx);
+            links[2 * i + 1].set_capture(idx);
             captures.push(Capture { path: path.clone(), writer });
         }
         let mut endpoints = Vec::with_capacity(spec.flows.len() * 2);
@@ -439,7 +439,7 @@ impl<'a> Sim<'a> {
                 p.link_dir = dir;
                 p.lost = lost;
                 let flow = p.flow;
-                let captured = link.capture.is_some();
+                let captured = link.captured();
                 let head = !lost && link.push_arrival(arrive, id);
                 if captured {
                     self.push(start, Event::CaptureTx(id));
@@ -470,7 +470,7 @@ impl<'a> Sim<'a> {
     fn on_capture(&mut self, id: PacketId) -> Result<(), SimError> {
         let p = *self.packets.get(id);
         let link = &self.links[p.link_dir as usize];
-        let Some(c) = link.capture else { return Ok(()) };
+        let Some(c) = link.capture() else { return Ok(()) };
         let (src, dst) = (self.endpoints[2 * p.flow as usize].node, self.endpoints[2 * p.flow as usize + 1].node);
         let (src, dst) = if p.from_client { (src, dst) } else { (dst, src) };
         let wire = WirePacket {
