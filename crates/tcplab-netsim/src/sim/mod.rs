@@ -26,7 +26,7 @@
 //!
 //! Packets in flight on a link direction arrive in the order they were sent (FIFO
 //! transmitter, constant delay), so each direction keeps them in its own FIFO
-//! (`LinkDirState::in_flight`) and only the head has an entry in the event heap. The heap then
+//! (`LinkDirState`: the head inline, the rest in `in_flight`) and only the head has an entry in the event heap. The heap then
 //! holds about one entry per busy link direction and per endpoint instead of one per packet in
 //! flight (thousands at 1 Gb/s × 44 ms), which more than halved the time spent in heap
 //! operations. The queue itself is a radix heap whose cost per event does not grow with the
