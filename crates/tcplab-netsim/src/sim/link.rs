@@ -56,27 +56,48 @@ pub enum Admit {
 }
 
 /// State of one link direction.
+///
+/// Field order is the memory layout (`repr(C)`, 64-byte aligned, one cache line per group):
+/// with 1000 flows there are 4004 directions and most of them are touched once per packet,
+/// cold. An arrival (`pop_arrival`, `next_arrival`, `to`) touches only line 0 when at most
+/// one packet is in flight behind the head (the usual case on access links); a transmission
+/// (`admit`, `push_arrival`, `captured`) lines 0 and 1, plus the queue when packets wait.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct LinkDirState {
-    pub from: u32,
-    pub to: u32,
-    pub bandwidth: Bandwidth,
-    pub delay: SimDuration,
-    busy_until: SimTime,
-    pub queue: DropTail,
-    pub loss: LossModel,
-    pub stats: DirStats,
-    /// Index of the pcap writer capturing this link, if any.
-    pub capture: Option<u32>,
-    /// Packets propagating (or being serialised), with their arrival times, in order.
+    // Line 0: arrival and transmission.
+    /// Packets propagating (or being serialised) behind the head, with their arrival times,
+    /// in order.
     in_flight: VecDeque<(SimTime, PacketId)>,
+    /// The first packet in flight (`NO_PACKET`: none; then `in_flight` is empty).
+    head_at: SimTime,
+    head_id: PacketId,
+    pub to: u32,
+    busy_until: SimTime,
+    pub delay: SimDuration,
+    // Line 1: transmission.
+    /// The last serialisation time computed and the wire length it is for (0: none): a
+    /// direction carries mostly one packet size (full data segments one way, ACKs the other),
+    /// and `Bandwidth::tx_time` is a 128-bit division (`__udivti3`, ~4 % of a 10 × 1 Gb/s run).
+    memo_tx: SimDuration,
+    memo_len: u32,
+    /// `capture.is_some()`, here for the transmit path.
+    captured: bool,
+    pub stats: DirStats,
     /// Delay spikes and bandwidth changes; `None` for a plain link.
     pub dynamics: Option<Box<Dynamics>>,
-    /// The last (wire length, serialisation time) computed: a direction carries mostly one
-    /// packet size (full data segments one way, ACKs the other), and `Bandwidth::tx_time` is
-    /// a 128-bit division (`__udivti3`, ~4 % of a 10 × 1 Gb/s run).
-    tx_memo: Option<(u32, SimDuration)>,
+    /// The loss model, out of line; `None` for `LossModel::None` (never drops, no state).
+    pub loss: Option<Box<LossModel>>,
+    // Cold: rarely read.
+    /// Index of the pcap writer capturing this link, if any (set with `set_capture`).
+    capture: Option<u32>,
+    pub from: u32,
+    pub bandwidth: Bandwidth,
+    pub queue: DropTail,
 }
+
+/// `LinkDirState::head_id` when no packet is in flight (arena ids are far below).
+const NO_PACKET: PacketId = PacketId::MAX;
 
 /// The time-varying parts of one link direction.
 #[derive(Clone, Debug)]
@@ -128,12 +149,19 @@ impl LinkDirState {
             delay: spec.delay,
             busy_until: SimTime::ZERO,
             queue: DropTail::new(limit),
-            loss: LossModel::new(loss, seed, link, dir),
+            loss: match LossModel::new(loss, seed, link, dir) {
+                LossModel::None => None,
+                m => Some(Box::new(m)),
+            },
             stats: DirStats::default(),
             capture: None,
             in_flight: VecDeque::new(),
+            head_at: SimTime::ZERO,
+            head_id: NO_PACKET,
             dynamics: None,
-            tx_memo: None,
+            memo_tx: SimDuration::ZERO,
+            memo_len: 0,
+            captured: false,
         }
     }
 
@@ -179,7 +207,7 @@ impl LinkDirState {
         self.busy_until = done;
         self.stats.packets += 1;
         self.stats.bytes += len;
-        let lost = self.loss.should_drop(flow, payload, start);
+        let lost = self.loss.as_deref_mut().is_some_and(|m| m.should_drop(flow, payload, start));
         if lost {
             self.stats.drops_loss += 1;
         }
@@ -193,13 +221,13 @@ impl LinkDirState {
     /// Serialisation time of `wire_len` bytes (memoised for the last size).
     #[inline]
     fn tx_time(&mut self, wire_len: u32) -> SimDuration {
-        match self.tx_memo {
-            Some((len, t)) if len == wire_len => t,
-            _ => {
-                let t = self.bandwidth.tx_time(u64::from(wire_len));
-                self.tx_memo = Some((wire_len, t));
-                t
-            }
+        // wire_len ≥ the IPv4 header, so 0 never matches.
+        if self.memo_len == wire_len {
+            self.memo_tx
+        } else {
+            let t = self.bandwidth.tx_time(u64::from(wire_len));
+            (self.memo_len, self.memo_tx) = (wire_len, t);
+            t
         }
     }
 
@@ -207,24 +235,46 @@ impl LinkDirState {
     /// must schedule the arrival event).
     #[inline]
     pub fn push_arrival(&mut self, arrive: SimTime, id: PacketId) -> bool {
-        debug_assert!(self.in_flight.back().is_none_or(|&(t, _)| t <= arrive), "arrivals out of order");
+        if self.head_id == NO_PACKET {
+            (self.head_at, self.head_id) = (arrive, id);
+            return true;
+        }
+        debug_assert!(self.in_flight.back().map_or(self.head_at, |&(t, _)| t) <= arrive, "arrivals out of order");
         self.in_flight.push_back((arrive, id));
-        self.in_flight.len() == 1
+        false
     }
 
     /// Removes the head packet (its arrival time has come).
     #[inline]
     pub fn pop_arrival(&mut self) -> PacketId {
-        match self.in_flight.pop_front() {
-            Some((_, id)) => id,
-            None => unreachable!("an arrival event without a packet in flight"),
-        }
+        let id = self.head_id;
+        assert!(id != NO_PACKET, "an arrival event without a packet in flight");
+        (self.head_at, self.head_id) = self.in_flight.pop_front().unwrap_or((SimTime::ZERO, NO_PACKET));
+        id
     }
 
     /// Arrival time of the next packet, if any.
     #[inline]
     pub fn next_arrival(&self) -> Option<SimTime> {
-        self.in_flight.front().map(|&(t, _)| t)
+        (self.head_id != NO_PACKET).then_some(self.head_at)
+    }
+
+    /// Index of the pcap writer capturing this link, if any.
+    #[inline]
+    pub fn capture(&self) -> Option<u32> {
+        self.capture
+    }
+
+    /// Captures this direction with pcap writer `idx`.
+    pub fn set_capture(&mut self, idx: u32) {
+        self.capture = Some(idx);
+        self.captured = true;
+    }
+
+    /// Whether this direction is captured (`capture().is_some()`, on the transmit line).
+    #[inline]
+    pub fn captured(&self) -> bool {
+        self.captured
     }
 }
 
@@ -275,6 +325,32 @@ mod tests {
         for len in [1500, 1500, 52, 1500, 64, 64] {
             assert_eq!(d.tx_time(len), d.bandwidth.tx_time(u64::from(len)), "{len} B");
         }
+    }
+
+    #[test]
+    fn the_layout_keeps_arrival_and_transmit_fields_in_two_lines() {
+        assert_eq!(std::mem::align_of::<LinkDirState>(), 64);
+        assert_eq!(std::mem::offset_of!(LinkDirState, delay), 56);
+        assert_eq!(std::mem::offset_of!(LinkDirState, loss), 120);
+    }
+
+    #[test]
+    fn in_flight_packets_arrive_in_order_through_the_inline_head() {
+        let mut d = LinkDirState::new(&spec(QueueLimit::Packets(10)), 0, 0, 1);
+        assert_eq!(d.next_arrival(), None);
+        assert!(d.push_arrival(SimTime(10), 1));
+        assert!(!d.push_arrival(SimTime(20), 2));
+        assert!(!d.push_arrival(SimTime(30), 3));
+        assert_eq!(d.next_arrival(), Some(SimTime(10)));
+        assert_eq!(d.pop_arrival(), 1);
+        assert_eq!(d.next_arrival(), Some(SimTime(20)));
+        assert_eq!(d.pop_arrival(), 2);
+        assert!(!d.push_arrival(SimTime(40), 4));
+        assert_eq!(d.pop_arrival(), 3);
+        assert_eq!(d.pop_arrival(), 4);
+        assert_eq!(d.next_arrival(), None);
+        assert!(d.push_arrival(SimTime(50), 5));
+        assert_eq!(d.pop_arrival(), 5);
     }
 
     #[test]

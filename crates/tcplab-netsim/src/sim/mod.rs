@@ -26,7 +26,7 @@
 //!
 //! Packets in flight on a link direction arrive in the order they were sent (FIFO
 //! transmitter, constant delay), so each direction keeps them in its own FIFO
-//! (`LinkDirState::in_flight`) and only the head has an entry in the event heap. The heap then
+//! (`LinkDirState`: the head inline, the rest in `in_flight`) and only the head has an entry in the event heap. The heap then
 //! holds about one entry per busy link direction and per endpoint instead of one per packet in
 //! flight (thousands at 1 Gb/s × 44 ms), which more than halved the time spent in heap
 //! operations. The queue itself is a radix heap whose cost per event does not grow with the
@@ -194,8 +194,8 @@ impl<'a> Sim<'a> {
             let writer = PcapLinkWriter::create(path)
                 .map_err(|source| SimError::PcapCreate { path: path.clone(), source })?;
             let idx = captures.len() as u32;
-            links[2 * i].capture = Some(idx);
-            links[2 * i + 1].capture = Some(idx);
+            links[2 * i].set_capture(idx);
+            links[2 * i + 1].set_capture(idx);
             captures.push(Capture { path: path.clone(), writer });
         }
         let mut endpoints = Vec::with_capacity(spec.flows.len() * 2);
@@ -439,7 +439,7 @@ impl<'a> Sim<'a> {
                 p.link_dir = dir;
                 p.lost = lost;
                 let flow = p.flow;
-                let captured = link.capture.is_some();
+                let captured = link.captured();
                 let head = !lost && link.push_arrival(arrive, id);
                 if captured {
                     self.push(start, Event::CaptureTx(id));
@@ -470,7 +470,7 @@ impl<'a> Sim<'a> {
     fn on_capture(&mut self, id: PacketId) -> Result<(), SimError> {
         let p = *self.packets.get(id);
         let link = &self.links[p.link_dir as usize];
-        let Some(c) = link.capture else { return Ok(()) };
+        let Some(c) = link.capture() else { return Ok(()) };
         let (src, dst) = (self.endpoints[2 * p.flow as usize].node, self.endpoints[2 * p.flow as usize + 1].node);
         let (src, dst) = if p.from_client { (src, dst) } else { (dst, src) };
         let wire = WirePacket {
