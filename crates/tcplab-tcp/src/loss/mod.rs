@@ -119,3 +119,22 @@ pub(crate) fn dupacks_of(phase: RecoveryPhase) -> u32 {
         _ => 0,
     }
 }
+
+/// The decision outside recovery (Open / Disorder), shared by every detector: an ACK that
+/// advances SND.UNA is `Advance`; a duplicate ACK counts towards DupThresh and enters
+/// recovery on reaching it (RFC 5681 §3.2 step 2, RFC 6675 §5 (1)) or when `enter_anyway`
+/// holds (RFC 6675 §5 (2): IsLost(HighACK+1)); anything else changes nothing.
+pub(crate) fn open_or_disorder(ev: &LossAckEvent, enter_anyway: bool) -> LossDecision {
+    if ev.bytes_acked > 0 {
+        return LossDecision::Advance;
+    }
+    if !ev.is_dupack {
+        return LossDecision::None;
+    }
+    let dupacks = dupacks_of(ev.phase) + 1;
+    if dupacks >= ev.dupack_threshold || enter_anyway {
+        LossDecision::EnterRecovery
+    } else {
+        LossDecision::Dupack { dupacks }
+    }
+}

@@ -1,7 +1,7 @@
 //! RFC 5681 §3.2 fast retransmit on `dupack_threshold` duplicate ACKs, with RFC 6582 NewReno
 //! fast recovery (partial / full ACK handling; window arithmetic lives in `cc::reno`).
 
-use super::{dupacks_of, in_recovery_or_loss, LossAckEvent, LossDecision, LossDetector};
+use super::{in_recovery_or_loss, open_or_disorder, LossAckEvent, LossDecision, LossDetector};
 use crate::cc::RecoveryStyle;
 
 /// Duplicate-ACK threshold + NewReno.
@@ -13,19 +13,8 @@ impl LossDetector for NewRenoDetector {
         if let Some(d) = in_recovery_or_loss(ev) {
             return d;
         }
-        if ev.bytes_acked > 0 {
-            return LossDecision::Advance;
-        }
-        if !ev.is_dupack {
-            return LossDecision::None;
-        }
-        let dupacks = dupacks_of(ev.phase) + 1;
         // RFC 5681 §3.2 step 2: "When the third duplicate ACK is received..."
-        if dupacks >= ev.dupack_threshold {
-            LossDecision::EnterRecovery
-        } else {
-            LossDecision::Dupack { dupacks }
-        }
+        open_or_disorder(ev, false)
     }
     fn style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno

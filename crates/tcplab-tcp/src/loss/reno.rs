@@ -13,7 +13,7 @@
 //! SMSS), equals ssthresh whenever FlightSize ≥ ssthresh (the usual case after a partial ACK)
 //! and avoids a burst otherwise; tcplab uses it for Reno too.
 
-use super::{dupacks_of, LossAckEvent, LossDecision, LossDetector, RecoveryPhase};
+use super::{open_or_disorder, LossAckEvent, LossDecision, LossDetector, RecoveryPhase};
 use crate::cc::RecoveryStyle;
 
 /// Duplicate-ACK threshold + Reno fast recovery.
@@ -46,18 +46,8 @@ impl LossDetector for RenoDetector {
             }
             _ => {}
         }
-        if ev.bytes_acked > 0 {
-            return LossDecision::Advance;
-        }
-        if !ev.is_dupack {
-            return LossDecision::None;
-        }
-        let dupacks = dupacks_of(ev.phase) + 1;
-        if dupacks >= ev.dupack_threshold {
-            LossDecision::EnterRecovery
-        } else {
-            LossDecision::Dupack { dupacks }
-        }
+        // RFC 5681 §3.2 step 2: fast retransmit on the DupThresh-th duplicate ACK.
+        open_or_disorder(ev, false)
     }
     fn style(&self) -> RecoveryStyle {
         RecoveryStyle::NewReno

@@ -12,7 +12,7 @@
 //! --example spurious_scan`). Linux avoids it (a segment marked SACKED_RETRANS is not resent
 //! until it is deemed lost again); that belongs to the Linux sender model, not to RFC 6675.
 
-use super::{dupacks_of, in_recovery_or_loss, LossAckEvent, LossDecision, LossDetector};
+use super::{in_recovery_or_loss, open_or_disorder, LossAckEvent, LossDecision, LossDetector};
 use crate::cc::RecoveryStyle;
 
 /// RFC 6675 entry rules.
@@ -29,21 +29,9 @@ impl LossDetector for Rfc6675Detector {
         // [when] the TCP is not currently in loss recovery" (steps (1)-(4)), so a cumulative
         // ACK never starts a recovery -- not even the one that ends the previous recovery while
         // IsLost(HighACK+1) holds: the next duplicate ACK decides.
-        if ev.bytes_acked > 0 {
-            return LossDecision::Advance;
-        }
-        if !ev.is_dupack {
-            return LossDecision::None;
-        }
-        let dupacks = dupacks_of(ev.phase) + 1;
-        // RFC 6675 §5 (1): DupAcks >= DupThresh -> step (4);
-        // (2): DupAcks < DupThresh but IsLost(HighACK + 1) -> step (4).
-        if dupacks >= ev.dupack_threshold || ev.front_is_lost {
-            LossDecision::EnterRecovery
-        } else {
-            // RFC 6675 §5 (3): Limited Transmit MAY be used.
-            LossDecision::Dupack { dupacks }
-        }
+        // RFC 6675 §5 (1): DupAcks >= DupThresh -> step (4); (2): DupAcks < DupThresh but
+        // IsLost(HighACK + 1) -> step (4); (3): otherwise Limited Transmit MAY be used.
+        open_or_disorder(ev, ev.front_is_lost)
     }
     fn style(&self) -> RecoveryStyle {
         RecoveryStyle::Sack
