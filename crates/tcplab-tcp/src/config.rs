@@ -133,18 +133,24 @@ pub struct RtoConfig {
     pub k: Ratio,
 }
 
+impl RtoConfig {
+    /// RFC 6298's parameters ((2.1)-(2.5), alpha = 1/8, beta = 1/4, K = 4) with a 1 ms clock
+    /// granularity G. Profiles start from it and change what their source says.
+    pub const RFC6298: RtoConfig = RtoConfig {
+        initial: RFC6298_INITIAL_RTO,
+        min: RFC6298_MIN_RTO,
+        max: RFC6298_MAX_RTO,
+        granularity: SimDuration::from_millis(1),
+        gain_a: RFC6298_GAIN_A,
+        gain_b: RFC6298_GAIN_B,
+        m: RFC6298_M,
+        k: RFC6298_K,
+    };
+}
+
 impl Default for RtoConfig {
     fn default() -> Self {
-        RtoConfig {
-            initial: RFC6298_INITIAL_RTO,
-            min: RFC6298_MIN_RTO,
-            max: RFC6298_MAX_RTO,
-            granularity: SimDuration::from_millis(1),
-            gain_a: RFC6298_GAIN_A,
-            gain_b: RFC6298_GAIN_B,
-            m: RFC6298_M,
-            k: RFC6298_K,
-        }
+        RtoConfig::RFC6298
     }
 }
 

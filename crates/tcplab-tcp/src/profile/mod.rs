@@ -34,8 +34,8 @@
 use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
 use crate::config::{
     DupAckThreshold, InitialWindow, Ratio, StartupConfig, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
-    DEFAULT_DELAYED_ACK_TIMEOUT, DUPACK_THRESHOLD, RFC6298_GAIN_A, RFC6298_GAIN_B, RFC6298_INITIAL_RTO,
-    RFC6298_K, RFC6298_M, RFC6298_MAX_RTO, RFC6298_MIN_RTO,
+    DEFAULT_DELAYED_ACK_TIMEOUT, DUPACK_THRESHOLD, RFC6298_GAIN_A, RFC6298_GAIN_B,
+    RFC6298_K, RFC6298_M,
 };
 use crate::rtt::{decoupled, freebsd, linux, solaris, windows};
 use tcplab_time::SimDuration;
@@ -137,16 +137,7 @@ const BSD_RTO: RtoConfig = RtoConfig {
     k: RFC6298_K,
 };
 
-const RFC_RTO: RtoConfig = RtoConfig {
-    initial: RFC6298_INITIAL_RTO,
-    min: RFC6298_MIN_RTO,
-    max: RFC6298_MAX_RTO,
-    granularity: SimDuration::from_millis(1),
-    gain_a: RFC6298_GAIN_A,
-    gain_b: RFC6298_GAIN_B,
-    m: RFC6298_M,
-    k: RFC6298_K,
-};
+const RFC_RTO: RtoConfig = RtoConfig::RFC6298;
 
 const LINUX_2_4_RTO: RtoConfig = RtoConfig {
     initial: linux::TCP_TIMEOUT_INIT,

@@ -11,7 +11,7 @@
 
 use super::Rfc6298;
 use crate::clock::MeasurementClock;
-use crate::config::{RtoConfig, RFC6298_GAIN_A, RFC6298_GAIN_B, RFC6298_K, RFC6298_M};
+use crate::config::RtoConfig;
 use tcplab_time::SimDuration;
 
 /// 003 Table I: FreeBSD timer granularity 10 ms.
@@ -32,10 +32,7 @@ pub const fn table_i() -> RtoConfig {
         min: FREEBSD_MIN_RTO,
         max: FREEBSD_MAX_RTO,
         granularity: FREEBSD_GRANULARITY,
-        gain_a: RFC6298_GAIN_A,
-        gain_b: RFC6298_GAIN_B,
-        m: RFC6298_M,
-        k: RFC6298_K,
+        ..RtoConfig::RFC6298
     }
 }
 

@@ -8,7 +8,7 @@
 
 use super::Rfc6298;
 use crate::clock::MeasurementClock;
-use crate::config::{Ratio, RtoConfig, RFC6298_GAIN_A, RFC6298_GAIN_B, RFC6298_K};
+use crate::config::{Ratio, RtoConfig};
 use tcplab_time::SimDuration;
 
 /// 003 Table I: Solaris timer granularity 10 ms.
@@ -31,10 +31,8 @@ pub const fn table_i() -> RtoConfig {
         min: SOLARIS_MIN_RTO,
         max: SOLARIS_MAX_RTO,
         granularity: SOLARIS_GRANULARITY,
-        gain_a: RFC6298_GAIN_A,
-        gain_b: RFC6298_GAIN_B,
         m: SOLARIS_M,
-        k: RFC6298_K,
+        ..RtoConfig::RFC6298
     }
 }
 

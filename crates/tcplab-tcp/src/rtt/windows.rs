@@ -12,7 +12,7 @@
 
 use super::Rfc6298;
 use crate::clock::MeasurementClock;
-use crate::config::{RtoConfig, RFC6298_GAIN_A, RFC6298_GAIN_B, RFC6298_K, RFC6298_M};
+use crate::config::RtoConfig;
 use tcplab_time::SimDuration;
 
 /// 003 Table I: Windows timer granularity 100 ms.
@@ -33,10 +33,7 @@ pub const fn table_i() -> RtoConfig {
         min: WINDOWS_MIN_RTO,
         max: WINDOWS_MAX_RTO,
         granularity: WINDOWS_GRANULARITY,
-        gain_a: RFC6298_GAIN_A,
-        gain_b: RFC6298_GAIN_B,
-        m: RFC6298_M,
-        k: RFC6298_K,
+        ..RtoConfig::RFC6298
     }
 }
 
