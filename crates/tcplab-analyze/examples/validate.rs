@@ -1,6 +1,6 @@
 //! Validation against simulated captures with exact ground truth (docs/validation.md).
 //!
-//! `cargo run --release -p tcplab-analyze --example validate [-- --verbose] [-- --only NAME]`
+//! `cargo run --release -p tcplab-analyze --example validate [-- --verbose] [-- --only NAME|=NAME]`
 //! prints one row per scenario × vantage: retransmissions in the truth / found / matched,
 //! cause accuracy, spurious precision and recall, and the undecided counts. Captures are
 //! written to a temporary directory and removed afterwards.
@@ -24,7 +24,8 @@ fn main() {
     let mut total = corpus::Score::default();
     let mut per_vantage: Vec<(&str, corpus::Score)> = corpus::VANTAGES.iter().map(|(v, _)| (*v, corpus::Score::default())).collect();
     for case in corpus::cases() {
-        if only.as_deref().is_some_and(|o| !case.name.contains(o)) {
+        // `--only NAME` keeps the cases whose name contains NAME; `--only =NAME` the one named.
+        if only.as_deref().is_some_and(|o| o.strip_prefix('=').map_or(!case.name.contains(o), |exact| case.name != exact)) {
             continue;
         }
         let truth = corpus::simulate(&case, &dir, 1);

@@ -17,7 +17,9 @@
 //!    partial-ACK retransmissions).
 //! 3. Outside recovery: DupThresh duplicate ACKs seen (RFC 5681 §3.2 step 2), or, with SACK,
 //!    more than (DupThresh-1)*SMSS bytes SACKed above SND.UNA (RFC 6675 §4 IsLost, §5 step 4)
-//!    → `fast_retransmit`; else elapsed ≥ the minimum RTO fraction → `rto`; else, when the
+//!    → `fast_retransmit`; else elapsed ≥ the minimum RTO fraction → `rto` (where the timer
+//!    cannot be read — away from the sender without timestamps — a retransmission of SND.UNA
+//!    with no fast-retransmit trigger is `rto` when the model has no other trigger); else, when the
 //!    model has tail loss probes and this is the highest segment sent with no duplicate ACK
 //!    (RFC 8985 §7.3) → `tlp`; else `unknown` (never a guess).
 
@@ -82,6 +84,9 @@ pub struct CauseInput {
     /// Ends at the highest sequence number sent.
     pub is_tail: bool,
     pub tlp_model: bool,
+    /// The timer cannot be read here: away from the sender without timestamps, the time
+    /// the sender waited is hidden by the queueing between it and the capture point.
+    pub timer_unobservable: bool,
 }
 
 /// The decision, and whether it starts a new loss episode (a new "loss detection" in the
@@ -91,39 +96,52 @@ pub struct CauseDecision {
     pub cause: Cause,
     pub new_episode: bool,
     pub next_phase: PhaseKind,
+    /// This retransmission is the timer's expiry itself (RFC 6298 (5.4)): the first of a
+    /// timeout recovery or a backed-off repeat (5.5). Only then does the timer restart with
+    /// it (5.6); go-back-N followers are sent while the timer runs (5.1 does not restart it).
+    pub timer_expiry: bool,
 }
 
 fn timer_could_have_fired(i: &CauseInput) -> bool {
     i.elapsed_ns as f64 >= RTO_ELAPSED_FRACTION * i.min_rto_ns as f64
 }
 
+/// Rule 3's elimination where the timer cannot be read: the capture sees every duplicate
+/// ACK and SACK block the sender can have seen (ACKs lost beyond the capture point only
+/// remove some), so with too few for a fast retransmit, a retransmission of SND.UNA by a
+/// sender whose model has no other trigger (no tail loss probe) was sent by its timer.
+fn timeout_by_elimination(i: &CauseInput) -> bool {
+    i.timer_unobservable && i.at_una && !i.tlp_model
+}
+
 /// Applies the rules of the module documentation.
 pub fn classify_cause(i: &CauseInput) -> CauseDecision {
-    let keep = |cause| CauseDecision { cause, new_episode: false, next_phase: i.phase };
+    let keep = |cause| CauseDecision { cause, new_episode: false, next_phase: i.phase, timer_expiry: false };
+    let start = |cause, next_phase| CauseDecision { cause, new_episode: true, next_phase, timer_expiry: cause == Cause::Rto };
     match i.phase {
         PhaseKind::Timeout => {
             if i.at_una && timer_could_have_fired(i) {
                 // A backed-off repeat (RFC 6298 (5.5)): same episode, still rto.
-                return keep(Cause::Rto);
+                return CauseDecision { timer_expiry: true, ..keep(Cause::Rto) };
             }
             keep(Cause::Rto)
         }
         PhaseKind::Recovery => {
             if i.at_una && timer_could_have_fired(i) {
-                CauseDecision { cause: Cause::Rto, new_episode: true, next_phase: PhaseKind::Timeout }
+                start(Cause::Rto, PhaseKind::Timeout)
             } else {
                 keep(Cause::SackRecovery)
             }
         }
         PhaseKind::Open => {
             if i.dupacks >= i.dupack_threshold || i.sack_lost {
-                CauseDecision { cause: Cause::FastRetransmit, new_episode: true, next_phase: PhaseKind::Recovery }
-            } else if timer_could_have_fired(i) {
-                CauseDecision { cause: Cause::Rto, new_episode: true, next_phase: PhaseKind::Timeout }
+                start(Cause::FastRetransmit, PhaseKind::Recovery)
+            } else if timer_could_have_fired(i) || timeout_by_elimination(i) {
+                start(Cause::Rto, PhaseKind::Timeout)
             } else if i.tlp_model && i.is_tail && i.dupacks == 0 {
-                CauseDecision { cause: Cause::Tlp, new_episode: true, next_phase: PhaseKind::Open }
+                start(Cause::Tlp, PhaseKind::Open)
             } else {
-                CauseDecision { cause: Cause::Unknown, new_episode: true, next_phase: PhaseKind::Open }
+                start(Cause::Unknown, PhaseKind::Open)
             }
         }
     }
@@ -146,6 +164,7 @@ mod tests {
             min_rto_ns: S,
             is_tail: false,
             tlp_model: false,
+            timer_unobservable: false,
         }
     }
 
@@ -173,7 +192,9 @@ mod tests {
     #[test]
     fn go_back_n_after_a_timeout_stays_rto_in_the_same_episode() {
         let d = classify_cause(&CauseInput { phase: PhaseKind::Timeout, at_una: false, ..open() });
-        assert_eq!(d, CauseDecision { cause: Cause::Rto, new_episode: false, next_phase: PhaseKind::Timeout });
+        assert_eq!(d, CauseDecision { cause: Cause::Rto, new_episode: false, next_phase: PhaseKind::Timeout, timer_expiry: false });
+        let repeat = classify_cause(&CauseInput { phase: PhaseKind::Timeout, elapsed_ns: 2 * S, ..open() });
+        assert!(repeat.timer_expiry && !repeat.new_episode, "a backed-off repeat restarts the timer");
     }
 
     #[test]
@@ -195,5 +216,16 @@ mod tests {
         assert_eq!(classify_cause(&CauseInput { elapsed_ns: S / 4, ..open() }).cause, Cause::Unknown);
         let tlp = CauseInput { elapsed_ns: S / 4, is_tail: true, tlp_model: true, ..open() };
         assert_eq!(classify_cause(&tlp).cause, Cause::Tlp);
+    }
+
+    #[test]
+    fn where_the_timer_cannot_be_read_only_the_timer_explains_a_lone_retransmission_of_snd_una() {
+        let hidden = CauseInput { timer_unobservable: true, ..open() };
+        assert_eq!(classify_cause(&hidden).cause, Cause::Rto);
+        // Not of SND.UNA, or a model with another trigger: no deduction.
+        assert_eq!(classify_cause(&CauseInput { at_una: false, ..hidden }).cause, Cause::Unknown);
+        assert_eq!(classify_cause(&CauseInput { tlp_model: true, ..hidden }).cause, Cause::Unknown);
+        // The duplicate ACKs still decide first.
+        assert_eq!(classify_cause(&CauseInput { dupacks: 3, ..hidden }).cause, Cause::FastRetransmit);
     }
 }

@@ -477,57 +477,57 @@ impl DirReplay {
             || self.timestamps
             || !self.restart_by_ack
             || data_gap as f64 >= SILENCE_FRACTION * self.min_rto_ns as f64;
-        // Capture→sender→capture time: the handshake gap, or, when longer, the queueing read
-        // off TSval (the handshake gap may itself contain queueing, so the two are not
-        // added); without timestamps, the latest fast-retransmit response time when longer.
-        let mut upstream = self.upstream_base_ns.max(queueing);
+        // Capture→sender→capture time: the handshake gap (the queue-free way of an ACK from
+        // here to the sender and of its answer back) plus the queueing this segment met on
+        // its way here, read off TSval (relative to the quietest offset seen, so a queue
+        // already present at the handshake is not counted twice); without timestamps, the
+        // latest fast-retransmit response time when longer.
+        let mut upstream = self.upstream_base_ns.saturating_add(queueing);
         if self.pos != Position::Sender && !self.timestamps {
             upstream = upstream.max(self.response_ns.unwrap_or(0));
         }
         // Away from the sender, the sender sent this retransmission having seen only the ACKs
         // that passed here before `horizon` (its send time minus the ACKs' way to it):
         // the timer restart, SND.UNA and the recovery phase are taken as of then.
+        // The sender's view when it sent this retransmission: the ACKs that had passed here
+        // before `horizon`. Away from the sender, its send time minus the ACKs' way to it.
+        // Anywhere, a copy of bytes already acknowledged here left the TCP before the ACK
+        // that first covered them reached it (a sender does not resend what it knows
+        // delivered): at the sender it waited in a queue below the capture point (the host's
+        // interface queue, e.g. a go-back-N burst after a timeout); away from it, that ACK
+        // was held after it passed here (a delay spike on the ACK path). The first
+        // remembered advance past `start` is the covering one only when an earlier advance
+        // is remembered too (or none was forgotten).
+        // `sent` estimates the send time on this capture's clock; `horizon` bounds the ACKs
+        // the sender had seen. When the covering ACK was held beyond this point for a time
+        // nobody here can see, the sender's wait is unobservable (`ack_held`).
+        let sent = now.saturating_sub(upstream);
+        let mut horizon = sent;
+        let mut ack_held = false;
+        if start < self.snd_una {
+            let i = self.ack_history.iter().position(|&(_, a)| a > start);
+            let known = i.is_some_and(|i| i > 0 || self.ack_history.len() < ACK_HISTORY_LEN);
+            if let Some(&(h, _)) = i.filter(|_| known).and_then(|i| self.ack_history.get(i)) {
+                horizon = horizon.min(h.saturating_sub(1));
+                ack_held = self.pos != Position::Sender;
+            }
+        }
         let mut phase = self.phase;
         let mut una = self.snd_una;
         let mut elapsed = now.saturating_sub(self.timer_restart_ns) * u64::from(silent_enough);
-        if self.pos != Position::Sender {
-            let horizon = now.saturating_sub(upstream);
+        if horizon < now {
             if let Some((t, prev)) = self.phase_exit {
                 if phase == PhaseKind::Open && t > horizon {
                     phase = prev;
                 }
             }
-            if self.restart_by_ack {
-                let seen = self.ack_history.iter().rev().find(|&&(t, _)| t <= horizon).copied();
-                let restart = match seen {
-                    Some((t, u)) if t < self.timer_restart_ns => {
-                        una = u;
-                        t
-                    }
-                    _ => self.timer_restart_ns,
-                };
-                elapsed = horizon.saturating_sub(restart) * u64::from(silent_enough);
+            let seen = self.ack_history.iter().rev().find(|&&(t, _)| t <= horizon).copied();
+            if let Some((_, u)) = seen {
+                una = una.min(u);
             }
-        }
-        if self.pos == Position::Sender && start < self.snd_una {
-            // At the sender, a copy of bytes already acknowledged when it is captured left the
-            // TCP before the ACK that first covered them arrived (a sender does not resend
-            // what it knows delivered): it waited in a queue below the capture point (the
-            // host's own interface queue, e.g. a go-back-N burst after a timeout). Its cause
-            // is decided from the state as of that ACK's arrival, as away from the sender.
-            // The first remembered advance past `start` is the one that covered it only when
-            // an earlier advance is remembered too (or none was forgotten).
-            let i = self.ack_history.iter().position(|&(_, a)| a > start);
-            let known = i.is_some_and(|i| i > 0 || self.ack_history.len() < ACK_HISTORY_LEN);
-            if let Some(&(h, _)) = i.filter(|_| known).and_then(|i| self.ack_history.get(i)) {
-                if let Some((t, prev)) = self.phase_exit {
-                    if phase == PhaseKind::Open && t >= h {
-                        phase = prev;
-                    }
-                }
-                if let Some(&(_, u)) = self.ack_history.iter().rev().find(|&&(t, _)| t < h) {
-                    una = u;
-                }
+            if self.restart_by_ack && self.pos != Position::Sender {
+                let restart = seen.map(|(t, _)| t).filter(|&t| t < self.timer_restart_ns).unwrap_or(self.timer_restart_ns);
+                elapsed = sent.saturating_sub(restart) * u64::from(silent_enough);
             }
         }
         let input = CauseInput {
@@ -541,6 +541,7 @@ impl DirReplay {
             min_rto_ns: self.min_rto_ns,
             is_tail: rend >= self.snd_max,
             tlp_model: self.tlp_model,
+            timer_unobservable: !silent_enough || ack_held,
         };
         let d = classify_cause(&input);
         if d.cause == Cause::FastRetransmit && self.dupacks >= self.dupack_threshold {
@@ -554,9 +555,26 @@ impl DirReplay {
             self.episodes.push_back(Episode { id, detect_ns: now, recover: self.snd_max, recovery_ns: None });
             self.cur_episode = Some(id);
         }
-        self.phase = d.next_phase;
-        if d.cause == Cause::Rto {
-            // RFC 6298 (5.5)-(5.6): the timer restarts (backed off) with the retransmission.
+        // A decision taken on the phase as it was before an exit the sender had not yet seen
+        // (`phase_exit` above) belongs to the episode that has since ended: the replay stays
+        // in the phase it is in now. Carrying that episode's phase forward would keep, e.g.,
+        // a timeout recovery alive after its ACK and call the next fast recovery `rto`.
+        if phase == self.phase || d.new_episode {
+            self.phase = d.next_phase;
+        }
+        if d.new_episode && self.phase != PhaseKind::Open && self.acked_any && self.snd_una >= self.snd_max {
+            // Everything sent before the detection was acknowledged here already (the ACKs
+            // were held after passing this point): the ACK that ends the recovery reaches the
+            // sender with those already seen, and no later advance will come to close it.
+            if let Some(e) = self.episodes.back_mut() {
+                e.on_ack(now, self.snd_una);
+            }
+            self.phase_exit = Some((now, self.phase));
+            self.phase = PhaseKind::Open;
+        }
+        if d.timer_expiry {
+            // RFC 6298 (5.5)-(5.6): the timer restarts (backed off) with the retransmission
+            // that its expiry sent, not with the go-back-N followers (5.1: it is running).
             self.timer_restart_ns = now;
             self.restart_by_ack = false;
         }

@@ -163,6 +163,43 @@ pub fn cases() -> Vec<Case> {
     v
 }
 
+/// `TCPLAB_VALIDATE_EVENTS=FLOW:T0-T1` (seconds) prints the simulator's events of one flow
+/// in a time window to stderr, one row a line, to compare with the analyzer's view.
+fn dump_events(ev: &tcplab_record::Table) {
+    let Ok(spec) = std::env::var("TCPLAB_VALIDATE_EVENTS") else { return };
+    let parse = || -> Option<(u32, u64, u64)> {
+        let (f, w) = spec.split_once(':')?;
+        let (a, b) = w.split_once('-')?;
+        let sec = |x: &str| x.parse::<f64>().ok().map(|v| (v * 1e9) as u64);
+        Some((f.parse().ok()?, sec(a)?, sec(b)?))
+    };
+    let Some((flow, t0, t1)) = parse() else {
+        eprintln!("TCPLAB_VALIDATE_EVENTS: expected FLOW:T0-T1");
+        return;
+    };
+    let cell = |c: &tcplab_record::Column, i: usize| -> String {
+        if c.valid.as_ref().is_some_and(|v| !v[i]) {
+            return "-".into();
+        }
+        match &c.data {
+            ColumnData::U64(v) => v[i].to_string(),
+            ColumnData::I64(v) => v[i].to_string(),
+            ColumnData::U32(v) => v[i].to_string(),
+            ColumnData::F64(v) => format!("{:.3}", v[i]),
+            ColumnData::Bool(v) => v[i].to_string(),
+            ColumnData::Dict { codes, values } => values[codes[i] as usize].clone(),
+        }
+    };
+    let (Some(t), Some(f)) = (ev.column("t_ns"), ev.column("flow")) else { return };
+    let (ColumnData::U64(tv), ColumnData::U32(fv)) = (&t.data, &f.data) else { return };
+    for i in 0..tv.len() {
+        if fv[i] == flow && tv[i] >= t0 && tv[i] <= t1 {
+            let row: Vec<String> = ev.columns.iter().map(|c| format!("{}={}", c.name, cell(c, i))).collect();
+            eprintln!("{}", row.join(" "));
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Truth {
     pub t_ns: u64,
@@ -177,6 +214,7 @@ pub fn simulate(case: &Case, dir: &Path, seed: u64) -> Vec<Truth> {
     let pcap = VANTAGES.iter().map(|(v, link)| (link.to_string(), dir.join(format!("{v}.pcap")))).collect();
     let out = run(&case.spec, &RunOptions { seed, trace: true, pcap }).unwrap();
     let ev = &out.events;
+    dump_events(ev);
     let col = |n: &str| ev.column(n).unwrap();
     let (ColumnData::Dict { codes: kind, values: kinds }, ColumnData::U32(flow), ColumnData::U64(seq)) =
         (&col("kind").data, &col("flow").data, &col("seq").data)
