@@ -112,6 +112,18 @@ struct Hole {
     gap_acks_at: u64,
 }
 
+/// One cumulative ACK advance as the capture saw it.
+#[derive(Copy, Clone, Debug)]
+struct AckAdvance {
+    /// Capture time.
+    t: u64,
+    /// SND.UNA after it.
+    una: u64,
+    /// When the SND.UNA before it had collected DupThresh duplicate ACKs (capture time of
+    /// the DupThresh-th), if it did.
+    dupthresh_before: Option<u64>,
+}
+
 #[derive(Clone, Debug)]
 struct Pending {
     frame: u64,
@@ -208,9 +220,9 @@ pub struct DirReplay {
     last_ack_ns: Option<u64>,
     /// Capture time of the ACK that brought the duplicate count to DupThresh.
     dupthresh_ack_ns: Option<u64>,
-    /// Recent ACK advances (capture time, SND.UNA after it), to see the sender's state as of
-    /// an earlier instant away from the sender (bounded ring).
-    ack_history: VecDeque<(u64, u64)>,
+    /// Recent ACK advances, to see the sender's state as of an earlier instant away from the
+    /// sender (bounded ring).
+    ack_history: VecDeque<AckAdvance>,
     /// The last exit from recovery: (capture time of the ACK, phase left).
     phase_exit: Option<(u64, PhaseKind)>,
     /// Latest capture→sender→capture time measured on a fast retransmit (the sender answers
@@ -501,19 +513,24 @@ impl DirReplay {
         // `sent` estimates the send time on this capture's clock; `horizon` bounds the ACKs
         // the sender had seen. When the covering ACK was held beyond this point for a time
         // nobody here can see, the sender's wait is unobservable (`ack_held`).
-        let sent = now.saturating_sub(upstream);
+        // TSval counts whole ticks, so the queueing read off it can be up to a tick long: the
+        // send time is taken a tick later (an ACK the sender answered at once then still
+        // counts as seen).
+        let tick = if self.timestamps && self.pos != Position::Sender { self.ts_tick_ns } else { 0 };
+        let sent = now.saturating_sub(upstream.saturating_sub(tick));
         let mut horizon = sent;
         let mut ack_held = false;
         if start < self.snd_una {
-            let i = self.ack_history.iter().position(|&(_, a)| a > start);
+            let i = self.ack_history.iter().position(|a| a.una > start);
             let known = i.is_some_and(|i| i > 0 || self.ack_history.len() < ACK_HISTORY_LEN);
-            if let Some(&(h, _)) = i.filter(|_| known).and_then(|i| self.ack_history.get(i)) {
+            if let Some(h) = i.filter(|_| known).and_then(|i| self.ack_history.get(i)).map(|a| a.t) {
                 horizon = horizon.min(h.saturating_sub(1));
                 ack_held = self.pos != Position::Sender;
             }
         }
         let mut phase = self.phase;
         let mut una = self.snd_una;
+        let mut dupacks = self.dupacks;
         let mut elapsed = now.saturating_sub(self.timer_restart_ns) * u64::from(silent_enough);
         if horizon < now {
             if let Some((t, prev)) = self.phase_exit {
@@ -521,19 +538,29 @@ impl DirReplay {
                     phase = prev;
                 }
             }
-            let seen = self.ack_history.iter().rev().find(|&&(t, _)| t <= horizon).copied();
-            if let Some((_, u)) = seen {
-                una = una.min(u);
+            let j = self.ack_history.iter().rposition(|a| a.t <= horizon);
+            let seen = j.and_then(|j| self.ack_history.get(j)).copied();
+            if let Some(a) = seen {
+                una = una.min(a.una);
+                // The duplicate ACKs for that SND.UNA when an advance has reset the count since:
+                // DupThresh of them, if they came before that advance (a fast retransmit
+                // answers the DupThresh-th at once, so its time is not compared with the
+                // estimated send time, which is no finer than the upstream estimate).
+                // Only where the sender provably had not seen the later advance (`ack_held`):
+                // elsewhere the send-time estimate is too coarse to place the advance.
+                if let Some(next) = j.and_then(|j| self.ack_history.get(j + 1)).filter(|_| ack_held) {
+                    dupacks = if next.dupthresh_before.is_some() { self.dupack_threshold } else { 0 };
+                }
             }
             if self.restart_by_ack && self.pos != Position::Sender {
-                let restart = seen.map(|(t, _)| t).filter(|&t| t < self.timer_restart_ns).unwrap_or(self.timer_restart_ns);
+                let restart = seen.map(|a| a.t).filter(|&t| t < self.timer_restart_ns).unwrap_or(self.timer_restart_ns);
                 elapsed = sent.saturating_sub(restart) * u64::from(silent_enough);
             }
         }
         let input = CauseInput {
             phase,
             at_una: start <= una,
-            dupacks: self.dupacks,
+            dupacks,
             dupack_threshold: self.dupack_threshold,
             sack_lost: self.sack && self.sack_loss_rule
                 && sacked_above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss),
@@ -692,6 +719,7 @@ impl DirReplay {
             if let Some(s) = sample {
                 self.rtt.sample(now, s);
             }
+            let dupthresh_before = self.dupthresh_ack_ns.filter(|_| self.dupacks >= self.dupack_threshold);
             self.snd_una = ack;
             self.acked_any = true;
             self.dupacks = 0;
@@ -701,7 +729,7 @@ impl DirReplay {
             if self.ack_history.len() == ACK_HISTORY_LEN {
                 self.ack_history.pop_front();
             }
-            self.ack_history.push_back((now, ack));
+            self.ack_history.push_back(AckAdvance { t: now, una: ack, dupthresh_before });
             self.sacked.retain(|&(_, r)| r > ack);
             for s in self.sacked.iter_mut() {
                 s.0 = s.0.max(ack);
@@ -722,7 +750,10 @@ impl DirReplay {
             }
         } else if ack == self.snd_una
             && seg.len == 0
-            && self.snd_max > self.snd_una
+            // (b) "outstanding data": away from the sender the data it sent after this ACK's
+            // predecessors may not have reached the capture point yet (it queues behind the
+            // copies that caused this ACK), so only the sender's own capture can test it.
+            && (self.snd_max > self.snd_una || self.pos != Position::Sender)
             && !seg.flags.contains(TcpFlags::SYN)
             && !seg.flags.contains(TcpFlags::FIN)
             && (seg.window == self.last_window || !blocks.is_empty())
