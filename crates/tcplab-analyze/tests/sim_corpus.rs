@@ -23,7 +23,7 @@ fn check(name: &str, min_cause: f64) {
 
 #[test]
 fn random_loss_with_sack_and_timestamps_is_classified_from_every_vantage() {
-    check("random-1%/sack+ts", 0.93);
+    check("random-1%/sack+ts", 0.98);
 }
 
 #[test]
@@ -56,6 +56,8 @@ fn delay_spikes_make_spurious_timeouts_that_the_receiver_capture_proves() {
         assert!(s.matched > 0, "{name} {v}: nothing matched");
         assert_eq!(s.extra, 0, "{name} {v}: retransmissions the simulator never sent");
         assert_eq!(s.sp_fp, 0, "{name} {v}: a needed retransmission called spurious");
+        let acc = s.cause_accuracy().unwrap();
+        assert!(acc >= 0.98, "{name} {v}: cause accuracy {acc}");
         if v == "receiver" {
             assert!(s.sp_truth > 0, "{name}: no spurious retransmission reached the receiver");
             assert_eq!(s.sp_unknown, 0, "{name} receiver: undecided");
@@ -63,4 +65,20 @@ fn delay_spikes_make_spurious_timeouts_that_the_receiver_capture_proves() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// After a spike on the data path, the timeout recovery ends with the ACK of everything sent
+/// before it, and the losses of the slow start that follows are a fast recovery, not more of
+/// the timeout (the analyzer once kept the timeout state alive: 0.84 here).
+#[test]
+fn the_fast_recovery_after_a_spurious_timeout_is_not_part_of_it() {
+    check("spikes-3s-data/sack+ts", 0.98);
+}
+
+/// A delay spike on the ACK path, NewReno, no timestamps: away from the sender the ACKs were
+/// seen before they were held, so the sender's view (SND.UNA, duplicate ACKs, the timer) is
+/// reconstructed as of the ACK it had not yet received.
+#[test]
+fn an_ack_path_spike_is_read_from_the_sender_s_view_not_the_capture_s() {
+    check("spikes-3s-ack/newreno", 0.98);
 }
