@@ -487,3 +487,34 @@ fn at_the_sender_a_go_back_n_copy_queued_past_the_ack_that_covers_it_is_still_a_
     assert_eq!(causes, vec![Cause::Rto, Cause::Rto, Cause::Rto]);
     assert!(a.retransmissions[1..].iter().all(|r| r.r.spurious == Some(true)));
 }
+
+/// A go-back-N copy that left the TCP before the ACK ending the timeout recovery (it waited
+/// in the host's queue and is captured after that ACK) belongs to the timeout; the timeout
+/// recovery is still over, so three duplicate ACKs later make a fast retransmit. (The replay
+/// once carried the copy's historic phase forward and called the fast retransmit `rto`.)
+#[test]
+fn a_copy_queued_past_the_end_of_a_timeout_does_not_extend_it() {
+    let mut s = Script::new(true, true);
+    for k in 0..3 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    // RFC 6298 (5.3): timer restarted at 201 ms, fires at 1201 ms.
+    s.data(1202, 1, 1202);
+    // Segments 1 and 2 had arrived after all: the ACK of everything ends the recovery...
+    s.ack(1250, 3, 1250, 102, &[]);
+    // ...and a go-back-N copy of segment 2, sent before it arrived, is captured after it.
+    s.data(1251, 2, 1203);
+    // New data; segment 3 is lost, so no ACK advances before three duplicates with SACK.
+    for k in 3..8 {
+        s.data(1252 + u64::from(k), k, 1252 + k);
+    }
+    s.ack(1356, 3, 1356, 1256, &[(4, 5)]);
+    s.ack(1357, 3, 1357, 1256, &[(4, 6)]);
+    s.ack(1358, 3, 1358, 1256, &[(4, 7)]);
+    s.data(1359, 3, 1359);
+    s.ack(1459, 8, 1459, 1359, &[]);
+    let a = analyze_one(&s.write("rto-then-fr"));
+    let causes: Vec<(u64, Cause)> = a.retransmissions.iter().map(|r| (r.r.seq, r.r.cause)).collect();
+    assert_eq!(causes, vec![(1001, Cause::Rto), (2001, Cause::Rto), (3001, Cause::FastRetransmit)]);
+}
