@@ -21,6 +21,18 @@
 //! its episode is over. Nothing is allocated per packet in the steady state (the deques and
 //! vectors keep their capacity).
 //!
+//! The sender's view is not the capture's. A retransmission is classified from the state
+//! the sender had when it sent it: as of `horizon`, the capture time of the last ACK it can
+//! have seen — its send time (capture time minus the handshake's capture→sender→capture
+//! gap and the queueing read off TSval, a TSval tick of slack) and, wherever it is captured,
+//! before the ACK that first covered its bytes (a sender does not resend what it knows
+//! delivered; that ACK was queued below a sender-side capture point or held after a
+//! receiver-side one). As of then: SND.UNA, the duplicate-ACK count (when a held ACK is
+//! involved), the recovery phase (an exit the sender had not yet seen), the timer. A
+//! decision taken on such an earlier phase does not carry that phase forward: the episode
+//! it belongs to has ended. Where the timer cannot be read (away from the sender without
+//! timestamps, or behind a held ACK) the cause is found by elimination (classify.rs).
+//!
 //! Away from the sender (receiver or middle capture), a segment that fills a hole was either
 //! sent again or reordered on the way (§IV-A: "hole fillers"). It is a retransmission when
 //! its TSval is newer than every TSval seen before (originals are sent in sequence order, so
