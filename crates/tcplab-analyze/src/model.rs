@@ -10,14 +10,21 @@
 //! engine's own [`TcpConfig`], so a simulated sender and its analysis share one source of
 //! truth.
 
-use tcplab_tcp::{RecoveryAlgorithm, RtoConfig, TcpConfig};
+use tcplab_tcp::{DupAckThreshold, RecoveryAlgorithm, RtoConfig, TcpConfig};
 
 /// What the replay needs to know about the sender (and its peer).
 pub trait SenderModel: std::fmt::Debug + Send + Sync {
     /// Name shown in outputs.
     fn name(&self) -> &str;
-    /// RFC 5681 §3.2: duplicate ACKs that trigger a fast retransmit (DupThresh).
+    /// RFC 5681 §3.2: duplicate ACKs that trigger a fast retransmit (DupThresh), for a
+    /// large flight.
     fn dupack_threshold(&self) -> u32;
+    /// The rule behind it: fixed, or adaptive to the flight (003 §V-D). The replay evaluates
+    /// an adaptive rule on the flight when the first duplicate ACK of an episode arrives, as
+    /// the engine freezes it then (sender/mod.rs `episode_dupthresh`).
+    fn dupack_rule(&self) -> DupAckThreshold {
+        DupAckThreshold::Fixed(self.dupack_threshold())
+    }
     /// RFC 6675 §4 IsLost(): more than (DupThresh - 1) * SMSS bytes SACKed above a
     /// segment marks it lost even with fewer duplicate ACKs.
     fn sack_loss_rule(&self) -> bool;
@@ -61,11 +68,12 @@ impl SenderModel for ConfigModel {
     fn name(&self) -> &str {
         &self.name
     }
-    /// The configured D. An adaptive threshold (003 §V-D, D = max(1, min(3, F − 2))) is not
-    /// replayed per flight yet: the model uses its value for a large flight (3), which is
-    /// what it is whenever the flight holds 5 or more segments.
+    /// The configured D for a large flight (an adaptive D, 003 §V-D, is 3 there).
     fn dupack_threshold(&self) -> u32 {
         self.cfg.dupack_threshold.for_flight(u64::MAX)
+    }
+    fn dupack_rule(&self) -> DupAckThreshold {
+        self.cfg.dupack_threshold
     }
     fn sack_loss_rule(&self) -> bool {
         matches!(self.cfg.recovery, RecoveryAlgorithm::Sack)

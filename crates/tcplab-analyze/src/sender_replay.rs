@@ -193,7 +193,9 @@ pub struct DirReplay {
     pos: Position,
     sack: bool,
     timestamps: bool,
+    /// D now: fixed, or (adaptive rule) evaluated on the flight at the first duplicate ACK.
     dupack_threshold: u32,
+    dupack_rule: tcplab_tcp::DupAckThreshold,
     min_rto_ns: u64,
     sack_loss_rule: bool,
     tlp_model: bool,
@@ -257,6 +259,7 @@ impl DirReplay {
             sack,
             timestamps,
             dupack_threshold: model.dupack_threshold(),
+            dupack_rule: model.dupack_rule(),
             min_rto_ns: model.rto().min.as_nanos(),
             sack_loss_rule: model.sack_loss_rule(),
             tlp_model: model.tail_loss_probe(),
@@ -771,6 +774,12 @@ impl DirReplay {
             && (seg.window == self.last_window || !blocks.is_empty())
         {
             // RFC 5681 §2 "duplicate acknowledgment" (RFC 6675 §2 with SACK).
+            if self.dupacks == 0 {
+                // 003 §V-D: an adaptive D = max(1, min(3, F − 2)) on the flight F (segments)
+                // as the episode's first duplicate arrives; a fixed D stays.
+                let flight = (self.snd_max - self.snd_una).div_ceil(u64::from(self.mss.max(1)));
+                self.dupack_threshold = self.dupack_rule.for_flight(flight);
+            }
             self.dupacks = self.dupacks.saturating_add(1);
             if self.dupacks == self.dupack_threshold {
                 self.dupthresh_ack_ns = Some(now);

@@ -82,3 +82,11 @@ fn the_fast_recovery_after_a_spurious_timeout_is_not_part_of_it() {
 fn an_ack_path_spike_is_read_from_the_sender_s_view_not_the_capture_s() {
     check("spikes-3s-ack/newreno", 0.98);
 }
+
+/// An adaptive fast-retransmit threshold (003 §V-D) on a 6-segment window: the replay takes
+/// D from the flight at the first duplicate ACK, as the engine does (with D fixed at 3 the
+/// replay scores 0.73-0.84 here).
+#[test]
+fn an_adaptive_dupack_threshold_is_replayed_on_the_flight() {
+    check("random-2%-6-segment-window/sack+ts/adaptive-d", 0.94);
+}

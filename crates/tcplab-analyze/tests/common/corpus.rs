@@ -144,12 +144,19 @@ pub fn cases() -> Vec<Case> {
             add(name, t.clone(), &move |t| with_spikes(base(1, t, 30, 100), dir));
         }
     }
+    // An adaptive fast-retransmit threshold (003 §V-D: D = max(1, min(3, F − 2))) on a
+    // window of 6 segments, where D drops below 3 (RFC sender only).
+    for (sack, ts, suffix) in [(true, true, "sack+ts"), (false, false, "newreno")] {
+        let t = TcpConfig { dupack_threshold: tcplab_tcp::DupAckThreshold::Adaptive, recv_buffer: 6 * 1448, ..tcp(sack, ts) };
+        let name: &'static str = Box::leak(format!("random-2%-6-segment-window/{suffix}/adaptive-d").into_boxed_str());
+        add(name, t, &|t| with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.02 }, LossSpec::None));
+    }
     // The Linux 2.4 sender model (`SenderModel::Linux`) in every scenario above: the same
     // spec with `[tcp] sender = "linux"`; the analyzer keeps the engine configuration as its
     // model (it has no Linux-specific rules).
     let linux: Vec<Case> = v
         .iter()
-        .filter(|c| !c.name.ends_with("/frto"))
+        .filter(|c| !c.name.ends_with("/frto") && !c.name.ends_with("/adaptive-d"))
         .map(|c| {
             let t = TcpConfig { sender: SenderModel::Linux, ..c.tcp.clone() };
             let mut spec = c.spec.clone();
