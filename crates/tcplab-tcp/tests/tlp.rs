@@ -230,3 +230,27 @@ fn tlp_off_never_arms_the_probe_timer() {
     h.run_until(at_ms(300));
     assert_eq!(h.a.poll_timeout(), Some(at_ms(700)), "the PTO comes first");
 }
+
+#[test]
+fn when_the_rto_would_fire_first_the_probe_goes_at_the_rto_time_in_its_place() {
+    // A 200 ms minimum RTO: after the 100 ms handshake sample RTO = SRTT + 4*RTTVAR = 300 ms,
+    // while one segment in flight gives PTO = 2*100 + 200 = 400 ms. RFC 8985 §7.2: "If Now() +
+    // PTO > TCP_RTO_expiration(): PTO = TCP_RTO_expiration() - Now()" — the probe leaves at
+    // 400 ms (sent at 100 ms + 300 ms) instead of the RTO retransmission, and re-arms the RTO
+    // (§7.3), which fires at 700 ms when the probe is lost too.
+    let short_rto = |tlp: bool| {
+        let mut c = cfg(tlp);
+        c.rto.min = ms(200);
+        c
+    };
+    let mut h = Harness::new(short_rto(true), short_rto(true), ms(50));
+    h.set_fate(|p: &Pkt| if p.dir == Dir::AtoB && p.seg.len > 0 && p.t < at_ms(500) { Fate::Drop } else { Fate::Deliver });
+    h.a.send(MSS);
+    assert!(h.run());
+    assert_eq!(retransmissions(&h), vec![(at_ms(400), 0, RetransCause::Tlp), (at_ms(700), 0, RetransCause::Rto)]);
+    let mut h = Harness::new(short_rto(false), short_rto(false), ms(50));
+    h.set_fate(|p: &Pkt| if p.dir == Dir::AtoB && p.seg.len > 0 && p.t < at_ms(500) { Fate::Drop } else { Fate::Deliver });
+    h.a.send(MSS);
+    assert!(h.run());
+    assert_eq!(retransmissions(&h)[0], (at_ms(400), 0, RetransCause::Rto));
+}
