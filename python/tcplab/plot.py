@@ -32,6 +32,7 @@ CAUSE_COLOURS = {
     "fast_retransmit": "#ff7f0e",
     "sack_recovery": "#9467bd",
     "probe": "#8c564b",
+    "tlp": "#17becf",
 }
 KB = 1000.0
 INF_SSTHRESH = 2**62

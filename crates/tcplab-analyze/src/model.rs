@@ -82,8 +82,9 @@ impl SenderModel for ConfigModel {
         self.cfg.rto
     }
     fn tail_loss_probe(&self) -> bool {
-        // The engine has no TLP yet (RetransCause::Probe covers zero-window probes only).
-        false
+        // RFC 8985 §7 TLP (`tcp.tlp`, RetransCause::Tlp) runs in the RFC sender only; the
+        // Linux 2.4 sender model has none (the scenario loader rejects the combination).
+        self.cfg.tlp && self.cfg.sender == tcplab_tcp::SenderModel::Rfc
     }
     fn dsack_receiver(&self) -> bool {
         // The engine's receiver (receiver/sack_gen.rs) reports D-SACK whenever SACK is on.

@@ -26,6 +26,13 @@ fn random_loss_with_sack_and_timestamps_is_classified_from_every_vantage() {
     check("random-1%/sack+ts", 0.97);
 }
 
+/// RFC 8985 TLP sender (`tcp.tlp`): the probe retransmission of the last segment is `tlp` in
+/// the ground truth and must be classified `tlp` (the model has TLP because the engine does).
+#[test]
+fn a_tail_loss_probe_is_classified_tlp_from_every_vantage() {
+    check("tail-loss/sack+ts/tlp", 1.0);
+}
+
 #[test]
 fn congestion_losses_of_newreno_senders_are_classified_from_every_vantage() {
     check("congestion-8-flows/newreno", 0.98);

@@ -483,6 +483,9 @@ pub struct TcpConfig {
     pub linux_rate_halving: bool,
     /// Linux sender: FACK loss marking (002 L1368–1370); off = conservative SACK.
     pub linux_fack: bool,
+    /// RFC 8985 §7 Tail Loss Probe in the RFC sender (`crate::loss::tlp`); off by default, so
+    /// every earlier output is unchanged. The Linux 2.4 sender has no TLP and ignores it.
+    pub tlp: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -511,6 +514,7 @@ impl Default for TcpConfig {
             sender: SenderModel::Rfc,
             linux_rate_halving: true,
             linux_fack: false,
+            tlp: false,
             trace: true,
         }
     }

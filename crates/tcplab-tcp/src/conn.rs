@@ -87,7 +87,7 @@ pub struct ConnStats {
     /// Payload bytes sent, including retransmissions.
     pub bytes_sent: u64,
     /// Retransmitted segments by cause, indexed by `RetransCause as usize`.
-    pub retransmissions: [u64; 4],
+    pub retransmissions: [u64; crate::event::RETRANS_CAUSES],
     /// Retransmission-timer expirations.
     pub timeouts: u64,
     /// Bytes delivered in order to the receiving application.
@@ -258,6 +258,7 @@ impl Connection {
         if let Some(r) = rtt {
             let (una, nxt) = (self.snd.snd_una, self.snd.snd_nxt);
             self.snd.rtt.on_sample(&crate::rtt::RttSampleEvent { now, rtt: r, snd_una: una, snd_nxt: nxt });
+            self.snd.tlp.on_rtt_sample();
             self.trace.push(TcpEvent::RttSample { at: now, rtt_ns: r.as_nanos() });
         }
         self.timers.cancel(TimerKind::Rto);
@@ -390,6 +391,7 @@ impl Connection {
         if self.state == ConnState::TimeWait || self.state == ConnState::Closed {
             self.timers.cancel(TimerKind::Rto);
             self.timers.cancel(TimerKind::Persist);
+            self.timers.cancel(TimerKind::Pto);
         }
     }
 
@@ -397,6 +399,11 @@ impl Connection {
     pub fn handle_timeout(&mut self, now: SimTime) {
         if self.timers.take_expired(TimerKind::DelayedAck, now) {
             self.ack_now = true;
+        }
+        // RFC 8985 §7.2: the PTO stands in for the RTO when both are due (it re-arms the RTO),
+        // so it is looked at first. Never armed without `TcpConfig::tlp`.
+        if self.timers.take_expired(TimerKind::Pto, now) {
+            self.snd.on_pto(now, &mut self.timers, &mut self.trace);
         }
         if self.timers.take_expired(TimerKind::Rto, now) {
             match self.state {
@@ -499,7 +506,7 @@ impl Connection {
         Transmit { segment: seg, retransmission }
     }
 
-    /// Earliest armed timer (RTO, delayed ACK, persist), if any.
+    /// Earliest armed timer (RTO, delayed ACK, persist, pacing, TLP probe timeout), if any.
     pub fn poll_timeout(&self) -> Option<SimTime> {
         self.timers.earliest()
     }

@@ -19,9 +19,15 @@ pub enum RetransCause {
     FastRetransmit,
     /// Further retransmissions during SACK (RFC 6675) or NewReno (RFC 6582) recovery.
     SackRecovery,
-    /// A probe (zero-window probe, tail-loss probe).
+    /// A zero-window probe (RFC 9293 §3.8.6.1).
     Probe,
+    /// An RFC 8985 §7.3 Tail Loss Probe that retransmits the highest-sequence segment sent so
+    /// far (a probe of new data is not a retransmission; it is a [`TcpEvent::TlpProbe`]).
+    Tlp,
 }
+
+/// Number of [`RetransCause`] variants (size of `ConnStats::retransmissions`).
+pub const RETRANS_CAUSES: usize = 5;
 
 impl RetransCause {
     /// Stable lower-case name used in outputs.
@@ -31,13 +37,15 @@ impl RetransCause {
             RetransCause::FastRetransmit => "fast_retransmit",
             RetransCause::SackRecovery => "sack_recovery",
             RetransCause::Probe => "probe",
+            RetransCause::Tlp => "tlp",
         }
     }
-    pub const ALL: [RetransCause; 4] = [
+    pub const ALL: [RetransCause; RETRANS_CAUSES] = [
         RetransCause::Rto,
         RetransCause::FastRetransmit,
         RetransCause::SackRecovery,
         RetransCause::Probe,
+        RetransCause::Tlp,
     ];
 }
 
@@ -76,4 +84,8 @@ pub enum TcpEvent {
     /// A spurious-timeout detector decided: the timeout was `spurious` (or genuine), at the
     /// ACK with cumulative acknowledgment `ack`.
     SpuriousDecision { at: SimTime, detector: SpuriousDetection, spurious: bool, ack: SeqNum },
+    /// The RFC 8985 §7.3 probe timeout (PTO) expired and a loss probe starting at `seq` is
+    /// sent: new data (`new_data`, not a retransmission) or the highest-sequence segment sent
+    /// so far (a retransmission with cause [`RetransCause::Tlp`]).
+    TlpProbe { at: SimTime, seq: SeqNum, new_data: bool },
 }

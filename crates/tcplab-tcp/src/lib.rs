@@ -93,6 +93,6 @@ pub use config::{
 };
 pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};
-pub use event::{RecoveryKind, RetransCause, TcpEvent};
+pub use event::{RecoveryKind, RetransCause, TcpEvent, RETRANS_CAUSES};
 pub use segment::{Ecn, SackBlock, SackBlocks, Segment, TcpFlags, TcpOptions};
 pub use seq::SeqNum;

@@ -45,10 +45,13 @@ pub enum TimerKind {
     /// 000 §4.2.2 pacing in slow start: "we use the event scheduling clock to schedule the
     /// transmission" of paced segments (see [`crate::pacing`]).
     Pacing = 3,
+    /// RFC 8985 §7.2 loss probe timeout (PTO) of the Tail Loss Probe (see `crate::loss::tlp`);
+    /// never armed unless `TcpConfig::tlp`.
+    Pto = 4,
 }
 
 /// Number of [`TimerKind`] variants (size of the timer table).
-pub const TIMER_KINDS: usize = 4;
+pub const TIMER_KINDS: usize = 5;
 
 /// Maps "armed at `now` for `after`" to the instant the host fires the timer.
 ///
@@ -106,18 +109,19 @@ pub const CLOCK_SLOTS: usize = 2;
 
 impl TimerKind {
     /// Where 4.4BSD runs this timer: the delayed ACK on the fast timer (`tcp_fasttimo`), the
-    /// others on the slow timer (`tcp_slowtimo`, TCP/IP Illustrated Vol. 2 §25.1). Pacing
-    /// (000 §4.2.2) runs on the event-scheduling clock f_ev that also schedules the
+    /// others on the slow timer (`tcp_slowtimo`, TCP/IP Illustrated Vol. 2 §25.1). The TLP probe
+    /// timeout stands in for the retransmission timeout (RFC 8985 §7.2), so it runs on the
+    /// RTO's clock. Pacing (000 §4.2.2) runs on the event-scheduling clock f_ev that also schedules the
     /// retransmission timer — the slow slot — so a 500 ms f_ev paces at most every 500 ms.
     pub const fn default_slot(self) -> ClockSlot {
         match self {
-            TimerKind::Rto | TimerKind::Persist | TimerKind::Pacing => ClockSlot::Slow,
+            TimerKind::Rto | TimerKind::Persist | TimerKind::Pacing | TimerKind::Pto => ClockSlot::Slow,
             TimerKind::DelayedAck => ClockSlot::Fast,
         }
     }
     /// Every kind, in table order.
     pub const ALL: [TimerKind; TIMER_KINDS] =
-        [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist, TimerKind::Pacing];
+        [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist, TimerKind::Pacing, TimerKind::Pto];
 }
 
 /// The connection's timer table.

@@ -49,8 +49,11 @@ proptest! {
         iss_a in any::<u32>(),
         iss_b in any::<u32>(),
         b_bytes in prop_oneof![Just(0u64), 0u64..60_000],
+        tlp in any::<bool>(),
     ) {
-        let c = config_r(sack, ts, delack, iw, rfc6675);
+        let mut c = config_r(sack, ts, delack, iw, rfc6675);
+        // RFC 8985 §7 Tail Loss Probe on both ends.
+        c.tlp = tlp;
         let mut h = Harness::with_iss(c.clone(), c, ms(20), SeqNum(iss_a), SeqNum(iss_b));
         let mut acks = 0usize;
         h.set_fate(move |p| {

@@ -151,12 +151,24 @@ pub fn cases() -> Vec<Case> {
         let name: &'static str = Box::leak(format!("random-2%-6-segment-window/{suffix}/adaptive-d").into_boxed_str());
         add(name, t, &|t| with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.02 }, LossSpec::None));
     }
+    // RFC 8985 §7 Tail Loss Probe (`[tcp] tlp = true`; the analyzer model has TLP when the
+    // engine configuration does): the tail-loss and random-loss specs again, so the probes'
+    // ground-truth cause "tlp" is scored against the analyzer's `Cause::Tlp`.
+    for (sack, ts, suffix) in [(true, true, "sack+ts"), (false, true, "newreno+ts"), (true, false, "sack"), (false, false, "newreno")] {
+        let t = TcpConfig { tlp: true, ..tcp(sack, ts) };
+        let name: &'static str = Box::leak(format!("tail-loss/{suffix}/tlp").into_boxed_str());
+        add(name, t.clone(), &|t| {
+            with_loss(sized(base(1, t, 30, 100), 40 * 1448), LossSpec::DropNth { flow: 0, nth: vec![39, 40, 42] }, LossSpec::None)
+        });
+        let name: &'static str = Box::leak(format!("random-1%/{suffix}/tlp").into_boxed_str());
+        add(name, t, &|t| with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.01 }, LossSpec::None));
+    }
     // The Linux 2.4 sender model (`SenderModel::Linux`) in every scenario above: the same
     // spec with `[tcp] sender = "linux"`; the analyzer keeps the engine configuration as its
-    // model (it has no Linux-specific rules).
+    // model (it has no Linux-specific rules). Not the TLP cases: the Linux 2.4 sender has none.
     let linux: Vec<Case> = v
         .iter()
-        .filter(|c| !c.name.ends_with("/frto") && !c.name.ends_with("/adaptive-d"))
+        .filter(|c| !c.name.ends_with("/frto") && !c.name.ends_with("/adaptive-d") && !c.name.ends_with("/tlp"))
         .map(|c| {
             let t = TcpConfig { sender: SenderModel::Linux, ..c.tcp.clone() };
             let mut spec = c.spec.clone();
@@ -341,6 +353,8 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
         }
         for (t, r) in pairs {
             s.matched += 1;
+            // The engine's cause names are the analyzer's, "tlp" (RFC 8985 probe) included;
+            // "probe" (a zero-window probe) carries no data and never gets here.
             let want = match t.cause.as_str() {
                 "probe" => "tlp",
                 c => c,

@@ -778,6 +778,9 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         if let Some(v) = t.fack {
             c.linux_fack = v;
         }
+        if let Some(v) = t.tlp {
+            c.tlp = v;
+        }
         if let Some(name) = &t.sender {
             let names: Vec<String> = tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name().to_string()).collect();
             c.sender = tcplab_tcp::SenderModel::by_name(name)
@@ -824,6 +827,14 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         return Err(ctx.err(
             &at.unwrap_or_else(|| p("tcp").k("sender")),
             "\"linux\" cannot be combined with spurious_detection, ssthresh_estimation or pacing (it undoes by timestamps/D-SACK itself)",
+        ));
+    }
+    if c.sender == tcplab_tcp::SenderModel::Linux && c.tlp {
+        // The Linux 2.4 sender model predates TLP (Linux 3.10); TLP runs in the RFC sender.
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" cannot be combined with tlp (the Linux 2.4 sender has no Tail Loss Probe; TLP runs in the RFC sender)",
         ));
     }
     let linux_only = levels.iter().rev().find_map(|(t, at)| {

@@ -129,6 +129,8 @@ pub struct RawTcp {
     pub rate_halving: Option<bool>,
     /// Linux sender: FACK loss marking (default false = conservative SACK).
     pub fack: Option<bool>,
+    /// RFC 8985 §7 Tail Loss Probe in the RFC sender (default false).
+    pub tlp: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -273,7 +273,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
-         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack \
+         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp \
          (line 43, column 1)"
     );
 }
@@ -1167,5 +1167,14 @@ fn the_sender_key_selects_the_linux_sender_and_rejects_unknown_models_and_detect
     );
     let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nspurious_detection = \"frto\"\n"));
     assert!(e.starts_with("tcp.sender: \"linux\" cannot be combined with spurious_detection"), "{e}");
+    assert!(!e.contains('\n'));
+}
+
+#[test]
+fn the_tlp_key_reaches_the_tcp_config_and_is_rejected_with_the_linux_sender() {
+    assert!(!load(&format!("{BASE}\n")).unwrap().flows[0].tcp.tlp, "off by default");
+    assert!(load(&format!("{BASE}\n[tcp]\ntlp = true\n")).unwrap().flows[0].tcp.tlp);
+    let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\ntlp = true\n"));
+    assert!(e.starts_with("tcp.sender: \"linux\" cannot be combined with tlp"), "{e}");
     assert!(!e.contains('\n'));
 }

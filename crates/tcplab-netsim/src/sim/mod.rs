@@ -659,6 +659,11 @@ fn engine_row(te: TcpEvent, flow: u32, node: u32, seq: &mut SeqUnwrap) -> EventR
             value: Some(u64::from(spurious)),
             ..EventRow::new(at, flow, EventKind::SpuriousDecision, node)
         },
+        TcpEvent::TlpProbe { at, seq: s, new_data } => EventRow {
+            seq: Some(seq.rel(s)),
+            value: Some(u64::from(new_data)),
+            ..EventRow::new(at, flow, EventKind::TlpProbe, node)
+        },
     }
 }
 

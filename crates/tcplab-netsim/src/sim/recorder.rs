@@ -36,13 +36,17 @@ pub enum EventKind {
     /// detector (`frto`, `frto-sack`, `eifel`, `eifel-dsack`), `value` 1 = spurious, 0 =
     /// genuine, `ack` the ACK it decided on.
     SpuriousDecision,
+    /// An RFC 8985 §7.3 Tail Loss Probe left (`TcpEvent::TlpProbe`): `seq` is its first byte,
+    /// `value` 1 = new data, 0 = a retransmission (which also has its own
+    /// `segment_retransmitted` row with cause `tlp`).
+    TlpProbe,
 }
 
 /// `flow` of rows that belong to a link, not a flow (`u32::MAX`; the column is not nullable).
 pub const NO_FLOW: u32 = u32::MAX;
 
 impl EventKind {
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 15] = [
         "segment_sent",
         "segment_retransmitted",
         "ack_received",
@@ -57,11 +61,13 @@ impl EventKind {
         "link_stall_end",
         "bandwidth_change",
         "spurious_decision",
+        "tlp_probe",
     ];
 }
 
-/// Values of the `cause` column: retransmission causes, then recovery kinds.
-pub const CAUSE_NAMES: [&str; 10] = [
+/// Values of the `cause` column: retransmission causes, then recovery kinds, then detectors;
+/// causes added later are appended so that existing codes keep their values.
+pub const CAUSE_NAMES: [&str; 11] = [
     "rto",
     "fast_retransmit",
     "sack_recovery",
@@ -72,6 +78,7 @@ pub const CAUSE_NAMES: [&str; 10] = [
     "frto-sack",
     "eifel",
     "eifel-dsack",
+    "tlp",
 ];
 
 /// A `cause` cell.
@@ -87,6 +94,8 @@ impl Cause {
     fn code(self) -> u32 {
         use tcplab_tcp::RecoveryKind as K;
         match self {
+            // RFC 8985 TLP came after the recovery kinds and detectors: appended.
+            Cause::Retrans(RetransCause::Tlp) => 10,
             Cause::Retrans(c) => c as u32,
             // "sack_recovery" is already a retransmission cause; the recovery kind of the
             // same name maps to the same dictionary value.

@@ -67,7 +67,7 @@ pub struct LinkSummary {
 }
 
 /// Map of retransmission counts with every cause present.
-pub fn by_cause(counts: &[u64; 4]) -> BTreeMap<String, u64> {
+pub fn by_cause(counts: &[u64; tcplab_tcp::RETRANS_CAUSES]) -> BTreeMap<String, u64> {
     RetransCause::ALL.iter().map(|c| (c.name().to_string(), counts[*c as usize])).collect()
 }
 

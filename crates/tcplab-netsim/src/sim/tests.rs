@@ -218,7 +218,7 @@ fn the_run_ends_at_the_duration_or_when_nothing_is_left_to_do() {
     let out = run(&spec, &opts(false)).unwrap();
     assert_eq!(out.summary.events, 0);
     assert_eq!(out.summary.sim_time_s, 0.0);
-    assert_eq!(out.summary.flows[0].retransmissions_by_cause.len(), 4);
+    assert_eq!(out.summary.flows[0].retransmissions_by_cause.len(), tcplab_tcp::RetransCause::ALL.len());
     assert_eq!(out.events.num_rows(), 0);
     assert!(out.events.column("spurious").is_some(), "empty tables keep their columns");
 }

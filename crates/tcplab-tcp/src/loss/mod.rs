@@ -17,6 +17,7 @@
 pub mod newreno;
 pub mod reno;
 pub mod rfc6675;
+pub mod tlp;
 
 pub use newreno::NewRenoDetector;
 pub use reno::RenoDetector;

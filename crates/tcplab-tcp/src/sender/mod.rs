@@ -32,6 +32,7 @@
 
 pub mod scoreboard;
 pub mod startup;
+mod tlp;
 
 use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
@@ -156,6 +157,9 @@ pub struct Sender {
     /// The Linux 2.4 engine (`crate::linux`) when `TcpConfig::sender` is `Linux`; it then
     /// replaces the loss/cc/spurious seams (`None`: the RFC sender, unchanged).
     pub linux: Option<crate::linux::LinuxCa>,
+    /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
+    /// RFC sender).
+    pub tlp: crate::loss::tlp::Tlp,
 }
 
 impl Clone for Sender {
@@ -205,6 +209,7 @@ impl Clone for Sender {
             initial_cwnd: self.initial_cwnd,
             ss: self.ss.clone(),
             linux: self.linux.clone(),
+            tlp: self.tlp,
         }
     }
 }
@@ -266,6 +271,7 @@ impl Sender {
                 l.fack = cfg.linux_fack;
                 l
             }),
+            tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
         }
     }
 
@@ -491,6 +497,11 @@ impl Sender {
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
+        if self.tlp.enabled {
+            // RFC 8985 §7.4: the end of a TLP episode (`tlp.rs`).
+            let prior_flight = u64::from(self.snd_nxt - prior_snd_una);
+            self.tlp_on_ack(seg, prior_flight, bytes_acked, newly_sacked, dsack, window_changed);
+        }
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.
@@ -498,6 +509,11 @@ impl Sender {
             timers.cancel(TimerKind::Rto);
         } else if bytes_acked > 0 {
             timers.arm(TimerKind::Rto, now, self.rtt.rto());
+        }
+        if self.tlp.enabled {
+            // RFC 8985 §7.2: restart the PTO on an ACK of new data (after the RTO, which
+            // bounds it).
+            self.tlp_after_ack(now, bytes_acked, timers);
         }
         out.fin_acked = self.fin_acked();
         out
@@ -532,6 +548,7 @@ impl Sender {
         if let Some(r) = rtt {
             let ev = RttSampleEvent { now, rtt: r, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
             self.rtt.on_sample(&ev);
+            self.tlp.on_rtt_sample();
             trace.push(TcpEvent::RttSample { at: now, rtt_ns: r.as_nanos() });
         }
     }
@@ -561,6 +578,9 @@ impl Sender {
         self.sb.mark_front_lost();
         self.phase = RecoveryPhase::Recovery { recover, style, first_rtx_done: false };
         self.recovery_started_at = Some(now);
+        // RFC 8985 §7.4.1: fast recovery is the response to a loss the probe revealed; the
+        // TLP episode is over.
+        self.tlp.reset();
         trace.push(TcpEvent::RecoveryEntered { at: now, kind: Self::kind_of(style), recovery_point: recover });
     }
 
@@ -617,6 +637,10 @@ impl Sender {
             // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
             return true;
         }
+        if self.tlp.probe == crate::loss::tlp::TlpProbe::SendingNewData {
+            // RFC 8985 §7.3: the loss probe of new data goes regardless of cwnd.
+            return true;
+        }
         if let Some(h) = self.hold_until {
             // CC 3 (L3016-3017): no new data until every segment outstanding at the
             // detection is acknowledged (loss recovery of those segments may still run).
@@ -670,6 +694,12 @@ impl Sender {
         }
         if self.linux.is_some() {
             return self.linux_next_segment(now, timers, stats);
+        }
+        if self.tlp.probe != crate::loss::tlp::TlpProbe::Idle {
+            // RFC 8985 §7.3: the probe the expired PTO decided on goes first.
+            if let Some(d) = self.tlp_send_probe(now, timers, stats) {
+                return Some(d);
+            }
         }
         if self.frto_gate != FrtoGate::Off {
             return self.next_segment_held(now, timers, stats);
@@ -788,6 +818,10 @@ impl Sender {
         if !timers.is_armed(TimerKind::Rto) {
             timers.arm(TimerKind::Rto, now, self.rtt.rto());
         }
+        if self.tlp.enabled && self.tlp.probe != crate::loss::tlp::TlpProbe::SendingNewData {
+            // RFC 8985 §7.2: (re)start the PTO after new data that was not itself a probe.
+            self.tlp_schedule(now, timers);
+        }
         Some(DataOut { seq, len, fin, cause: None })
     }
 
@@ -798,6 +832,12 @@ impl Sender {
         }
         if self.snd_una == self.snd_nxt {
             return;
+        }
+        if self.tlp.enabled {
+            // RTO recovery retransmits everything outstanding: the TLP episode is over and
+            // no PTO runs in RTO recovery (RFC 8985 §7.2).
+            self.tlp.reset();
+            timers.cancel(TimerKind::Pto);
         }
         let in_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
         self.hold_until = None;
