@@ -17,7 +17,7 @@ def family(name):
     if base.startswith("reorder"):
         return "reordering"
     if "tlp" in name.split("/")[1:]:
-        return "tail loss + TLP"
+        return "TLP senders (tail, random loss)"
     if name.endswith("/adaptive-d"):
         return "adaptive D"
     return "loss / queue scenarios"

@@ -46,6 +46,13 @@ impl RttStats {
         }
     }
 
+    /// A round trip that also contains a wait (segments acknowledged only when a copy filled
+    /// the hole below them): not a sample, but an upper bound on how long an answer can take,
+    /// so it raises `max_ns` (the D-SACK wait of `spurious::no_dsack`) and nothing else.
+    pub fn widen_max(&mut self, ns: u64) {
+        self.max_ns = Some(self.max_ns.map_or(ns, |m| m.max(ns)));
+    }
+
     pub fn mean_ns(&self) -> Option<u64> {
         (self.samples > 0).then(|| (self.sum_ns / u128::from(self.samples)) as u64)
     }

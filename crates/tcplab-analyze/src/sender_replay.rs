@@ -723,16 +723,23 @@ impl DirReplay {
         }
         if ack > self.snd_una {
             let mut sample = None;
+            let mut filled_by_copy = false;
             while let Some(f) = self.segs.front() {
                 if f.end > ack {
                     break;
                 }
                 // RFC 6298 §3 (Karn): only segments sent once give a sample.
                 sample = (f.copies == 1 && f.original_seen).then(|| now.saturating_sub(f.last_ns));
+                filled_by_copy |= f.copies > 1 || !f.original_seen;
                 self.segs.pop_front();
             }
-            if let Some(s) = sample {
-                self.rtt.sample(now, s);
+            // Karn's rule for the whole advance: when a copy filled a hole below, this ACK
+            // answers the copy, and the segments above it waited on the hole (a sample from
+            // them would add that wait to the round trip).
+            match sample {
+                Some(s) if filled_by_copy => self.rtt.widen_max(s),
+                Some(s) => self.rtt.sample(now, s),
+                None => {}
             }
             let dupthresh_before = self.dupthresh_ack_ns.filter(|_| self.dupacks >= self.dupack_threshold);
             self.snd_una = ack;

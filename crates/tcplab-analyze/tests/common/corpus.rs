@@ -161,7 +161,17 @@ pub fn cases() -> Vec<Case> {
             with_loss(sized(base(1, t, 30, 100), 40 * 1448), LossSpec::DropNth { flow: 0, nth: vec![39, 40, 42] }, LossSpec::None)
         });
         let name: &'static str = Box::leak(format!("random-1%/{suffix}/tlp").into_boxed_str());
-        add(name, t, &|t| with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.01 }, LossSpec::None));
+        add(name, t.clone(), &|t| with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.01 }, LossSpec::None));
+        // Many short transfers (20 flows of 30 segments, one starting every second) through 3 %
+        // random loss: tails are lost often, so probes are many (the middle capture sees all).
+        let name: &'static str = Box::leak(format!("short-flows-3%/{suffix}/tlp").into_boxed_str());
+        add(name, t, &|t| {
+            let mut s = sized(base(20, t, 30, 100), 30 * 1448);
+            for (i, f) in s.flows.iter_mut().enumerate() {
+                f.start = SimDuration::from_secs(i as u64);
+            }
+            with_loss(s, LossSpec::Bernoulli { p: 0.03 }, LossSpec::None)
+        });
     }
     // The Linux 2.4 sender model (`SenderModel::Linux`) in every scenario above: the same
     // spec with `[tcp] sender = "linux"`; the analyzer keeps the engine configuration as its
