@@ -518,3 +518,24 @@ fn a_copy_queued_past_the_end_of_a_timeout_does_not_extend_it() {
     let causes: Vec<(u64, Cause)> = a.retransmissions.iter().map(|r| (r.r.seq, r.r.cause)).collect();
     assert_eq!(causes, vec![(1001, Cause::Rto), (2001, Cause::Rto), (3001, Cause::FastRetransmit)]);
 }
+
+/// Karn's rule for the whole ACK: when the first segment is lost, the ACK that its copy
+/// brings also covers the segments that waited above the hole; their wait is not a round
+/// trip, so it gives no sample — else the copy's quick ACK would look "too soon" against
+/// that inflated minimum and a needed retransmission would be called spurious.
+#[test]
+fn segments_that_waited_on_a_hole_give_no_rtt_sample() {
+    let mut s = Script::new(false, true);
+    for k in 0..6 {
+        s.data(101 + u64::from(k), k, 0);
+    }
+    s.ack(202, 0, 0, 0, &[(1, 2)]);
+    s.ack(203, 0, 0, 0, &[(1, 3)]);
+    s.ack(204, 0, 0, 0, &[(1, 4)]);
+    s.data(204, 0, 0);
+    s.ack(304, 6, 0, 0, &[]);
+    let a = analyze_one(&s.write("karn-advance"));
+    let r = a.retransmissions[0];
+    assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_ne!(r.r.spurious, Some(true), "evidence {:?}", r.r.evidence);
+}
