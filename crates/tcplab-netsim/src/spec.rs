@@ -161,6 +161,25 @@ pub struct LinkDynamics {
     /// serialises at that rate. Sorted by time, times distinct; before the first step the
     /// link's `bandwidth` applies.
     pub bandwidth_schedule: Vec<(SimDuration, Bandwidth)>,
+    /// Packet reordering of the a → b direction (`sim::reorder`); `None`: FIFO delivery.
+    pub reorder_ab: Option<ReorderSpec>,
+    /// Packet reordering of the b → a direction.
+    pub reorder_ba: Option<ReorderSpec>,
+}
+
+/// Reordering of one link direction, after Linux netem's `delay … reorder` and jitter (see
+/// `sim::reorder` for the exact semantics). Every packet that starts transmission is, with
+/// probability `p`, delivered `extra` later than it would otherwise be, and every packet's
+/// delivery is further delayed by a uniform draw in `[0, jitter)`. Serialisation (line rate)
+/// is unchanged; packets sent after a delayed one may arrive before it.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ReorderSpec {
+    /// Probability that a packet is held back by `extra`, in [0, 1].
+    pub p: f64,
+    /// Extra propagation delay of a packet picked with probability `p`.
+    pub extra: SimDuration,
+    /// Upper bound (exclusive) of the uniform extra delay of every packet; 0: none.
+    pub jitter: SimDuration,
 }
 
 impl LinkDynamics {

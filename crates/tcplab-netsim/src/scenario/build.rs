@@ -300,6 +300,9 @@ fn generate(ctx: &Ctx<'_>, t: &RawTopology) -> R<(Vec<(RawNode, P)>, Vec<(RawLin
                 spike_direction: lp.spike_direction,
                 link_buffer: lp.link_buffer,
                 bandwidth_schedule: lp.bandwidth_schedule.clone(),
+                reorder: lp.reorder,
+                reorder_ab: lp.reorder_ab,
+                reorder_ba: lp.reorder_ba,
             },
             at.k(key),
         )
@@ -558,7 +561,40 @@ fn link_dynamics(ctx: &Ctx<'_>, at: &P, l: &RawLink, run: SimDuration) -> R<Link
             d.bandwidth_schedule.push((st.at.0, st.bandwidth.0));
         }
     }
+    if l.reorder.is_some() && (l.reorder_ab.is_some() || l.reorder_ba.is_some()) {
+        return Err(ctx.err(&at.k("reorder"), "sets both directions; use either reorder or reorder_ab/reorder_ba, not both"));
+    }
+    let reorder = |key: &str, r: &Option<RawReorder>| r.as_ref().map(|r| reorder_spec(ctx, &at.k(key), r)).transpose();
+    (d.reorder_ab, d.reorder_ba) = if l.reorder.is_some() {
+        (reorder("reorder", &l.reorder)?, reorder("reorder", &l.reorder)?)
+    } else {
+        (reorder("reorder_ab", &l.reorder_ab)?, reorder("reorder_ba", &l.reorder_ba)?)
+    };
     Ok(d)
+}
+
+/// One direction's `reorder` table (semantics in `sim::reorder`).
+fn reorder_spec(ctx: &Ctx<'_>, at: &P, r: &RawReorder) -> R<ReorderSpec> {
+    let p = match r.p {
+        Some(p) if !(0.0..=1.0).contains(&p) => {
+            return Err(ctx.err(&at.k("p"), format!("reorder probability must be in [0,1], not {p}")))
+        }
+        p => p,
+    };
+    let extra = r.extra.map(|d| d.0);
+    let jitter = r.jitter.map_or(SimDuration::ZERO, |d| d.0);
+    match (p, extra) {
+        (Some(_), None) => return Err(ctx.err(&at.k("extra"), "required with p: the extra delay of a reordered packet, like \"5ms\"")),
+        (None, Some(_)) => return Err(ctx.err(&at.k("p"), "required with extra: the share of packets delayed by extra, like 0.01")),
+        (Some(p), Some(e)) if p > 0.0 && e == SimDuration::ZERO => {
+            return Err(ctx.err(&at.k("extra"), "must be greater than zero"))
+        }
+        (None, None) if jitter == SimDuration::ZERO => {
+            return Err(ctx.err(at, "set p and extra (like { p = 0.01, extra = \"5ms\" }) and/or a jitter greater than zero"))
+        }
+        _ => {}
+    }
+    Ok(ReorderSpec { p: p.unwrap_or(0.0), extra: extra.unwrap_or(SimDuration::ZERO), jitter })
 }
 
 /// The dissertation's delay-spike processes (constants above).

@@ -69,6 +69,10 @@ pub struct RawLinkParams {
     pub spike_direction: Option<RawSpikeDirection>,
     pub link_buffer: Option<BytesOrInf>,
     pub bandwidth_schedule: Option<Vec<RawBandwidthStep>>,
+    /// Reordering of both directions (`{ p = 0.01, extra = "5ms" }`, `{ jitter = "2ms" }`).
+    pub reorder: Option<RawReorder>,
+    pub reorder_ab: Option<RawReorder>,
+    pub reorder_ba: Option<RawReorder>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,6 +178,10 @@ pub struct RawLink {
     pub spike_direction: Option<RawSpikeDirection>,
     pub link_buffer: Option<BytesOrInf>,
     pub bandwidth_schedule: Option<Vec<RawBandwidthStep>>,
+    /// Reordering of both directions (`{ p = 0.01, extra = "5ms" }`, `{ jitter = "2ms" }`).
+    pub reorder: Option<RawReorder>,
+    pub reorder_ab: Option<RawReorder>,
+    pub reorder_ba: Option<RawReorder>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,6 +196,17 @@ pub enum RawSpikeDirection {
     BtoA,
     #[serde(rename = "both")]
     Both,
+}
+
+/// `reorder`, `reorder_ab`, `reorder_ba`: see `sim::reorder`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReorder {
+    /// Share of packets held back by `extra`.
+    pub p: Option<f64>,
+    pub extra: Option<Dur>,
+    /// Every packet: a further U[0, jitter).
+    pub jitter: Option<Dur>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

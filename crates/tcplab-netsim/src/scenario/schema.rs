@@ -71,6 +71,15 @@ fn loss_model() -> Value {
     })
 }
 
+/// `reorder`, `reorder_ab`, `reorder_ba` (see `sim::reorder`).
+fn reorder_model(desc: &str) -> Value {
+    json!({"type": "object", "additionalProperties": false, "description": desc,
+           "properties": {
+               "p": probability("Share of packets held back by extra (netem reorder, inverted: the share displaced)"),
+               "extra": duration("Extra propagation delay of a held-back packet; later packets overtake it"),
+               "jitter": duration("Every packet arrives a further U[0, jitter) later (default 0)")}})
+}
+
 fn duration_dist(desc: &str) -> Value {
     json!({"description": desc, "anyOf": [
         {"type": "string", "pattern": unit_pattern(DURATION_UNITS)},
@@ -83,7 +92,8 @@ fn duration_dist(desc: &str) -> Value {
     ]})
 }
 
-/// `delay_spikes`, `spike_direction`, `link_buffer`, `bandwidth_schedule` (see docs/scenarios.md).
+/// `delay_spikes`, `spike_direction`, `link_buffer`, `bandwidth_schedule` and the reordering
+/// keys (see docs/scenarios.md).
 fn wireless_properties() -> serde_json::Map<String, Value> {
     let process = |name: &str, required: &[&str], props: Value| {
         json!({"type": "object", "additionalProperties": false, "required": [name],
@@ -121,7 +131,10 @@ fn wireless_properties() -> serde_json::Map<String, Value> {
         "link_buffer": bytes_or("inf", "Bytes the link can take in while a spike holds its output (default inf)"),
         "bandwidth_schedule": {"type": "array", "minItems": 1, "description": "Rate changes (both directions)", "items": {
             "type": "object", "additionalProperties": false, "required": ["at", "bandwidth"],
-            "properties": {"at": duration("From this time on"), "bandwidth": bandwidth("The new rate")}}}
+            "properties": {"at": duration("From this time on"), "bandwidth": bandwidth("The new rate")}}},
+        "reorder": reorder_model("Packet reordering of both directions (like loss)"),
+        "reorder_ab": reorder_model("Packet reordering a → b"),
+        "reorder_ba": reorder_model("Packet reordering b → a")
     });
     match v {
         Value::Object(m) => m,

@@ -1178,3 +1178,102 @@ fn the_tlp_key_reaches_the_tcp_config_and_is_rejected_with_the_linux_sender() {
     assert!(e.starts_with("tcp.sender: \"linux\" cannot be combined with tlp"), "{e}");
     assert!(!e.contains('\n'));
 }
+
+// ---- Packet reordering (sim::reorder) ----
+
+mod reordering {
+    use super::*;
+    use crate::spec::ReorderSpec;
+
+    fn link1(extra: &str) -> crate::spec::LinkSpec {
+        let text = with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}"));
+        load(&text).unwrap_or_else(|e| panic!("{e}")).links[1].clone()
+    }
+    fn bad(extra: &str) -> String {
+        err(&with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}")))
+    }
+    const MS: fn(u64) -> SimDuration = SimDuration::from_millis;
+
+    #[test]
+    fn reorder_sets_both_directions_and_the_directional_keys_one_each() {
+        let l = link1("reorder = { p = 0.01, extra = \"5ms\" }");
+        let r = ReorderSpec { p: 0.01, extra: MS(5), jitter: SimDuration::ZERO };
+        assert_eq!((l.dynamics.reorder_ab, l.dynamics.reorder_ba), (Some(r), Some(r)));
+        let l = link1("reorder_ba = { jitter = \"2ms\" }");
+        assert_eq!(l.dynamics.reorder_ab, None);
+        assert_eq!(l.dynamics.reorder_ba, Some(ReorderSpec { p: 0.0, extra: SimDuration::ZERO, jitter: MS(2) }));
+        let l = link1("reorder_ab = { p = 0, extra = \"5ms\", jitter = \"1ms\" }");
+        assert_eq!(l.dynamics.reorder_ab, Some(ReorderSpec { p: 0.0, extra: MS(5), jitter: MS(1) }));
+        assert!(load(BASE).unwrap().links.iter().all(|l| l.dynamics.reorder_ab.is_none() && l.dynamics.reorder_ba.is_none()));
+    }
+
+    #[test]
+    fn generated_links_and_overrides_take_the_reorder_keys() {
+        let text = GENERATED_DUMBBELL.replace(
+            "bottleneck = { bandwidth = \"10Mbps\", delay = \"20ms\", queue = \"40pkt\" }",
+            "bottleneck = { bandwidth = \"10Mbps\", delay = \"20ms\", queue = \"40pkt\", reorder_ab = { p = 0.01, extra = \"5ms\" } }",
+        );
+        let spec = load(&text).unwrap();
+        assert_eq!(spec.links[0].dynamics.reorder_ab.map(|r| r.extra), Some(MS(5)));
+        assert!(spec.links[1].dynamics.reorder_ab.is_none());
+        let spec = set(BASE, &["links.bottleneck.reorder={ p = 0.5, extra = \"1ms\" }"]);
+        assert_eq!(spec.links[1].dynamics.reorder_ba.map(|r| r.p), Some(0.5));
+    }
+
+    #[test]
+    fn the_json_schema_describes_the_reorder_keys() {
+        let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let listed = &s["properties"]["links"]["items"]["properties"];
+        let generated = &s["properties"]["topology"]["properties"]["bottleneck"]["properties"];
+        for key in ["reorder", "reorder_ab", "reorder_ba"] {
+            for t in [listed, generated] {
+                let props = &t[key]["properties"];
+                assert!(["p", "extra", "jitter"].iter().all(|k| props.get(k).is_some()), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn reorder_errors_are_one_line_naming_the_field() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "reorder = { p = 1.5, extra = \"5ms\" }",
+                "links[1].reorder.p: reorder probability must be in [0,1], not 1.5 (line 36, column 13)",
+            ),
+            (
+                "reorder_ab = { p = 0.01, extra = 5 }",
+                "links[1].reorder_ab.extra: 5 has no unit; write a duration with its unit, like \"30ms\" (line 36, column 26)",
+            ),
+            (
+                "reorder_ab = { p = 0.01, extar = \"5ms\" }",
+                "links[1].reorder_ab.extar: unknown field; did you mean \"extra\"? (line 36, column 26)",
+            ),
+            (
+                "reorder_ab = { p = 0.01 }",
+                "links[1].reorder_ab.extra: required with p: the extra delay of a reordered packet, like \"5ms\" (line 36, column 1)",
+            ),
+            (
+                "reorder_ab = { extra = \"5ms\" }",
+                "links[1].reorder_ab.p: required with extra: the share of packets delayed by extra, like 0.01 (line 36, column 1)",
+            ),
+            ("reorder_ab = { p = 0.1, extra = \"0ms\" }", "links[1].reorder_ab.extra: must be greater than zero (line 36, column 25)"),
+            (
+                "reorder_ba = {}",
+                "links[1].reorder_ba: set p and extra (like { p = 0.01, extra = \"5ms\" }) and/or a jitter greater than zero (line 36, column 1)",
+            ),
+            (
+                "reorder = { jitter = \"1ms\" }\nreorder_ab = { jitter = \"1ms\" }",
+                "links[1].reorder: sets both directions; use either reorder or reorder_ab/reorder_ba, not both (line 36, column 1)",
+            ),
+            ("reordr = { jitter = \"1ms\" }", "links[1].reordr: unknown field; did you mean \"reorder\"?"),
+        ];
+        let mut wrong = Vec::new();
+        for (extra, want) in cases {
+            let got = bad(extra);
+            if !got.starts_with(want) || got.contains('\n') {
+                wrong.push(format!("{extra}\n  got:  {got}\n  want: {want}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}

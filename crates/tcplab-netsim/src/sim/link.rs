@@ -18,12 +18,18 @@
 //! during a spike arrive at its end, in order; a full link buffer makes the transmitter wait
 //! for the end). Held packets share an arrival time, so arrival times then only *not
 //! decrease*; the FIFO still holds.
+//!
+//! Reordering (`LinkDynamics::reorder_ab`/`reorder_ba`, see `reorder`) breaks that order on
+//! purpose: a reordering direction adds the model's extra delay to each arrival and keeps its
+//! packets in flight in `reorder::ReorderFlight` (a heap) instead of the FIFO. A direction
+//! without reordering never touches that state (one flag on the transmit line, in padding).
 
 use super::bandwidth_schedule::BandwidthSchedule;
 use super::delay_spike::{self, SpikeState};
 use super::loss::LossModel;
 use super::packet::PacketId;
 use super::queue::{DropReason, DropTail, Enqueue};
+use super::reorder::Reorder;
 use std::collections::VecDeque;
 use crate::spec::{LinkSpec, QueueSpec};
 use tcplab_time::{Bandwidth, SimDuration, SimTime};
@@ -83,6 +89,8 @@ pub struct LinkDirState {
     memo_len: u32,
     /// `capture.is_some()`, here for the transmit path.
     captured: bool,
+    /// `reorder.is_some()`, here for the transmit path (in the padding after `captured`).
+    reordered: bool,
     pub stats: DirStats,
     /// Delay spikes and bandwidth changes; `None` for a plain link.
     pub dynamics: Option<Box<Dynamics>>,
@@ -94,6 +102,8 @@ pub struct LinkDirState {
     pub from: u32,
     pub bandwidth: Bandwidth,
     pub queue: DropTail,
+    /// Reordering model and the packets in flight out of order; `None`: FIFO delivery.
+    pub reorder: Option<Box<Reorder>>,
 }
 
 /// `LinkDirState::head_id` when no packet is in flight (arena ids are far below).
@@ -139,8 +149,12 @@ impl Dynamics {
 impl LinkDirState {
     /// Direction `dir` of `spec` (link number `link`).
     pub fn new(spec: &LinkSpec, link: usize, dir: usize, seed: u64) -> Self {
-        let (from, to, loss) =
-            if dir == 0 { (spec.a, spec.b, &spec.loss_ab) } else { (spec.b, spec.a, &spec.loss_ba) };
+        let (from, to, loss, reorder) = if dir == 0 {
+            (spec.a, spec.b, &spec.loss_ab, &spec.dynamics.reorder_ab)
+        } else {
+            (spec.b, spec.a, &spec.loss_ba, &spec.dynamics.reorder_ba)
+        };
+        let reorder = reorder.as_ref().map(|r| Box::new(Reorder::new(r, seed, link, dir)));
         let QueueSpec::DropTail { limit } = spec.queue;
         LinkDirState {
             from: from as u32,
@@ -162,6 +176,8 @@ impl LinkDirState {
             memo_tx: SimDuration::ZERO,
             memo_len: 0,
             captured: false,
+            reordered: reorder.is_some(),
+            reorder,
         }
     }
 
@@ -211,10 +227,15 @@ impl LinkDirState {
         if lost {
             self.stats.drops_loss += 1;
         }
-        let arrive = match self.dynamics.as_deref_mut() {
+        let mut arrive = match self.dynamics.as_deref_mut() {
             None => done + self.delay,
             Some(d) => d.commit(start, done + self.delay, len, lost),
         };
+        if self.reordered {
+            if let Some(r) = self.reorder.as_deref_mut() {
+                arrive += r.model.extra_delay();
+            }
+        }
         Admit::Transmit { start, arrive, lost }
     }
 
@@ -231,8 +252,26 @@ impl LinkDirState {
         }
     }
 
-    /// Appends a packet arriving at `arrive`; returns true if it is now the head (the caller
-    /// must schedule the arrival event).
+    /// Whether this direction reorders (its arrivals use generations ≠ 0, see `reorder`).
+    #[inline]
+    pub fn reordered(&self) -> bool {
+        self.reordered
+    }
+
+    /// Adds a packet arriving at `arrive` to a reordering direction; returns the generation of
+    /// the `Arrive` event to schedule at `arrive` if it now arrives first.
+    pub fn push_reordered(&mut self, arrive: SimTime, id: PacketId) -> Option<u32> {
+        self.reorder.as_deref_mut().and_then(|r| r.flight.push(arrive, id))
+    }
+
+    /// The reordering direction's `Arrive` event of generation `gen` fired: the packet (`None`:
+    /// a stale event) and the next event to schedule, if any.
+    pub fn pop_reordered(&mut self, gen: u32) -> Option<(PacketId, Option<(SimTime, u32)>)> {
+        self.reorder.as_deref_mut().and_then(|r| r.flight.pop(gen))
+    }
+
+    /// Appends a packet arriving at `arrive` to the FIFO of a direction without reordering;
+    /// returns true if it is now the head (the caller must schedule the arrival event).
     #[inline]
     pub fn push_arrival(&mut self, arrive: SimTime, id: PacketId) -> bool {
         if self.head_id == NO_PACKET {
@@ -296,6 +335,30 @@ mod tests {
             loss_ba: LossSpec::None,
             dynamics: Default::default(),
         }
+    }
+
+    #[test]
+    fn reordering_moves_arrivals_but_not_the_transmitter() {
+        use crate::spec::ReorderSpec;
+        let mut s = spec(QueueLimit::Packets(10));
+        // p = 1: every packet held back 3 ms.
+        s.dynamics.reorder_ab =
+            Some(ReorderSpec { p: 1.0, extra: SimDuration::from_millis(3), jitter: SimDuration::ZERO });
+        let mut d = LinkDirState::new(&s, 0, 0, 1);
+        let mut plain = LinkDirState::new(&spec(QueueLimit::Packets(10)), 0, 0, 1);
+        assert!(d.reordered() && !plain.reordered());
+        for _ in 0..3 {
+            let (Admit::Transmit { start: s1, arrive: a1, .. }, Admit::Transmit { start: s2, arrive: a2, .. }) =
+                (d.admit(1500, 0, 1448, SimTime::ZERO), plain.admit(1500, 0, 1448, SimTime::ZERO))
+            else {
+                panic!("dropped")
+            };
+            assert_eq!(s1, s2, "serialisation at line rate is unchanged");
+            assert_eq!(a1, a2 + SimDuration::from_millis(3));
+        }
+        assert_eq!(d.reorder.as_ref().map(|r| r.model.picked), Some(3));
+        // The other direction has no model.
+        assert!(!LinkDirState::new(&s, 0, 1, 1).reordered());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! | [`queue`] | DropTail |
 //! | [`loss`] | Bernoulli, Gilbert-Elliott, DropNth |
 //! | [`delay_spike`] | delay spikes (link stalls) and hand-overs on wireless links |
+//! | [`reorder`] | packet reordering (netem-like extra delay and jitter) |
 //! | [`bandwidth_schedule`] | piecewise-constant link bandwidth |
 //! | [`seed`] | per-component seeds (SplitMix64) |
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
@@ -32,6 +33,11 @@
 //! operations. The queue itself is a radix heap whose cost per event does not grow with the
 //! number of far-future wake-ups (see [`event_queue`]).
 //!
+//! A direction with a reordering model ([`reorder`]) is the exception: its arrivals are not in
+//! send order, so it keeps its packets in flight in a heap, and its `Arrive` events carry a
+//! generation (≠ 0) so that an event superseded by an overtaking packet is skipped. FIFO
+//! directions use generation 0 and the path above, unchanged.
+//!
 //! A run is a pure function of (spec, seed): no wall clock, no global RNG, FIFO tie-breaking.
 
 pub mod bandwidth_schedule;
@@ -45,6 +51,7 @@ pub mod loss;
 pub mod packet;
 pub mod queue;
 pub mod recorder;
+pub mod reorder;
 pub mod routing;
 pub mod seed;
 pub mod summary;
@@ -94,8 +101,9 @@ pub(crate) const MAX_ENDPOINTS: usize = 1 << 28;
 /// A simulator event, packed into a `u64` in the queue (tag in the top 4 bits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Event {
-    /// The head of link direction `dir`'s in-flight FIFO arrives.
-    Arrive(LinkDir),
+    /// The head of link direction `dir`'s in-flight FIFO arrives (`gen` 0), or, on a
+    /// reordering direction, its earliest packet in flight if `gen` is still current.
+    Arrive { dir: LinkDir, gen: u32 },
     CaptureTx(PacketId),
     Wake { ep: EndpointId, gen: u32 },
     FlowStart(u32),
@@ -106,7 +114,7 @@ impl Event {
     #[inline]
     fn pack(self) -> u64 {
         match self {
-            Event::Arrive(p) => u64::from(p),
+            Event::Arrive { dir, gen } => u64::from(gen) << 32 | u64::from(dir),
             Event::CaptureTx(p) => 1 << 60 | u64::from(p),
             Event::Wake { ep, gen } => 2 << 60 | u64::from(ep) << 32 | u64::from(gen),
             Event::FlowStart(f) => 3 << 60 | u64::from(f),
@@ -117,7 +125,7 @@ impl Event {
     fn unpack(x: u64) -> Event {
         let lo = x as u32;
         match x >> 60 {
-            0 => Event::Arrive(lo),
+            0 => Event::Arrive { dir: lo, gen: ((x >> 32) & 0x0FFF_FFFF) as u32 },
             1 => Event::CaptureTx(lo),
             2 => Event::Wake { ep: ((x >> 32) & 0x0FFF_FFFF) as u32, gen: lo },
             3 => Event::FlowStart(lo),
@@ -286,10 +294,18 @@ impl<'a> Sim<'a> {
             }
             self.now = t;
             match Event::unpack(ev) {
-                Event::Arrive(dir) => {
+                Event::Arrive { dir, gen: 0 } => {
                     let id = self.links[dir as usize].pop_arrival();
                     if let Some(next) = self.links[dir as usize].next_arrival() {
-                        self.push(next, Event::Arrive(dir));
+                        self.push(next, Event::Arrive { dir, gen: 0 });
+                    }
+                    self.on_arrive(id);
+                }
+                Event::Arrive { dir, gen } => {
+                    // A reordering direction; a superseded event is not counted.
+                    let Some((id, next)) = self.links[dir as usize].pop_reordered(gen) else { continue };
+                    if let Some((t, gen)) = next {
+                        self.push(t, Event::Arrive { dir, gen });
                     }
                     self.on_arrive(id);
                 }
@@ -440,12 +456,18 @@ impl<'a> Sim<'a> {
                 p.lost = lost;
                 let flow = p.flow;
                 let captured = link.captured();
-                let head = !lost && link.push_arrival(arrive, id);
+                let gen = if lost {
+                    None
+                } else if link.reordered() {
+                    link.push_reordered(arrive, id)
+                } else {
+                    link.push_arrival(arrive, id).then_some(0)
+                };
                 if captured {
                     self.push(start, Event::CaptureTx(id));
                 }
-                if head {
-                    self.push(arrive, Event::Arrive(dir));
+                if let Some(gen) = gen {
+                    self.push(arrive, Event::Arrive { dir, gen });
                 }
                 if lost {
                     if !captured {

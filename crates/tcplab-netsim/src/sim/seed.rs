@@ -13,6 +13,9 @@ const SPLITMIX_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Domain separator for link loss-model streams.
 pub const DOMAIN_LOSS: u64 = 0x6c6f_7373; // "loss"
+/// Domain separator for link reordering streams (`reorder`): a domain of its own, so adding
+/// reordering to a link leaves its loss and spike streams, and every other link's, unchanged.
+pub const DOMAIN_REORDER: u64 = 0x7265_6f72; // "reor"
 /// Domain separator for initial sequence numbers.
 pub const DOMAIN_ISS: u64 = 0x0069_7373; // "iss"
 
@@ -34,6 +37,14 @@ pub fn derive(seed: u64, domain: u64, a: u64, b: u64) -> u64 {
 /// two consecutive derived words.
 pub fn link_rng(seed: u64, link: usize, dir: usize) -> Pcg64Mcg {
     let hi = derive(seed, DOMAIN_LOSS, link as u64, dir as u64);
+    let lo = splitmix64(hi);
+    Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(lo))
+}
+
+/// The reordering RNG of one link direction (`dir` 0 = a→b, 1 = b→a), built like [`link_rng`]
+/// in the `DOMAIN_REORDER` domain.
+pub fn reorder_rng(seed: u64, link: usize, dir: usize) -> Pcg64Mcg {
+    let hi = derive(seed, DOMAIN_REORDER, link as u64, dir as u64);
     let lo = splitmix64(hi);
     Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(lo))
 }

@@ -51,7 +51,8 @@ fn opts(trace: bool) -> RunOptions {
 #[test]
 fn events_pack_into_a_u64_and_back() {
     for ev in [
-        Event::Arrive(7),
+        Event::Arrive { dir: 7, gen: 0 },
+        Event::Arrive { dir: u32::MAX, gen: reorder::MAX_GEN },
         Event::CaptureTx(u32::MAX),
         Event::Wake { ep: (1 << 28) - 1, gen: u32::MAX },
         Event::Wake { ep: 3, gen: 0 },
@@ -238,7 +239,7 @@ fn spikes(spec: &mut SimSpec, link: usize, list: &[(u64, u64)], direction: Spike
         ),
         spike_direction: direction,
         link_buffer: buffer,
-        bandwidth_schedule: vec![],
+        ..LinkDynamics::default()
     };
 }
 
@@ -435,4 +436,178 @@ fn without_the_spike_the_same_transfer_needs_no_retransmission() {
     let out = run(&spec, &opts(false)).unwrap();
     let f = &out.summary.flows[0];
     assert_eq!((f.timeouts, f.retransmissions, f.spurious_retransmissions), (0, 0, 0), "{f:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packet reordering (see `reorder`).
+
+use crate::spec::ReorderSpec;
+use reorder::ReorderModel;
+
+/// Reordering of "second", a → b (link 1, direction 0) in `line()`.
+fn reordered_line(p: f64, extra_ms: u64) -> SimSpec {
+    let mut spec = line();
+    spec.links[1].dynamics.reorder_ab =
+        Some(ReorderSpec { p, extra: SimDuration::from_millis(extra_ms), jitter: SimDuration::ZERO });
+    spec
+}
+
+/// The extra delays "second" a → b draws for its first `n` packets with run seed 1 (the link
+/// draws once per packet that starts transmission, in order).
+fn drawn(spec: &SimSpec, n: usize) -> Vec<SimDuration> {
+    let r = spec.links[1].dynamics.reorder_ab.unwrap_or_default();
+    let mut m = ReorderModel::new(&r, opts(false).seed, 1, 0);
+    (0..n).map(|_| m.extra_delay()).collect()
+}
+
+#[test]
+fn a_reordered_packet_arrives_extra_late_at_exact_nanoseconds_and_is_overtaken() {
+    // Seed 1 picks packets 2 and 3 of 6 (p = 0.3; the model's own draws, checked here).
+    let spec = reordered_line(0.3, 2);
+    let picks: Vec<bool> = drawn(&spec, 6).iter().map(|d| *d > SimDuration::ZERO).collect();
+    assert_eq!(picks, vec![false, false, true, true, false, false]);
+    // Packet k would arrive at D0 + k · 832 µs; packets 2 and 3 arrive 2 ms later. Packet 4
+    // (sent 832 µs after 3 and 1664 µs after 2) overtakes both; packet 5 (2496 µs after 2,
+    // more than 2 ms) does not overtake 2 but overtakes 3 (1664 µs after it).
+    assert_eq!(
+        deliveries(&spec, 6),
+        vec![
+            (SimTime(D0), 0),
+            (SimTime(D0 + 832_000), 1),
+            (SimTime(D0 + 4 * 832_000), 4),
+            (SimTime(D0 + 2 * 832_000 + 2_000_000), 2),
+            (SimTime(D0 + 5 * 832_000), 5),
+            (SimTime(D0 + 3 * 832_000 + 2_000_000), 3),
+        ]
+    );
+}
+
+#[test]
+fn every_packet_arrives_once_picked_ones_after_every_packet_sent_up_to_extra_later() {
+    let n = 80; // fits the 100-packet queue of "first"
+    let extra = 5;
+    let spec = reordered_line(0.1, extra);
+    let got = deliveries(&spec, n);
+    let d = drawn(&spec, n as usize);
+    // No packet lost or duplicated.
+    let mut ids: Vec<u64> = got.iter().map(|g| g.1).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..u64::from(n)).collect::<Vec<_>>());
+    // Each arrives at its FIFO time plus its draw, and deliveries are in time order.
+    for &(t, k) in &got {
+        assert_eq!(t, SimTime(D0 + k * 832_000) + d[k as usize], "packet {k}");
+    }
+    assert!(got.windows(2).all(|w| w[0].0 <= w[1].0));
+    let pos = |k: u64| got.iter().position(|g| g.1 == k).unwrap_or(usize::MAX);
+    let picked: Vec<u64> = (0..u64::from(n)).filter(|&k| d[k as usize] > SimDuration::ZERO).collect();
+    assert!(picked.len() >= 3, "seed 1 picks a few packets: {picked:?}");
+    for &i in &picked {
+        // Every unpicked packet sent less than `extra` after i (its FIFO arrival is earlier
+        // than i's delayed one) arrives before i; every packet sent before i arrives before i.
+        for j in 0..u64::from(n) {
+            let overtakes = j > i && !picked.contains(&j) && (j - i) * 832_000 < extra * 1_000_000;
+            if overtakes || (j < i && !picked.contains(&j)) {
+                assert!(pos(j) < pos(i), "packet {j} before picked packet {i}");
+            }
+            if j > i && (j - i) * 832_000 > extra * 1_000_000 {
+                assert!(pos(j) > pos(i), "packet {j} after picked packet {i}");
+            }
+        }
+    }
+}
+
+/// A dumbbell with a 10 Mb/s bottleneck, one 2 MB and two bulk flows, optional loss.
+fn reorder_dumbbell(r: Option<ReorderSpec>, loss: f64) -> SimSpec {
+    let mut spec = crate::bench::dumbbell(
+        3,
+        Bandwidth::mbps(100),
+        SimDuration::from_millis(1),
+        Bandwidth::mbps(10),
+        SimDuration::from_millis(10),
+        QueueLimit::Packets(50),
+        Default::default(),
+        SimDuration::from_secs(3),
+    );
+    spec.links[0].loss_ab = if loss > 0.0 { LossSpec::Bernoulli { p: loss } } else { LossSpec::None };
+    spec.links[0].dynamics.reorder_ab = r;
+    spec.flows[1].size = Some(2_000_000);
+    spec
+}
+
+fn assert_same_outputs(a: &RunOutput, b: &RunOutput) {
+    assert_eq!(serde_json::to_string(&a.summary).unwrap(), serde_json::to_string(&b.summary).unwrap());
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.timeseries, b.timeseries);
+}
+
+#[test]
+fn a_reordering_model_with_p_zero_gives_exactly_the_run_without_it() {
+    // The heap and the generation-tagged events run, but nothing is ever picked.
+    let zero = ReorderSpec { p: 0.0, extra: SimDuration::from_millis(5), jitter: SimDuration::ZERO };
+    for loss in [0.0, 0.01] {
+        let with = run(&reorder_dumbbell(Some(zero), loss), &opts(true)).unwrap();
+        let without = run(&reorder_dumbbell(None, loss), &opts(true)).unwrap();
+        assert_same_outputs(&with, &without);
+    }
+}
+
+#[test]
+fn two_reordering_runs_with_the_same_seed_are_identical_and_another_seed_differs() {
+    let r = ReorderSpec { p: 0.02, extra: SimDuration::from_millis(5), jitter: SimDuration::from_micros(500) };
+    let spec = reorder_dumbbell(Some(r), 0.01);
+    let a = run(&spec, &opts(true)).unwrap();
+    let b = run(&spec, &opts(true)).unwrap();
+    assert_same_outputs(&a, &b);
+    let c = run(&spec, &RunOptions { seed: 2, ..opts(true) }).unwrap();
+    assert_ne!(a.events, c.events);
+    // Reordering changed the run (and the loss stream is the same one as without it).
+    let plain = run(&reorder_dumbbell(None, 0.01), &opts(true)).unwrap();
+    assert_ne!(a.events, plain.events);
+}
+
+/// Ground truth with reordering: a retransmission is spurious iff every byte reached the
+/// receiver in a copy sent earlier, even when that copy arrives after the retransmission.
+#[test]
+fn a_retransmission_that_overtakes_its_reordered_original_is_spurious() {
+    // p = 0.3, seed 1: packets 2 and 3 are held back 2 ms (see the exact-time test).
+    let spec = reordered_line(0.3, 2);
+    let mut sim = Sim::new(&spec, &opts(true)).unwrap();
+    let seg = |sim: &Sim<'_>, k: u32| data(sim, 1 + 1000 * k, 1000);
+    for k in 0..4 {
+        let s = seg(&sim, k);
+        sim.emit(0, Transmit { segment: s, retransmission: None }); // copies 0..=3; 2 is late
+    }
+    let b = seg(&sim, 2);
+    sim.emit(0, Transmit { segment: b, retransmission: Some(RetransCause::FastRetransmit) }); // copy 4
+    sim.run_loop().unwrap();
+    assert_eq!(
+        sim.delivered.iter().map(|d| d.1).collect::<Vec<_>>(),
+        vec![0, 1, 4, 2, 3],
+        "the retransmission arrives before its original"
+    );
+    let out = sim.finish(&opts(true)).unwrap();
+    assert_eq!(out.summary.flows[0].spurious_retransmissions, 1);
+    let sp = out.events.column("spurious").unwrap();
+    assert_eq!(sp.data, ColumnData::Bool(vec![false, false, false, false, true]));
+    assert_eq!(sp.valid, Some(vec![false, false, false, false, true]));
+}
+
+#[test]
+fn with_reordering_and_no_loss_every_retransmission_is_spurious() {
+    // 1 % of data packets on the bottleneck 5 ms late (about 4 packets at 10 Mb/s): DupThresh 3
+    // fires fast retransmits that are all unnecessary. Flows limited so the queue never drops.
+    let r = ReorderSpec { p: 0.01, extra: SimDuration::from_millis(5), jitter: SimDuration::ZERO };
+    let mut spec = reorder_dumbbell(Some(r), 0.0);
+    spec.links[0].queue = QueueSpec::DropTail { limit: QueueLimit::Packets(10_000) };
+    spec.duration = SimDuration::from_secs(10);
+    let out = run(&spec, &opts(true)).unwrap();
+    let drops: u64 = out.summary.links.iter().map(|l| l.drops_ab + l.drops_ba).sum();
+    assert_eq!(drops, 0);
+    let (re, sp): (u64, u64) =
+        out.summary.flows.iter().fold((0, 0), |(r, s), f| (r + f.retransmissions, s + f.spurious_retransmissions));
+    assert!(re >= 3, "reordering by ≥ 3 packets triggers fast retransmits: {re}");
+    assert_eq!(sp, re, "nothing was lost, so every retransmission is spurious");
+    let rexmits = rows(&out, "segment_retransmitted");
+    assert!(rexmits.iter().all(|r| r.1 == Some(true)), "{rexmits:?}");
 }

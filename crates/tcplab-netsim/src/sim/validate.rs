@@ -37,6 +37,11 @@ pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
             super::loss::validate(loss, spec.flows.len()).map_err(|m| bad(format!("links[{i}].{field}"), m))?;
         }
         super::delay_spike::validate(&l.dynamics, spec.duration).map_err(|(f, m)| bad(format!("links[{i}].{f}"), m))?;
+        for (field, r) in [("reorder_ab", &l.dynamics.reorder_ab), ("reorder_ba", &l.dynamics.reorder_ba)] {
+            if let Some(r) = r {
+                super::reorder::validate(r).map_err(|(f, m)| bad(format!("links[{i}].{field}.{f}"), m))?;
+            }
+        }
     }
     for (i, r) in spec.routes.iter().enumerate() {
         for (field, v, max) in [("node", r.node, n), ("dst", r.dst, n), ("link", r.link, spec.links.len())] {
