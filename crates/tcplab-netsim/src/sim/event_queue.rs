@@ -223,7 +223,10 @@ impl<E: Copy> EventQueue<E> {
         found.map(|i| self.cur + 1 + ((i.wrapping_sub(start)) & (WHEEL_SLOTS - 1)) as u64)
     }
 
-    /// Moves to the next non-empty slot and fills `ready` with its entries, sorted.
+    /// Moves to the next non-empty slot and fills `ready` with its entries, sorted. `#[inline]`:
+    /// it has one caller (`pop`), and without the hint LLVM stopped inlining it into the run
+    /// loop when the loop grew by the reordering branch (+1.3 % instructions on `1x100M`).
+    #[inline]
     fn advance(&mut self) {
         let wheel = self.next_wheel_slot();
         let far = self.far.peek().map(|f| slot_of(f.0.time));

@@ -252,20 +252,22 @@ impl LinkDirState {
         }
     }
 
-    /// Whether this direction reorders (its arrivals use generations ≠ 0, see `reorder`).
+    /// Whether this direction reorders (its arrivals are `ArriveReordered` events, see `reorder`).
     #[inline]
     pub fn reordered(&self) -> bool {
         self.reordered
     }
 
     /// Adds a packet arriving at `arrive` to a reordering direction; returns the generation of
-    /// the `Arrive` event to schedule at `arrive` if it now arrives first.
+    /// the `ArriveReordered` event to schedule at `arrive` if it now arrives first.
+    #[inline(never)]
     pub fn push_reordered(&mut self, arrive: SimTime, id: PacketId) -> Option<u32> {
         self.reorder.as_deref_mut().and_then(|r| r.flight.push(arrive, id))
     }
 
-    /// The reordering direction's `Arrive` event of generation `gen` fired: the packet (`None`:
+    /// The reordering direction's `ArriveReordered` event of generation `gen` fired: the packet (`None`:
     /// a stale event) and the next event to schedule, if any.
+    #[inline(never)]
     pub fn pop_reordered(&mut self, gen: u32) -> Option<(PacketId, Option<(SimTime, u32)>)> {
         self.reorder.as_deref_mut().and_then(|r| r.flight.pop(gen))
     }

@@ -35,8 +35,8 @@
 //!
 //! A direction with a reordering model ([`reorder`]) is the exception: its arrivals are not in
 //! send order, so it keeps its packets in flight in a heap, and its `Arrive` events carry a
-//! generation (≠ 0) so that an event superseded by an overtaking packet is skipped. FIFO
-//! directions use generation 0 and the path above, unchanged.
+//! generation (`ArriveReordered`) so that an event superseded by an overtaking packet is
+//! skipped. FIFO directions use `Arrive` and the path above, unchanged.
 //!
 //! A run is a pure function of (spec, seed): no wall clock, no global RNG, FIFO tie-breaking.
 
@@ -101,9 +101,11 @@ pub(crate) const MAX_ENDPOINTS: usize = 1 << 28;
 /// A simulator event, packed into a `u64` in the queue (tag in the top 4 bits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Event {
-    /// The head of link direction `dir`'s in-flight FIFO arrives (`gen` 0), or, on a
-    /// reordering direction, its earliest packet in flight if `gen` is still current.
-    Arrive { dir: LinkDir, gen: u32 },
+    /// The head of link direction `dir`'s in-flight FIFO arrives.
+    Arrive(LinkDir),
+    /// The earliest packet in flight on reordering direction `dir` arrives, if `gen` is still
+    /// the direction's current generation (see [`reorder`]).
+    ArriveReordered { dir: LinkDir, gen: u32 },
     CaptureTx(PacketId),
     Wake { ep: EndpointId, gen: u32 },
     FlowStart(u32),
@@ -114,21 +116,23 @@ impl Event {
     #[inline]
     fn pack(self) -> u64 {
         match self {
-            Event::Arrive { dir, gen } => u64::from(gen) << 32 | u64::from(dir),
+            Event::Arrive(p) => u64::from(p),
             Event::CaptureTx(p) => 1 << 60 | u64::from(p),
             Event::Wake { ep, gen } => 2 << 60 | u64::from(ep) << 32 | u64::from(gen),
             Event::FlowStart(f) => 3 << 60 | u64::from(f),
             Event::Sample => 4 << 60,
+            Event::ArriveReordered { dir, gen } => 5 << 60 | u64::from(gen) << 32 | u64::from(dir),
         }
     }
     #[inline]
     fn unpack(x: u64) -> Event {
         let lo = x as u32;
         match x >> 60 {
-            0 => Event::Arrive { dir: lo, gen: ((x >> 32) & 0x0FFF_FFFF) as u32 },
+            0 => Event::Arrive(lo),
             1 => Event::CaptureTx(lo),
             2 => Event::Wake { ep: ((x >> 32) & 0x0FFF_FFFF) as u32, gen: lo },
             3 => Event::FlowStart(lo),
+            5 => Event::ArriveReordered { dir: lo, gen: ((x >> 32) & 0x0FFF_FFFF) as u32 },
             _ => Event::Sample,
         }
     }
@@ -293,19 +297,22 @@ impl<'a> Sim<'a> {
                 break;
             }
             self.now = t;
-            match Event::unpack(ev) {
-                Event::Arrive { dir, gen: 0 } => {
-                    let id = self.links[dir as usize].pop_arrival();
-                    if let Some(next) = self.links[dir as usize].next_arrival() {
-                        self.push(next, Event::Arrive { dir, gen: 0 });
-                    }
-                    self.on_arrive(id);
-                }
-                Event::Arrive { dir, gen } => {
-                    // A reordering direction; a superseded event is not counted.
-                    let Some((id, next)) = self.links[dir as usize].pop_reordered(gen) else { continue };
-                    if let Some((t, gen)) = next {
-                        self.push(t, Event::Arrive { dir, gen });
+            let ev = Event::unpack(ev);
+            match ev {
+                Event::Arrive(dir) | Event::ArriveReordered { dir, .. } => {
+                    let link = &mut self.links[dir as usize];
+                    let (id, next) = if let Event::ArriveReordered { gen, .. } = ev {
+                        // A superseded event is not counted.
+                        let Some((id, next)) = link.pop_reordered(gen) else { continue };
+                        (id, next.map(|(t, gen)| (t, Event::ArriveReordered { dir, gen })))
+                    } else {
+                        let id = link.pop_arrival();
+                        (id, link.next_arrival().map(|t| (t, Event::Arrive(dir))))
+                    };
+                    // One call site each for the push and for `on_arrive`: both stay inlined
+                    // here as they were before reordering existed.
+                    if let Some((t, ev)) = next {
+                        self.push(t, ev);
                     }
                     self.on_arrive(id);
                 }
@@ -456,18 +463,18 @@ impl<'a> Sim<'a> {
                 p.lost = lost;
                 let flow = p.flow;
                 let captured = link.captured();
-                let gen = if lost {
+                let head = if lost {
                     None
                 } else if link.reordered() {
-                    link.push_reordered(arrive, id)
+                    link.push_reordered(arrive, id).map(|gen| Event::ArriveReordered { dir, gen })
                 } else {
-                    link.push_arrival(arrive, id).then_some(0)
+                    link.push_arrival(arrive, id).then_some(Event::Arrive(dir))
                 };
                 if captured {
                     self.push(start, Event::CaptureTx(id));
                 }
-                if let Some(gen) = gen {
-                    self.push(arrive, Event::Arrive { dir, gen });
+                if let Some(ev) = head {
+                    self.push(arrive, ev);
                 }
                 if lost {
                     if !captured {

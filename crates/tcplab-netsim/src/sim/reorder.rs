@@ -33,10 +33,10 @@
 //!
 //! **In flight.** A FIFO direction keeps its packets in `LinkDirState`'s inline-head FIFO and
 //! one `Arrive` event for the head. A reordering direction keeps them here in a binary heap by
-//! (arrival time, send sequence), and also has one live `Arrive` event, for the heap's
-//! minimum. When a new packet becomes the minimum (it overtakes every packet in flight) a new
-//! event is scheduled and the old one goes stale: events carry a generation (`gen`, never 0,
-//! which marks FIFO directions) and an event whose generation is not the direction's current
+//! (arrival time, send sequence), and also has one live arrival event, for the heap's
+//! minimum (`Event::ArriveReordered`). When a new packet becomes the minimum (it overtakes
+//! every packet in flight) a new event is scheduled and the old one goes stale: events carry a
+//! generation (`gen`, from 1) and an event whose generation is not the direction's current
 //! one is skipped. The heap keeps its capacity, so steady state allocates nothing.
 
 use super::packet::PacketId;
@@ -48,7 +48,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use tcplab_time::{SimDuration, SimTime};
 
-/// Largest arrival generation: `Event::Arrive` packs it into the 28 bits between the link
+/// Largest arrival generation: `Event::ArriveReordered` packs it into the 28 bits between the link
 /// direction (low 32 bits) and the event tag (top 4 bits). Generations wrap to 1; a stale
 /// event is at most `extra + jitter` old, far fewer re-arms than 2^28.
 pub const MAX_GEN: u32 = (1 << 28) - 1;
@@ -71,8 +71,9 @@ impl ReorderModel {
         ReorderModel { p: spec.p, extra: spec.extra, jitter: spec.jitter.0, rng: reorder_rng(seed, link, dir), picked: 0 }
     }
 
-    /// The extra propagation delay of the next packet that starts transmission.
-    #[inline]
+    /// The extra propagation delay of the next packet that starts transmission. Out of line, so
+    /// that `LinkDirState::admit` stays small for links without reordering.
+    #[inline(never)]
     pub fn extra_delay(&mut self) -> SimDuration {
         let mut d = SimDuration::ZERO;
         if self.p > 0.0 && unit_f64(self.rng.next_u64()) < self.p {
@@ -93,7 +94,7 @@ pub struct ReorderFlight {
     /// (arrival, send sequence, packet): the sequence breaks ties in send order.
     heap: BinaryHeap<Reverse<(SimTime, u64, PacketId)>>,
     seq: u64,
-    /// Generation of the live `Arrive` event (0: none scheduled yet).
+    /// Generation of the live `ArriveReordered` event (0: none scheduled yet).
     gen: u32,
 }
 
@@ -104,7 +105,7 @@ impl ReorderFlight {
     }
 
     /// Adds a packet arriving at `arrive`; if it arrives before every packet in flight, returns
-    /// the generation of the `Arrive` event the caller must schedule at `arrive`.
+    /// the generation of the `ArriveReordered` event the caller must schedule at `arrive`.
     pub fn push(&mut self, arrive: SimTime, id: PacketId) -> Option<u32> {
         let first = self.heap.peek().is_none_or(|Reverse((t, _, _))| arrive < *t);
         self.heap.push(Reverse((arrive, self.seq, id)));
@@ -112,7 +113,7 @@ impl ReorderFlight {
         first.then(|| self.next_gen())
     }
 
-    /// The `Arrive` event of generation `gen` fired: `None` if it is stale, else the arriving
+    /// The `ArriveReordered` event of generation `gen` fired: `None` if it is stale, else the arriving
     /// packet and, if packets remain, the (time, generation) of the event to schedule next.
     pub fn pop(&mut self, gen: u32) -> Option<(PacketId, Option<(SimTime, u32)>)> {
         if gen != self.gen {

@@ -51,8 +51,9 @@ fn opts(trace: bool) -> RunOptions {
 #[test]
 fn events_pack_into_a_u64_and_back() {
     for ev in [
-        Event::Arrive { dir: 7, gen: 0 },
-        Event::Arrive { dir: u32::MAX, gen: reorder::MAX_GEN },
+        Event::Arrive(7),
+        Event::ArriveReordered { dir: u32::MAX, gen: reorder::MAX_GEN },
+        Event::ArriveReordered { dir: 0, gen: 1 },
         Event::CaptureTx(u32::MAX),
         Event::Wake { ep: (1 << 28) - 1, gen: u32::MAX },
         Event::Wake { ep: 3, gen: 0 },
