@@ -97,3 +97,22 @@ fn an_ack_path_spike_is_read_from_the_sender_s_view_not_the_capture_s() {
 fn an_adaptive_dupack_threshold_is_replayed_on_the_flight() {
     check("random-2%-6-segment-window/sack+ts/adaptive-d", 0.94);
 }
+
+/// The reordering rows' ground truth (simulator only, no analyzer): with 1 % of the data
+/// packets 5 ms late on the bottleneck and nothing lost, the engine's DupThresh makes fast
+/// retransmissions and every one is spurious (its original arrives, late, whether before or
+/// after the copy).
+#[test]
+fn reordering_without_loss_gives_only_spurious_retransmissions_in_the_ground_truth() {
+    for suffix in ["sack+ts", "newreno+ts", "sack", "newreno"] {
+        let name = format!("reorder-1%-5ms/{suffix}");
+        let case = corpus::cases().into_iter().find(|c| c.name == name).unwrap();
+        let dir = std::env::temp_dir().join(format!("tcplab-analyze-corpus-{}-reorder-{}", std::process::id(), suffix.replace('+', "_")));
+        std::fs::create_dir_all(&dir).unwrap();
+        let truth = corpus::simulate(&case, &dir, 1);
+        assert!(truth.len() >= 10, "{name}: {} retransmissions", truth.len());
+        assert!(truth.iter().all(|t| t.spurious == Some(true)), "{name}: a retransmission the truth calls needed");
+        assert!(truth.iter().any(|t| t.cause == "fast_retransmit"), "{name}: no fast retransmission");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use tcplab_analyze::{analyze_paths, AnalyzeConfig, ConfigModel};
 use tcplab_netsim::bench::dumbbell;
-use tcplab_netsim::spec::{DelaySpikeSpec, LossSpec, SimSpec, SpikeDirection};
+use tcplab_netsim::spec::{DelaySpikeSpec, LossSpec, ReorderSpec, SimSpec, SpikeDirection};
 use tcplab_time::units::QueueLimit;
 use tcplab_netsim::{run, RunOptions};
 use tcplab_record::ColumnData;
@@ -88,6 +88,23 @@ fn with_spikes(mut s: SimSpec, dir: SpikeDirection) -> SimSpec {
     s
 }
 
+/// Reordering on the bottleneck (`tcplab_netsim::sim::reorder`): `ab` acts on the data,
+/// `ba` on the ACKs. The middle capture records packets as they start transmission on the
+/// bottleneck, i.e. before the reordering; the receiver capture (and, for ACKs, the sender
+/// capture) sees it.
+fn with_reorder(mut s: SimSpec, ab: Option<ReorderSpec>, ba: Option<ReorderSpec>) -> SimSpec {
+    if let Some(l) = s.links.iter_mut().find(|l| l.name == "bottleneck") {
+        l.dynamics.reorder_ab = ab;
+        l.dynamics.reorder_ba = ba;
+    }
+    s
+}
+
+/// 1 % of packets delivered 5 ms late: at 10 Mb/s about four full-sized data packets, so a
+/// displaced data packet usually draws DupThresh (3) duplicate ACKs and a spurious fast
+/// retransmission.
+const REORDER_1PCT_5MS: ReorderSpec = ReorderSpec { p: 0.01, extra: SimDuration::from_millis(5), jitter: SimDuration::ZERO };
+
 const BURSTY: LossSpec = LossSpec::GilbertElliott { p_gb: 0.005, p_bg: 0.3, loss_good: 0.0, loss_bad: 0.5 };
 
 /// Every scenario, with its sender model (the engine configuration of the flows).
@@ -133,6 +150,26 @@ pub fn cases() -> Vec<Case> {
             let name: &'static str = Box::leak(format!("spikes-3s-{dname}/{suffix}").into_boxed_str());
             add(name, tcp(sack, ts), &move |t| with_spikes(base(1, t, 30, 100), dir));
         }
+        let name: &'static str = Box::leak(format!("reorder-1%-5ms/{suffix}").into_boxed_str());
+        add(name, tcp(sack, ts), &|t| with_reorder(base(1, t, 30, 100), Some(REORDER_1PCT_5MS), None));
+        let name: &'static str = Box::leak(format!("reorder+random-1%/{suffix}").into_boxed_str());
+        add(name, tcp(sack, ts), &|t| {
+            with_reorder(
+                with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.01 }, LossSpec::None),
+                Some(REORDER_1PCT_5MS),
+                None,
+            )
+        });
+        let name: &'static str = Box::leak(format!("reorder-ack-1%-5ms+random-1%/{suffix}").into_boxed_str());
+        add(name, tcp(sack, ts), &|t| {
+            // ACK reordering alone leaves a cumulative-ACK sender with nothing to retransmit;
+            // with 1 % data loss it reorders the duplicate ACKs of each recovery.
+            with_reorder(
+                with_loss(base(1, t, 30, 100), LossSpec::Bernoulli { p: 0.01 }, LossSpec::None),
+                None,
+                Some(REORDER_1PCT_5MS),
+            )
+        });
     }
     // F-RTO senders (RFC 5682; SACK-enhanced when SACK is on): after a timeout they send
     // new data, not retransmissions, until the second ACK tells them whether it was spurious.
