@@ -612,3 +612,50 @@ fn with_reordering_and_no_loss_every_retransmission_is_spurious() {
     let rexmits = rows(&out, "segment_retransmitted");
     assert!(rexmits.iter().all(|r| r.1 == Some(true)), "{rexmits:?}");
 }
+
+#[test]
+fn a_captured_reordering_link_records_packets_in_send_order_when_they_start_transmission() {
+    // p = 0.3, seed 1: packets 2 and 3 are held back 2 ms on "second" (exact-time test above).
+    let spec = reordered_line(0.3, 2);
+    let path = std::env::temp_dir().join(format!("tcplab-netsim-{}-reorder-capture.pcap", std::process::id()));
+    let o = RunOptions { seed: 1, trace: false, pcap: vec![("second".into(), path.clone())] };
+    let mut sim = Sim::new(&spec, &o).unwrap();
+    for i in 0..6 {
+        let seg = data(&sim, 1 + 1000 * i, 1000);
+        sim.emit(0, Transmit { segment: seg, retransmission: None });
+    }
+    sim.run_loop().unwrap();
+    assert_eq!(sim.delivered.iter().map(|d| d.1).collect::<Vec<_>>(), vec![0, 1, 4, 2, 5, 3]);
+    sim.finish(&o).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(bytes.len(), 24 + 6 * (16 + 40));
+    // Record k: timestamp (s, ns: nanosecond pcap) at offset 24 + 56 k; "second" starts
+    // packet k at 832 µs · (k + 1) + 1 ms (after "first"): in send order, not arrival order.
+    for k in 0..6usize {
+        let at = 24 + 56 * k;
+        let ns = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap());
+        assert_eq!(u64::from(ns), 832_000 * (k as u64 + 1) + 1_000_000, "record {k}");
+    }
+}
+
+#[test]
+fn with_a_delay_spike_the_extra_delay_of_a_reordered_packet_counts_from_its_release() {
+    // "second", a → b: packets 1 and 2 (4 747 200, 5 579 200) are held to 6 ms by the spike;
+    // packets 2 and 3 are picked (p = 0.3, seed 1) and arrive 2 ms after they otherwise would.
+    let mut spec = reordered_line(0.3, 2);
+    let reorder = spec.links[1].dynamics.reorder_ab;
+    spikes(&mut spec, 1, &[(4_000_000, 2_000_000)], SpikeDirection::AtoB, None);
+    spec.links[1].dynamics.reorder_ab = reorder;
+    assert_eq!(
+        deliveries(&spec, 6),
+        vec![
+            (SimTime(D0), 0),
+            (SimTime(6_000_000), 1),
+            (SimTime(D0 + 4 * 832_000), 4),
+            (SimTime(8_000_000), 2),
+            (SimTime(D0 + 5 * 832_000), 5),
+            (SimTime(D0 + 3 * 832_000 + 2_000_000), 3),
+        ]
+    );
+}
