@@ -265,8 +265,8 @@ impl LinkDirState {
         self.reorder.as_deref_mut().and_then(|r| r.flight.push(arrive, id))
     }
 
-    /// The reordering direction's `ArriveReordered` event of generation `gen` fired: the packet (`None`:
-    /// a stale event) and the next event to schedule, if any.
+    /// The `ArriveReordered` event of generation `gen` fired: the packet (`None`: a stale
+    /// event) and the (time, generation) of the next event to schedule, if any.
     #[inline(never)]
     pub fn pop_reordered(&mut self, gen: u32) -> Option<(PacketId, Option<(SimTime, u32)>)> {
         self.reorder.as_deref_mut().and_then(|r| r.flight.pop(gen))

@@ -34,9 +34,9 @@
 //! number of far-future wake-ups (see [`event_queue`]).
 //!
 //! A direction with a reordering model ([`reorder`]) is the exception: its arrivals are not in
-//! send order, so it keeps its packets in flight in a heap, and its `Arrive` events carry a
-//! generation (`ArriveReordered`) so that an event superseded by an overtaking packet is
-//! skipped. FIFO directions use `Arrive` and the path above, unchanged.
+//! send order, so it keeps its packets in flight in a heap, and its arrival events
+//! (`ArriveReordered`) carry a generation so that an event superseded by an overtaking packet
+//! is skipped. FIFO directions use `Arrive` and the path above, unchanged.
 //!
 //! A run is a pure function of (spec, seed): no wall clock, no global RNG, FIFO tie-breaking.
 
