@@ -131,8 +131,8 @@ struct AckAdvance {
     t: u64,
     /// SND.UNA after it.
     una: u64,
-    /// When the SND.UNA before it had collected DupThresh duplicate ACKs (capture time of
-    /// the DupThresh-th), if it did.
+    /// When the SND.UNA before it had met a fast-retransmit trigger — DupThresh duplicate
+    /// ACKs or RFC 6675 IsLost — (capture time of the ACK that met it), if it did.
     dupthresh_before: Option<u64>,
 }
 
@@ -234,6 +234,10 @@ pub struct DirReplay {
     last_ack_ns: Option<u64>,
     /// Capture time of the ACK that brought the duplicate count to DupThresh.
     dupthresh_ack_ns: Option<u64>,
+    /// Capture time of the duplicate ACK whose SACK blocks first made SND.UNA lost by
+    /// RFC 6675 IsLost (more than (DupThresh − 1) · SMSS SACKed above it), since the last
+    /// advance.
+    islost_ack_ns: Option<u64>,
     /// Recent ACK advances, to see the sender's state as of an earlier instant away from the
     /// sender (bounded ring).
     ack_history: VecDeque<AckAdvance>,
@@ -288,6 +292,7 @@ impl DirReplay {
             last_data_ns: 0,
             last_ack_ns: None,
             dupthresh_ack_ns: None,
+            islost_ack_ns: None,
             ack_history: VecDeque::with_capacity(ACK_HISTORY_LEN),
             phase_exit: None,
             response_ns: None,
@@ -535,11 +540,13 @@ impl DirReplay {
         let sent = now.saturating_sub(upstream.saturating_sub(tick));
         let mut horizon = sent;
         let mut ack_held = false;
+        let mut covered_here = false;
         if start < self.snd_una {
             let i = self.ack_history.iter().position(|a| a.una > start);
             let known = i.is_some_and(|i| i > 0 || self.ack_history.len() < ACK_HISTORY_LEN);
             if let Some(h) = i.filter(|_| known).and_then(|i| self.ack_history.get(i)).map(|a| a.t) {
                 horizon = horizon.min(h.saturating_sub(1));
+                covered_here = true;
                 ack_held = self.pos != Position::Sender;
             }
         }
@@ -561,9 +568,10 @@ impl DirReplay {
                 // DupThresh of them, if they came before that advance (a fast retransmit
                 // answers the DupThresh-th at once, so its time is not compared with the
                 // estimated send time, which is no finer than the upstream estimate).
-                // Only where the sender provably had not seen the later advance (`ack_held`):
+                // Only where the sender provably had not seen the later advance (it resent
+                // bytes that advance covered):
                 // elsewhere the send-time estimate is too coarse to place the advance.
-                if let Some(next) = j.and_then(|j| self.ack_history.get(j + 1)).filter(|_| ack_held) {
+                if let Some(next) = j.and_then(|j| self.ack_history.get(j + 1)).filter(|_| covered_here) {
                     dupacks = if next.dupthresh_before.is_some() { self.dupack_threshold } else { 0 };
                 }
             }
@@ -741,7 +749,9 @@ impl DirReplay {
                 Some(s) => self.rtt.sample(now, s),
                 None => {}
             }
-            let dupthresh_before = self.dupthresh_ack_ns.filter(|_| self.dupacks >= self.dupack_threshold);
+            let dupthresh_before =
+                self.dupthresh_ack_ns.filter(|_| self.dupacks >= self.dupack_threshold).or(self.islost_ack_ns);
+            self.islost_ack_ns = None;
             self.snd_una = ack;
             self.acked_any = true;
             self.dupacks = 0;
@@ -790,6 +800,12 @@ impl DirReplay {
             self.dupacks = self.dupacks.saturating_add(1);
             if self.dupacks == self.dupack_threshold {
                 self.dupthresh_ack_ns = Some(now);
+            }
+            if self.islost_ack_ns.is_none() && self.sack && self.sack_loss_rule {
+                let above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
+                if above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss) {
+                    self.islost_ack_ns = Some(now);
+                }
             }
         }
         self.last_window = seg.window;
