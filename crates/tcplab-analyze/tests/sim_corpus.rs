@@ -116,3 +116,12 @@ fn reordering_without_loss_gives_only_spurious_retransmissions_in_the_ground_tru
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// 1 % of data packets 5 ms late: spurious fast retransmits. At the sender capture the ACK
+/// covering the late original is recorded before the retransmission the sender sent on
+/// the duplicate ACKs (or SACK IsLost) just before it: the replay reads the trigger from
+/// the state before that ACK (0.00 at the sender before it did).
+#[test]
+fn reordering_s_spurious_fast_retransmits_are_fast_retransmits_from_every_vantage() {
+    check("reorder-1%-5ms/sack+ts", 0.98);
+}
