@@ -372,6 +372,18 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
     }
     s.truth = t_occ.values().map(|v| v.len()).sum();
     s.found = a_occ.values().map(|v| v.len()).sum();
+    // Analyzer rows at a (flow, seq) the simulator never retransmitted are false
+    // retransmissions too.
+    for (k, av) in &a_occ {
+        if !t_occ.contains_key(k) {
+            s.extra += av.len();
+            if std::env::var_os("TCPLAB_VALIDATE_DEBUG").is_some() {
+                for r in av {
+                    eprintln!("    extra: flow {} seq {} ts {} analyzer {}", k.0, k.1, r.r.ts_ns, r.r.cause.name());
+                }
+            }
+        }
+    }
     for (k, tv) in &t_occ {
         let av = a_occ.get(k).map(|v| v.as_slice()).unwrap_or(&[]);
         // Away from the sender, retransmissions lost upstream are invisible. Copies stay in
