@@ -78,6 +78,8 @@ pub const MAX_RANGES: usize = 1024;
 
 /// ACK advances remembered to reconstruct the sender's view away from the sender.
 pub const ACK_HISTORY_LEN: usize = 256;
+/// Copies decided spurious and handed out, remembered for D-SACK attribution.
+pub const PROVEN_DUPS_LEN: usize = 32;
 
 /// Share of the minimum RTO the data stream must have been silent, away from the sender and
 /// without timestamps, before a retransmission can be a timer expiry (see `on_data`).
@@ -257,6 +259,9 @@ pub struct DirReplay {
     mss: u32,
     pub rtt: RttStats,
     pending: Vec<Pending>,
+    /// Recent copies already decided spurious and handed out: (start, end, capture time).
+    /// A later D-SACK of those bytes is theirs, not an older copy's (bounded ring).
+    proven_dups: VecDeque<(u64, u64, u64)>,
     episodes: VecDeque<Episode>,
     next_episode: u32,
     pub counters: DirCounters,
@@ -307,6 +312,7 @@ impl DirReplay {
             mss: 1,
             rtt: RttStats::new(pos == Position::Sender, model.rto()),
             pending: Vec::new(),
+            proven_dups: VecDeque::with_capacity(PROVEN_DUPS_LEN),
             episodes: VecDeque::new(),
             next_episode: 0,
             counters: DirCounters::default(),
@@ -848,11 +854,13 @@ impl DirReplay {
             // The duplicate is the latest copy of these bytes that can have reached the
             // receiver and been reported by now.
             let earliest_report = self.rtt.min_ns.filter(|_| self.pos != Position::Receiver).unwrap_or(0);
+            let reportable = |ts: u64| now.saturating_sub(ts) as f64 >= spurious::TOO_SOON_FRACTION * earliest_report as f64;
+            // A later copy already decided spurious (and handed out) explains this D-SACK.
+            let proven = self.proven_dups.iter().filter(|&&(s, e, t)| s <= l && r <= e && reportable(t)).map(|&(_, _, t)| t).max();
             if let Some(p) = self.pending.iter_mut().rev().find(|p| {
-                spurious::dsack(l, r, p.start, p.end).is_some()
-                    && now.saturating_sub(p.ts_ns) as f64 >= spurious::TOO_SOON_FRACTION * earliest_report as f64
+                spurious::dsack(l, r, p.start, p.end).is_some() && reportable(p.ts_ns)
             }) {
-                if p.verdict.is_none() {
+                if p.verdict.is_none() && proven.map_or(true, |t| t < p.ts_ns) {
                     p.verdict = spurious::dsack(l, r, p.start, p.end);
                 }
             }
@@ -913,9 +921,16 @@ impl DirReplay {
         }
         let episodes = &self.episodes;
         let counters = &mut self.counters;
+        let proven = &mut self.proven_dups;
         self.pending.retain(|p| {
             let rec = episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);
             if p.verdict.is_some() && rec.is_some() {
+                if matches!(p.verdict, Some((true, _))) {
+                    if proven.len() == PROVEN_DUPS_LEN {
+                        proven.pop_front();
+                    }
+                    proven.push_back((p.start, p.end, p.ts_ns));
+                }
                 out.push(Self::emit(p, rec, counters));
                 false
             } else {
