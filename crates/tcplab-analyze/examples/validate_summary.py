@@ -49,12 +49,22 @@ def main():
             a["cause_unknown"] += int(row["cause_unknown"])
             a["sp_truth"] += int(row["sp_truth"])
             a["sp_unknown"] += int(row["sp_unknown"])
+            # tp = R * spurious(truth); fp from P = tp / (tp + fp).
+            if row["R"] != "n/a":
+                tp = round(float(row["R"]) * int(row["sp_truth"]))
+                a["tp"] += tp
+                if row["P"] != "n/a" and float(row["P"]) > 0:
+                    a["fp"] += round(tp / float(row["P"]) - tp)
+            elif row["P"] != "n/a" and float(row["P"]) == 0:
+                a["fp"] += 1
             a["min_acc"] = min(a.get("min_acc", 1.0), float(row["cause_acc"]) if row["cause_acc"] != "n/a" else 1.0)
-    print("| sender model | scenarios | vantage | matched | cause acc. | lowest row | cause unknown | spurious (truth) | spurious unknown |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| sender model | scenarios | vantage | matched | cause acc. | lowest row | cause unknown | spurious (truth) | spurious P | spurious R | spurious unknown |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for (mdl, fam, v), a in sorted(acc.items()):
         ca = a["cause_ok"] / a["matched"] if a["matched"] else float("nan")
-        print(f"| {mdl} | {fam} | {v} | {int(a['matched'])} | {ca:.3f} | {a['min_acc']:.3f} | {int(a['cause_unknown'])} | {int(a['sp_truth'])} | {int(a['sp_unknown'])} |")
+        p = f"{a['tp'] / (a['tp'] + a['fp']):.3f}" if a["tp"] + a["fp"] else "n/a"
+        r = f"{a['tp'] / a['sp_truth']:.3f}" if a["sp_truth"] else "n/a"
+        print(f"| {mdl} | {fam} | {v} | {int(a['matched'])} | {ca:.3f} | {a['min_acc']:.3f} | {int(a['cause_unknown'])} | {int(a['sp_truth'])} | {p} | {r} | {int(a['sp_unknown'])} |")
 
 
 if __name__ == "__main__":
