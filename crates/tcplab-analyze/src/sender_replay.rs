@@ -821,7 +821,7 @@ impl DirReplay {
             if self.dupacks == 0 {
                 // 003 §V-D: an adaptive D = max(1, min(3, F − 2)) on the flight F (segments)
                 // as the episode's first duplicate arrives; a fixed D stays.
-                let flight = (self.snd_max - self.snd_una).div_ceil(u64::from(self.mss.max(1)));
+                let flight = self.snd_max.saturating_sub(self.snd_una).div_ceil(u64::from(self.mss.max(1)));
                 self.dupack_threshold = self.dupack_rule.for_flight(flight);
             }
             self.dupacks = self.dupacks.saturating_add(1);
