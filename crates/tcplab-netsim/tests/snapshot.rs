@@ -3,6 +3,7 @@
 //!
 //! To accept an intended change: `INSTA_UPDATE=always cargo test -p tcplab-netsim --test
 //! snapshot`, then review the diff of the `.snap` files before committing.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -204,6 +204,7 @@ pub(crate) fn fmt_bandwidth(b: Bandwidth, f: &mut fmt::Formatter<'_>) -> fmt::Re
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
