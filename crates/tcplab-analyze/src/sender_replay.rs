@@ -537,10 +537,15 @@ impl DirReplay {
         // here to the sender and of its answer back) plus the queueing this segment met on
         // its way here, read off TSval (relative to the quietest offset seen, so a queue
         // already present at the handshake is not counted twice); without timestamps, the
-        // latest fast-retransmit response time when longer.
+        // latest fast-retransmit response time when longer — unless this direction's data
+        // stream has been silent for longer than that: the backlog the response time
+        // measured has drained by then.
         let mut upstream = self.upstream_base_ns.saturating_add(queueing);
         if self.pos != Position::Sender && !self.timestamps {
-            upstream = upstream.max(self.response_ns.unwrap_or(0));
+            let response = self.response_ns.unwrap_or(0);
+            if data_gap < response {
+                upstream = upstream.max(response);
+            }
         }
         // Away from the sender, the sender sent this retransmission having seen only the ACKs
         // that passed here before `horizon` (its send time minus the ACKs' way to it):
