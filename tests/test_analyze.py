@@ -135,3 +135,37 @@ def test_the_api_raises_one_documented_error_type():
         analyze("x.pcap", vantage="up")
     with pytest.raises(tcplab.TcplabError):
         analyze("/nonexistent/x.pcap")
+
+
+def test_a_tlp_sender_s_probes_are_tlp_only_under_a_model_with_tlp(tmp_path: Path):
+    """A tail loss on a TLP sender (`tcp.tlp=true`): with `--tlp` the probe is `tlp`, with
+    the default model (no TLP) nothing explains it and it is `unknown`, never guessed."""
+    sc = tmp_path / "small.toml"
+    sc.write_text(SMALL)
+    res = tcplab.run(
+        sc,
+        overrides=["tcp.tlp=true", "flows.0.size=40KB",
+                   'links.bottleneck.loss_ab={ model = "drop_nth", flow = 0, nth = [28] }'],
+        out=tmp_path / "sim",
+        pcap=["access"],
+    )
+    ev = res.events
+    truth = ev[ev["kind"] == "segment_retransmitted"]
+    assert list(truth["cause"].astype(str)) == ["tlp"], truth
+    pcap = tmp_path / "sim" / "access.pcap"
+    with_tlp = tcplab_cli("analyze", str(pcap), "-o", str(tmp_path / "a"), "--tlp")
+    assert with_tlp.returncode == 0, with_tlp.stderr
+    assert "model rfc+tlp" in with_tlp.stdout
+    assert list(pd.read_csv(tmp_path / "a" / "retransmissions.csv")["cause"]) == ["tlp"]
+    without = analyze(pcap)
+    assert list(without.retransmissions["cause"].astype(str)) == ["unknown"]
+
+
+def test_the_model_is_an_engine_profile_and_a_wrong_name_is_one_line_exit_2(lossy, tmp_path: Path):
+    pcap, _ = lossy
+    r = tcplab_cli("analyze", str(pcap), "-o", str(tmp_path / "ok"), "--model", "linux-2.4")
+    assert r.returncode == 0, r.stderr
+    assert "model linux-2.4" in r.stdout
+    bad = tcplab_cli("analyze", str(pcap), "-o", str(tmp_path / "bad"), "--model", "linux-9")
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0 and "--model" in bad.stderr and "linux-2.4" in bad.stderr

@@ -42,6 +42,7 @@ def profiles() -> list[dict[str, Any]]:
 
 # Capture analyzer (crates/tcplab-py/src/analyze.rs)
 
+class ModelError(ValueError): ...
 class CaptureError(ValueError):
     """Nothing in the given captures could be analysed (one-line message naming the file)."""
 
@@ -50,7 +51,7 @@ class Analysis:
     def summary_json(self) -> str: ...
     def table(self, name: str) -> list[Column]: ...
 
-def analyze(paths: list[str], vantage: str) -> Analysis: ...
+def analyze(paths: list[str], vantage: str, model: str = ..., tlp: bool | None = ...) -> Analysis: ...
 
 def fig6_rto_table(rtt_c: list[int], rtt_f: list[int]) -> dict[str, list[int]]:
     """Aron & Druschel Fig. 6: the RTO_O, RTO_B, RTO_Nf and RTO_Nc columns (``rto_o``,

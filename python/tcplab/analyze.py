@@ -36,6 +36,10 @@ class CaptureError(TcplabError, ValueError):
     """
 
 
+class ModelError(TcplabError, ValueError):
+    """The sender model named is not ``rfc`` or an engine profile; ``str(err)`` is one line."""
+
+
 class AnalysisResult(TableResult):
     """``summary`` (dict) and the ``retransmissions`` / ``connections`` tables."""
 
@@ -61,15 +65,22 @@ def analyze(
     captures: str | os.PathLike | Iterable[str | os.PathLike],
     vantage: str = "auto",
     *,
+    model: str = "rfc",
+    tlp: bool | None = None,
     out: str | os.PathLike | None = None,
 ) -> AnalysisResult:
     """Analyse one or more pcap/pcapng captures.
 
     - ``vantage``: ``auto`` (from each connection's handshake), ``sender``, ``receiver`` or
       ``middle``; the position assumed is reported per connection and in the summary.
+    - ``model``: the sender the replay emulates — ``rfc`` (RFC 5681/6675/6298 defaults) or
+      one of the engine's OS profiles (``tcplab profiles``: DupThresh, RTO bounds, ...).
+    - ``tlp``: whether that sender sends tail loss probes (RFC 8985 §7); ``None`` keeps the
+      model's own setting. Without it a probe comes out ``unknown``, never guessed.
     - ``out``: if given, the outputs are written there (see :meth:`AnalysisResult.write`).
 
-    Raises :class:`CaptureError` when no capture can be read.
+    Raises :class:`CaptureError` when no capture can be read, :class:`ModelError` for an
+    unknown model name.
     """
     if isinstance(captures, (str, os.PathLike)):
         captures = [captures]
@@ -79,9 +90,11 @@ def analyze(
     if vantage not in VANTAGES:
         raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
     try:
-        raw = _core.analyze(paths, vantage)
+        raw = _core.analyze(paths, vantage, model, tlp)
     except _core.CaptureError as e:
         raise CaptureError(str(e)) from None
+    except _core.ModelError as e:
+        raise ModelError(str(e)) from None
     summary = {"tcplab_version": _core.__version__, **json.loads(raw.summary_json)}
     tables = {name: to_arrow(raw.table(name)) for name in TABLES}
     result = AnalysisResult(summary, tables)
@@ -90,4 +103,4 @@ def analyze(
     return result
 
 
-__all__ = ["AnalysisResult", "CaptureError", "analyze", "TABLES", "VANTAGES"]
+__all__ = ["AnalysisResult", "CaptureError", "ModelError", "analyze", "TABLES", "VANTAGES"]

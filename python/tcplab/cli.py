@@ -248,16 +248,20 @@ def _print_analysis(summary: dict, out: Path) -> None:
               help="Output directory (created if missing).")
 @click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
               show_default=True, help="Where the capture was taken (auto: from each handshake).")
+@click.option("--model", default="rfc", show_default=True, metavar="NAME",
+              help="Sender the replay emulates: rfc, or an engine profile (tcplab profiles).")
+@click.option("--tlp/--no-tlp", default=None,
+              help="The sender sends tail loss probes (RFC 8985 §7). Default: the model's setting.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 @_user_errors
-def analyze(captures, out: Path, vantage: str, quiet: bool) -> None:
+def analyze(captures, out: Path, vantage: str, model: str, tlp, quiet: bool) -> None:
     """Classify the retransmissions in CAPTURES (pcap/pcapng): cause, spurious, durations.
 
     Writes retransmissions.parquet/.csv, connections.parquet/.csv and summary.json to OUT.
     """
     from .analyze import analyze as api_analyze
 
-    res = api_analyze(list(captures), vantage=vantage, out=out)
+    res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp, out=out)
     if not quiet:
         _print_analysis(res.summary, out)
 

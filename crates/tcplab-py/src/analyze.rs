@@ -6,7 +6,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use tcplab_analyze::{analyze_paths, AnalyzeConfig, VantageChoice};
+use tcplab_analyze::{analyze_paths, AnalyzeConfig, ConfigModel, VantageChoice};
+use tcplab_tcp::{Profile, TcpConfig};
 use tcplab_record::Table;
 
 create_exception!(
@@ -15,6 +16,8 @@ create_exception!(
     PyValueError,
     "Nothing in the given captures could be analysed (no such file, not a capture); one line."
 );
+
+create_exception!(_core, ModelError, PyValueError, "Unknown sender model name; one line.");
 
 /// The result of `analyze`.
 #[pyclass(name = "Analysis", module = "tcplab._core")]
@@ -33,14 +36,37 @@ impl PyAnalysis {
     }
 }
 
-/// Analyses the captures (GIL released). `vantage`: auto, sender, receiver or middle.
+/// The sender model named `model`: `rfc` (the engine's defaults: RFC 5681/6675/6298) or one
+/// of the engine's OS profiles (`tcplab profiles`); `tlp` overrides whether it sends tail
+/// loss probes (RFC 8985 §7).
+fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
+    let mut cfg = if model == DEFAULT_MODEL {
+        TcpConfig::default()
+    } else {
+        Profile::by_name(model).map(|p| p.config()).ok_or_else(|| {
+            let names: Vec<&str> = std::iter::once(DEFAULT_MODEL).chain(Profile::names()).collect();
+            ModelError::new_err(format!("--model: {model:?} is not one of {}", names.join(", ")))
+        })?
+    };
+    if let Some(t) = tlp {
+        cfg.tlp = t;
+    }
+    let name = if tlp == Some(true) { format!("{model}+tlp") } else { model.to_string() };
+    Ok(ConfigModel::new(name, cfg))
+}
+
+/// Name of the default model (the engine's own defaults).
+const DEFAULT_MODEL: &str = "rfc";
+
+/// Analyses the captures (GIL released). `vantage`: auto, sender, receiver or middle;
+/// `model`: see [`sender_model`].
 #[pyfunction]
-#[pyo3(signature = (paths, vantage))]
-fn analyze(py: Python<'_>, paths: Vec<String>, vantage: &str) -> PyResult<PyAnalysis> {
+#[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None))]
+fn analyze(py: Python<'_>, paths: Vec<String>, vantage: &str, model: &str, tlp: Option<bool>) -> PyResult<PyAnalysis> {
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
     })?;
-    let cfg = AnalyzeConfig { vantage: v, ..Default::default() };
+    let cfg = AnalyzeConfig { vantage: v, model: std::sync::Arc::new(sender_model(model, tlp)?), ..Default::default() };
     let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| CaptureError::new_err(e.to_string()))?;
     Ok(PyAnalysis { summary_json: a.summary_json(), tables: vec![a.retransmissions_table(), a.connections_table()] })
 }
@@ -48,6 +74,7 @@ fn analyze(py: Python<'_>, paths: Vec<String>, vantage: &str) -> PyResult<PyAnal
 /// Adds the analyzer's function, class and exception to `tcplab._core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CaptureError", m.py().get_type::<CaptureError>())?;
+    m.add("ModelError", m.py().get_type::<ModelError>())?;
     m.add_class::<PyAnalysis>()?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     Ok(())
