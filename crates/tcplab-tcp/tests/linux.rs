@@ -558,3 +558,56 @@ fn a_cumulative_ack_for_a_never_retransmitted_hole_below_sacked_data_raises_reor
     assert_eq!(r.state(), CaState::Open);
     assert!(r.retransmissions().is_empty());
 }
+
+/// NewReno-style Linux sender (no SACK) with timestamps; segment 2 (0-based) of the initial
+/// window is delivered 20 ms late. Timeline: the window leaves at 100 ms; segments 0, 1 and
+/// 3..9 reach the receiver at 150 ms (seven duplicate ACKs), segment 2 at 170 ms (ACK 10).
+/// At 200 ms the duplicate ACKs move the sender to Disorder (each releasing new data) and, at
+/// the third, to Recovery with the fast retransmission of segment 2; ACK 10 arrives at 220 ms
+/// and is partial (the recovery point covers the new data sent at 200 ms); the ACKs of that new
+/// data (sent at 250 ms, arriving from 300 ms) are partial too.
+fn reordered_third_segment(ts: bool) -> Harness {
+    let cfg = TcpConfig { sack: false, recovery: RecoveryAlgorithm::NewReno, timestamps: ts, ..linux(10) };
+    let mut h = Harness::new(cfg, peer(), ms(50));
+    h.set_fate(|p| {
+        if p.dir == Dir::AtoB && p.rtx.is_none() && p.data_idx == 3 {
+            return Fate::Delay(ms(20));
+        }
+        Fate::Deliver
+    });
+    h.a.send(40 * u64::from(MSS));
+    h
+}
+
+#[test]
+fn partial_acks_of_delayed_originals_in_recovery_do_not_retransmit_and_raise_reordering() {
+    // 002 L1683–1686: "when a partial ACK for the unnecessary retransmission arrives, the
+    // sender does not mark the next unacknowledged segment lost". Linux 2.4
+    // `tcp_try_undo_partial` keeps `undo_marker`, so this holds for every partial ACK of the
+    // episode, not just the first, and raises `reordering` to tcp_fackets_out + acked
+    // (sacked_out + 1 + acked without SACK). Before, the first partial ACK cleared the undo
+    // state and each later partial ACK retransmitted the next segment (Hoe's retransmission),
+    // every one of them unnecessary (18 more retransmissions in this exchange).
+    let mut h = reordered_third_segment(true);
+    assert!(h.run());
+    let rtx: Vec<(SimTime, u32, Option<RetransCause>)> =
+        h.data_from(Dir::AtoB).filter(|p| p.rtx.is_some()).map(|p| (p.t, p.rel_seq / MSS, p.rtx)).collect();
+    assert_eq!(rtx, vec![(at_ms(200), 2, Some(RetransCause::FastRetransmit))]);
+    let l = h.a.linux().expect("linux sender");
+    // ACK 10 at 220 ms: 8 segments acked, the 7 duplicate ACKs counted as SACKs removed (acked − 1),
+    // so tcp_fackets_out + acked = (0 + 1) + 8.
+    assert_eq!(l.reordering, 9);
+    assert_eq!(l.ca_state, CaState::Open);
+}
+
+#[test]
+fn without_timestamps_partial_acks_in_recovery_still_retransmit_the_next_segment() {
+    // No proof that the retransmission was unnecessary: `tcp_try_undo_partial` fails for a
+    // NewReno sender ("Force Hoe's retransmit"), the next segment is marked lost (002
+    // L1399–1403) and `reordering` stays at the dupACK threshold.
+    let mut h = reordered_third_segment(false);
+    assert!(h.run());
+    let hoe = h.data_from(Dir::AtoB).filter(|p| p.rtx == Some(RetransCause::SackRecovery)).count();
+    assert!(hoe > 0, "partial ACKs retransmit");
+    assert_eq!(h.a.linux().expect("linux sender").reordering, 3);
+}
