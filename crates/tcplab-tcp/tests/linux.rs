@@ -100,10 +100,10 @@ impl Rig {
         self.h.a.linux().expect("linux sender").ca_state
     }
     fn cwnd(&self) -> u32 {
-        self.h.a.linux().unwrap().snd_cwnd
+        self.h.a.linux().expect("linux sender").snd_cwnd
     }
     fn ssthresh(&self) -> u32 {
-        self.h.a.linux().unwrap().snd_ssthresh
+        self.h.a.linux().expect("linux sender").snd_ssthresh
     }
     fn retransmissions(&self) -> Vec<(u32, RetransCause)> {
         self.tx.iter().filter_map(|(_, t)| t.retransmission.map(|c| ((t.segment.seq - self.first) / MSS, c))).collect()
@@ -115,7 +115,7 @@ fn the_linux_sender_is_selected_by_config_and_the_rfc_sender_stays_the_default()
     let h = Harness::new(TcpConfig::default(), TcpConfig::default(), ms(50));
     assert!(h.a.linux().is_none());
     let h = Harness::new(linux(10), peer(), ms(50));
-    assert_eq!(h.a.linux().unwrap().ca_state, CaState::Open);
+    assert_eq!(h.a.linux().expect("linux sender").ca_state, CaState::Open);
 }
 
 #[test]
@@ -125,13 +125,13 @@ fn in_flight_equals_packets_out_minus_sacked_and_lost_plus_retransmitted_after_s
     r.at(at_ms(200));
     // Segment 0 is lost: SACKs for 1, 1-2, 1-3 (three duplicate ACKs).
     r.ack(0, &[(1, 2)]);
-    let k = r.h.a.linux_counters().unwrap();
+    let k = r.h.a.linux_counters().expect("linux sender");
     assert_eq!((k.packets_out, k.sacked_out, k.lost_out, k.retrans_out), (11, 1, 0, 0));
     assert_eq!(k.in_flight(), 10);
     r.ack(0, &[(1, 3)]);
     r.ack(0, &[(1, 4)]);
     // Recovery: segment 0 marked lost and retransmitted.
-    let k = r.h.a.linux_counters().unwrap();
+    let k = r.h.a.linux_counters().expect("linux sender");
     assert!(matches!(r.state(), CaState::Recovery { .. }));
     assert_eq!((k.sacked_out, k.lost_out, k.retrans_out), (3, 1, 1));
     assert_eq!(k.in_flight(), k.packets_out - (k.sacked_out + k.lost_out) + k.retrans_out);
@@ -140,7 +140,7 @@ fn in_flight_equals_packets_out_minus_sacked_and_lost_plus_retransmitted_after_s
     // The retransmission is acknowledged together with everything SACKed.
     r.at(at_ms(300));
     r.ack(4, &[]);
-    let k = r.h.a.linux_counters().unwrap();
+    let k = r.h.a.linux_counters().expect("linux sender");
     assert_eq!((k.sacked_out, k.lost_out, k.retrans_out), (0, 0, 0));
     assert_eq!(k.in_flight(), k.packets_out);
 }
@@ -154,10 +154,10 @@ fn newreno_mode_counts_each_duplicate_ack_as_one_sacked_segment_and_marks_the_he
         r.ack(0, &[]);
     }
     assert_eq!(r.state(), CaState::Disorder);
-    assert_eq!(r.h.a.linux_counters().unwrap().sacked_out, 2);
+    assert_eq!(r.h.a.linux_counters().expect("linux sender").sacked_out, 2);
     r.ack(0, &[]);
     assert!(matches!(r.state(), CaState::Recovery { .. }));
-    let k = r.h.a.linux_counters().unwrap();
+    let k = r.h.a.linux_counters().expect("linux sender");
     assert_eq!((k.sacked_out, k.lost_out, k.retrans_out), (3, 1, 1));
     // Partial ACK up to the second hole: segment 5 is marked lost and retransmitted.
     r.at(at_ms(300));
@@ -197,7 +197,7 @@ fn a_timeout_enters_loss_where_duplicate_acks_do_not_trigger_fast_retransmit_and
     assert_eq!(r.cwnd(), 1);
     assert_eq!(r.ssthresh(), 5);
     assert_eq!(r.retransmissions(), vec![(0, RetransCause::Rto)]);
-    let k = r.h.a.linux_counters().unwrap();
+    let k = r.h.a.linux_counters().expect("linux sender");
     assert_eq!((k.packets_out, k.lost_out, k.retrans_out, k.in_flight()), (10, 10, 1, 1));
     // ACK of segment 0: slow start, two retransmissions (go-back-N).
     r.at(at_ms(1250));
@@ -238,7 +238,7 @@ fn an_ecn_echo_enters_cwr_which_halves_cwnd_one_segment_per_two_acks_and_returns
 /// 20 segments outstanding, segment 0 lost, one duplicate ACK per SACKed segment.
 fn rate_halving_run(on: bool) -> (Vec<u32>, Vec<usize>, u32) {
     let mut r = Rig::new(linux(20), 400);
-    r.h.a.linux_mut().unwrap().rate_halving = on;
+    r.h.a.linux_mut().expect("linux sender").rate_halving = on;
     r.at(at_ms(200));
     let (mut cw, mut sent) = (Vec::new(), Vec::new());
     for k in 1..40u32 {
@@ -259,7 +259,7 @@ fn rate_halving_decreases_cwnd_by_one_every_second_ack_down_to_ssthresh_without_
     for w in cw.windows(3) {
         assert!(w[0] >= w[1] && w[0] - w[2] <= 1, "{cw:?}");
     }
-    assert_eq!(*cw.last().unwrap(), ssthresh);
+    assert_eq!(*cw.last().expect("a cwnd sample"), ssthresh);
     // No pause: new data leaves on every second ACK at least, from the start.
     for pair in sent.chunks(2).take(6) {
         assert!(pair.iter().sum::<usize>() >= 1, "{sent:?}");
@@ -280,18 +280,18 @@ fn conventional_recovery_without_rate_halving_cuts_to_ssthresh_and_pauses_until_
 fn timestamp_undo_after_a_spurious_timeout_restores_cwnd_and_ssthresh_and_sends_new_data() {
     let mut r = Rig::new(TcpConfig { timestamps: true, ..linux(10) }, 100);
     let w = r.cwnd();
-    let tsval_orig = r.tx[0].1.segment.options.timestamps.unwrap().0;
+    let tsval_orig = r.tx[0].1.segment.options.timestamps.expect("timestamps").0;
     // Delay spike: no ACK until after the RTO.
     r.at(at_ms(1150));
     assert!(matches!(r.state(), CaState::Loss { .. }));
     assert_eq!(r.cwnd(), 1);
-    let l = r.h.a.linux().unwrap();
+    let l = r.h.a.linux().expect("linux sender");
     assert_eq!(l.undo.prior_ssthresh, u32::MAX);
     // The ACK of the original segment 0 echoes its TSval, older than the retransmission.
     r.at(at_ms(1200));
     let released = r.ack_full(1, &[], Some(tsval_orig), false);
     assert_eq!(r.state(), CaState::Open);
-    assert_eq!(r.cwnd(), w.max(2 * 5).min(9 + 3));
+    assert_eq!(r.cwnd(), w.clamp(2 * 5, 9 + 3));
     assert_eq!(r.ssthresh(), u32::MAX);
     // Lost marks cleared: the next transmissions are new data, not retransmissions.
     assert!(released >= 1);
@@ -369,17 +369,17 @@ fn congestion_window_validation_shrinks_an_idle_cwnd_before_the_next_burst() {
     h.handshake();
     h.a.send(200 * u64::from(MSS));
     h.run();
-    let l = h.a.linux().unwrap();
+    let l = h.a.linux().expect("linux sender");
     let (w, ss) = (l.snd_cwnd, l.snd_ssthresh);
     assert!(w > 8, "cwnd grew: {w}");
     // Ten seconds idle (many RTOs), then more data.
-    h.now = h.now + SimDuration::from_secs(10);
+    h.now += SimDuration::from_secs(10);
     let t0 = h.now;
     h.a.send(100 * u64::from(MSS));
     h.run();
     let burst = h.data_from(Dir::AtoB).filter(|p| p.t == t0).count();
     assert!(burst <= 4, "first burst after idle: {burst}");
-    assert!(h.a.linux().unwrap().snd_ssthresh >= ss.min((w * 3) / 4));
+    assert!(h.a.linux().expect("linux sender").snd_ssthresh >= ss.min((w * 3) / 4));
     assert_eq!(h.b.stats().bytes_delivered, 300 * u64::from(MSS));
 }
 
@@ -391,9 +391,9 @@ fn lossy_transfer(seed: u64, loss_pct: u64, sack: bool, ts: bool, fack: bool, by
         ..linux(4)
     };
     let mut h = Harness::new(cfg.clone(), TcpConfig { sender: SenderModel::Rfc, ..cfg }, ms(20));
-    let l = h.a.linux_mut().unwrap();
+    let l = h.a.linux_mut().expect("linux sender");
     l.fack = fack;
-    l.rate_halving = seed % 3 != 0;
+    l.rate_halving = !seed.is_multiple_of(3);
     h.handshake();
     // Test-side pseudo-random fates (xorshift); the engine itself has no RNG.
     let mut x = seed | 1;
@@ -437,12 +437,12 @@ fn a_timeout_during_recovery_moves_to_loss_keeps_the_halved_ssthresh_and_disable
     assert!(matches!(r.state(), CaState::Recovery { .. }));
     let ss = r.ssthresh();
     // The fast retransmission is lost too; the RTO (armed at the last advancing ACK) fires.
-    let due = r.h.a.poll_timeout().unwrap();
+    let due = r.h.a.poll_timeout().expect("the RTO is armed");
     r.at(due);
     assert!(matches!(r.state(), CaState::Loss { .. }));
     assert_eq!((r.cwnd(), r.ssthresh()), (1, ss));
-    assert_eq!(r.h.a.linux().unwrap().undo.undo_marker, None);
-    let k = r.h.a.linux_counters().unwrap();
+    assert_eq!(r.h.a.linux().expect("linux sender").undo.undo_marker, None);
+    let k = r.h.a.linux_counters().expect("linux sender");
     // Everything not SACKed is lost; the go-back-N retransmission of segment 0 is in flight.
     assert_eq!(k.sacked_out, 3);
     assert_eq!(k.lost_out, k.packets_out - 3);
@@ -502,7 +502,7 @@ fn quickack_run(quick: bool) -> (SimTime, u64) {
     h.a.send(50 * 1024);
     h.run();
     assert_eq!(h.b.stats().bytes_delivered, 50 * 1024);
-    let last = h.data_from(Dir::AtoB).map(|p| p.t).max().unwrap();
+    let last = h.data_from(Dir::AtoB).map(|p| p.t).max().expect("data was sent");
     (last, h.b.stats().acks_sent)
 }
 
@@ -518,11 +518,11 @@ fn quick_acks_shorten_the_transfer_start_and_send_more_acks() {
 fn fack_counts_holes_far_below_the_forward_most_sack_as_lost_where_conservative_sack_waits() {
     for fack in [false, true] {
         let mut r = Rig::new(linux(10), 100);
-        r.h.a.linux_mut().unwrap().fack = fack;
+        r.h.a.linux_mut().expect("linux sender").fack = fack;
         r.at(at_ms(250));
         // Segments 0..3 missing, segment 4 SACKed: fackets_out = 5 > reordering = 3.
         r.ack(0, &[(4, 5)]);
-        let k = r.h.a.linux_counters().unwrap();
+        let k = r.h.a.linux_counters().expect("linux sender");
         assert_eq!((k.sacked_out, k.fackets_out), (1, 5));
         if fack {
             assert!(matches!(r.state(), CaState::Recovery { .. }));
@@ -536,7 +536,7 @@ fn fack_counts_holes_far_below_the_forward_most_sack_as_lost_where_conservative_
             let rx: Vec<u32> = r.retransmissions().iter().map(|x| x.0).collect();
             assert_eq!(&rx[..2], &[0, 1]);
             assert!(rx.iter().all(|&s| s < 4), "{rx:?}");
-            assert_eq!(r.h.a.linux_counters().unwrap().lost_out, 4);
+            assert_eq!(r.h.a.linux_counters().expect("linux sender").lost_out, 4);
         } else {
             assert_eq!(r.state(), CaState::Disorder);
             assert_eq!(k.lost_out, 0);
@@ -554,7 +554,60 @@ fn a_cumulative_ack_for_a_never_retransmitted_hole_below_sacked_data_raises_reor
     assert_eq!(r.state(), CaState::Disorder);
     // The delayed segments arrive: nothing was retransmitted, so this was reordering.
     r.ack(5, &[]);
-    assert_eq!(r.h.a.linux().unwrap().reordering, 5);
+    assert_eq!(r.h.a.linux().expect("linux sender").reordering, 5);
     assert_eq!(r.state(), CaState::Open);
     assert!(r.retransmissions().is_empty());
+}
+
+/// NewReno-style Linux sender (no SACK) with timestamps; segment 2 (0-based) of the initial
+/// window is delivered 20 ms late. Timeline: the window leaves at 100 ms; segments 0, 1 and
+/// 3..9 reach the receiver at 150 ms (seven duplicate ACKs), segment 2 at 170 ms (ACK 10).
+/// At 200 ms the duplicate ACKs move the sender to Disorder (each releasing new data) and, at
+/// the third, to Recovery with the fast retransmission of segment 2; ACK 10 arrives at 220 ms
+/// and is partial (the recovery point covers the new data sent at 200 ms); the ACKs of that new
+/// data (sent at 250 ms, arriving from 300 ms) are partial too.
+fn reordered_third_segment(ts: bool) -> Harness {
+    let cfg = TcpConfig { sack: false, recovery: RecoveryAlgorithm::NewReno, timestamps: ts, ..linux(10) };
+    let mut h = Harness::new(cfg, peer(), ms(50));
+    h.set_fate(|p| {
+        if p.dir == Dir::AtoB && p.rtx.is_none() && p.data_idx == 3 {
+            return Fate::Delay(ms(20));
+        }
+        Fate::Deliver
+    });
+    h.a.send(40 * u64::from(MSS));
+    h
+}
+
+#[test]
+fn partial_acks_of_delayed_originals_in_recovery_do_not_retransmit_and_raise_reordering() {
+    // 002 L1683–1686: "when a partial ACK for the unnecessary retransmission arrives, the
+    // sender does not mark the next unacknowledged segment lost". Linux 2.4
+    // `tcp_try_undo_partial` keeps `undo_marker`, so this holds for every partial ACK of the
+    // episode, not just the first, and raises `reordering` to tcp_fackets_out + acked
+    // (sacked_out + 1 + acked without SACK). Before, the first partial ACK cleared the undo
+    // state and each later partial ACK retransmitted the next segment (Hoe's retransmission),
+    // every one of them unnecessary (18 more retransmissions in this exchange).
+    let mut h = reordered_third_segment(true);
+    assert!(h.run());
+    let rtx: Vec<(SimTime, u32, Option<RetransCause>)> =
+        h.data_from(Dir::AtoB).filter(|p| p.rtx.is_some()).map(|p| (p.t, p.rel_seq / MSS, p.rtx)).collect();
+    assert_eq!(rtx, vec![(at_ms(200), 2, Some(RetransCause::FastRetransmit))]);
+    let l = h.a.linux().expect("linux sender");
+    // ACK 10 at 220 ms: 8 segments acked, the 7 duplicate ACKs counted as SACKs removed (acked − 1),
+    // so tcp_fackets_out + acked = (0 + 1) + 8.
+    assert_eq!(l.reordering, 9);
+    assert_eq!(l.ca_state, CaState::Open);
+}
+
+#[test]
+fn without_timestamps_partial_acks_in_recovery_still_retransmit_the_next_segment() {
+    // No proof that the retransmission was unnecessary: `tcp_try_undo_partial` fails for a
+    // NewReno sender ("Force Hoe's retransmit"), the next segment is marked lost (002
+    // L1399–1403) and `reordering` stays at the dupACK threshold.
+    let mut h = reordered_third_segment(false);
+    assert!(h.run());
+    let hoe = h.data_from(Dir::AtoB).filter(|p| p.rtx == Some(RetransCause::SackRecovery)).count();
+    assert!(hoe > 0, "partial ACKs retransmit");
+    assert_eq!(h.a.linux().expect("linux sender").reordering, 3);
 }

@@ -407,3 +407,42 @@ fn timestamp_undo_after_a_spurious_timeout_sends_new_data_at_the_rate_before_the
     assert!(h.run());
     assert_eq!(rto_rexmits(&h), 1);
 }
+
+/// The client sends 12 segments; the receiver's ACKs of the initial window (all sent at
+/// 150 ms) are lost, so the RTO at 1100 ms retransmits segment 1, which the receiver already
+/// has. Its answer, sent at 1150 ms and arriving at 1200 ms, is ACK 10000 with the D-SACK
+/// block [0, 1000): the ACK that reports the duplicate also advances SND.UNA from 0 to 10000.
+fn lost_acks_then_dsack_on_an_advancing_ack(a: TcpConfig) -> Harness {
+    let mut h = Harness::new(a, peer(), ms(50));
+    h.set_fate(|p| {
+        if p.dir == Dir::BtoA && p.seg.len == 0 && p.t >= at_ms(150) && p.t < at_ms(1000) {
+            return Fate::Drop;
+        }
+        Fate::Deliver
+    });
+    h.a.send(12 * MSS);
+    h
+}
+
+#[test]
+fn dsack_detection_sees_a_dsack_below_seg_ack_on_an_ack_that_advances_snd_una() {
+    // RFC 2883: "If the first SACK block is covered by the Cumulative Acknowledgement field,
+    // then it is a D-SACK block" — SEG.ACK = 10000 covers [0, 1000) although SND.UNA was 0
+    // when the ACK arrived. RFC 3708 §3: the only retransmission of the episode is reported as
+    // a duplicate, so the timeout was spurious (the ground truth: the original reached the
+    // receiver at 150 ms). Before the D-SACK was judged against SEG.ACK this block was read as
+    // an ordinary SACK block below the ACK, the D-SACK was lost and the detector declared the
+    // timeout genuine at 1300 ms, when segments 11-12 (sent at 1200 ms) were acknowledged.
+    let mut h = lost_acks_then_dsack_on_an_advancing_ack(with(SpuriousDetection::EifelDsack, SpuriousResponse::Eifel));
+    assert!(h.run());
+    let rtx: Vec<(SimTime, u32)> =
+        h.data_from(Dir::AtoB).filter(|p| p.rtx.is_some()).map(|p| (p.t, p.rel_seq)).collect();
+    assert_eq!(rtx, vec![(at_ms(1100), 0)], "one RTO retransmission, of segment 1");
+    assert!(h.data_from(Dir::AtoB).all(|p| p.rtx.is_none() || p.rtx == Some(RetransCause::Rto)));
+    // The receiver's answer to the duplicate: ACK 10000 carrying the D-SACK [0, 1000).
+    let ans = h.acks_from(Dir::BtoA).find(|p| p.t == at_ms(1150)).expect("ACK of the duplicate");
+    assert_eq!(ans.seg.ack - (h.a.iss() + 1), 10 * MSS as u32);
+    let first = ans.seg.options.sack.as_slice().first().copied().expect("D-SACK block");
+    assert_eq!((first.left - (h.a.iss() + 1), first.right - (h.a.iss() + 1)), (0, MSS as u32));
+    assert_eq!(decisions(&mut h), vec![(at_ms(1200), true)]);
+}

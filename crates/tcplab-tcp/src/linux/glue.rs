@@ -2,7 +2,7 @@
 //! (002 L1412–1472 state machine), the transmission rule (002 L1474–1481) and the RTO
 //! (002 L1461–1472). Called only when `Sender::linux` is set.
 
-use super::undo::{undo_cwr, Undo};
+use super::undo::{undo_cwr, undo_cwr_keep_ssthresh, Undo};
 use super::{ecn, rate_halving, CaState, Counters, LinuxCa};
 use crate::config::RecoveryAlgorithm;
 use crate::conn::ConnStats;
@@ -215,10 +215,28 @@ impl Sender {
                 } else {
                     if bytes_acked > 0 {
                         if l.undo.retrans_made > 0 && l.undo.may_undo_ts(tsecr) {
-                            // 002 L1680–1686: the partial ACK acknowledges an original
-                            // transmission: undo, and do not mark the next segment lost.
-                            undo_cwr(&mut l.snd_cwnd, &mut l.snd_ssthresh, l.undo.prior_ssthresh);
-                            l.undo.undo_marker = None;
+                            // 002 L1683–1686: "when a partial ACK for the unnecessary
+                            // retransmission arrives, the sender does not mark the next
+                            // unacknowledged segment lost, but continues according to present
+                            // scoreboard markings". [EXTERNAL] Linux 2.4 `tcp_try_undo_partial`:
+                            // - "if (tp->retrans_out == 0) tp->retrans_stamp = 0;" — with no
+                            //   retransmission left outstanding, later partial ACKs pass
+                            //   `tcp_packet_delayed` whatever they echo;
+                            // - `tcp_update_reordering(tp, tcp_fackets_out(tp)+acked, 1)`, where
+                            //   `tcp_fackets_out` is sacked_out + 1 without SACK (the dupACK
+                            //   count after `tcp_remove_reno_sacks`), fackets_out with SACK
+                            //   (002 L1697–1706: reordering detected by timestamps in Recovery);
+                            // - `tcp_undo_cwr(tp, 0)`: cwnd only, ssthresh is kept;
+                            // - `undo_marker` is NOT cleared ("If the first packet was delayed,
+                            //   the rest ones are most probably delayed as well"), so every
+                            //   later partial ACK of an original is judged the same way, and
+                            //   the end of Recovery can still undo in full (L1680–1683).
+                            if c.retrans_out == 0 {
+                                l.undo.retrans_stamp = None;
+                            }
+                            let fackets = if sack { c.fackets_out } else { c.sacked_out + 1 };
+                            super::update_reordering(&mut l, fackets + acked_pkts);
+                            undo_cwr_keep_ssthresh(&mut l.snd_cwnd, l.snd_ssthresh, l.undo.prior_ssthresh);
                         } else if !sack {
                             // 002 L1399–1403 (NewReno): a partial ACK marks the new first
                             // unacknowledged segment lost (its retransmission follows).

@@ -17,6 +17,26 @@
 //! | `mod.rs` | `reordering` update and FACK → conservative SACK switch (L1697–1709) |
 //! | `glue.rs` | NewReno / conservative-SACK / FACK loss marking (L1368–1410); timed-out segments lost in Recovery (L1633–1641) |
 //!
+//! ## Reordering without SACK
+//!
+//! Without SACK the sender is NewReno-like ("emulated SACK": each duplicate ACK counts as one
+//! SACKed segment, 002 L1373–1379), and a displaced segment that draws `reordering` duplicate
+//! ACKs is fast-retransmitted although it was not lost. In Disorder every duplicate ACK releases
+//! new data (in_flight falls by one), so the recovery point lies well beyond the data the late
+//! segment's ACK covers, and that ACK and the ACKs of the data sent meanwhile are all partial.
+//! What keeps this from turning into a retransmission per partial ACK is the timestamp undo:
+//! 002 L1683–1686 ("when a partial ACK for the unnecessary retransmission arrives, the sender
+//! does not mark the next unacknowledged segment lost") and Linux 2.4 `tcp_try_undo_partial`,
+//! which leaves `undo_marker` set ("If the first packet was delayed, the rest ones are most
+//! probably delayed as well"), clears `retrans_stamp` once no retransmission is outstanding and
+//! raises `reordering` to `tcp_fackets_out + acked` (002 L1697–1706), so later displacements of
+//! the same size no longer reach the dupACK threshold. Without timestamps there is no such proof
+//! ("Partial ACK arrived. Force Hoe's retransmit."): every partial ACK marks the next segment lost
+//! and retransmits it (002 L1399–1403), and `reordering` stays put — faithful, and costly.
+//! (Until this was modelled, the first partial undo cleared `undo_marker`: the validation case
+//! `reorder-1%-5ms/newreno+ts/linux` made 1637 retransmissions, 1542 of them unnecessary; now 117,
+//! against 207 for the RFC NewReno sender, which keeps halving cwnd and has no reordering memory.)
+//!
 //! cwnd and ssthresh are counted in packets (002 L1332–1347: Linux "compares the number of
 //! segments in flight with the congestion window"); `Sender::cc` mirrors them × SMSS so
 //! `CcSnapshot` stays in bytes. The RTO estimator is the one `TcpConfig::rto_estimator`
@@ -84,7 +104,8 @@ pub struct LinuxCa {
     /// Duplicate ACKs counted as SACKs on a non-SACK connection (002 L1373–1379).
     pub reno_sacked: u32,
     /// The dupACK threshold (002 L1795–1798): starts at `dupack_threshold` and grows with the
-    /// reordering seen (002 L1697–1709, [`update_reordering`]; with SACK only).
+    /// reordering seen (002 L1697–1709, [`update_reordering`]): SACK reordering, and the
+    /// timestamp undo on a partial ACK in Recovery (also without SACK).
     pub reordering: u32,
     pub undo: Undo,
     pub cwv: Cwv,

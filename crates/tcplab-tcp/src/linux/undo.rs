@@ -91,3 +91,14 @@ pub fn undo_cwr(snd_cwnd: &mut u32, snd_ssthresh: &mut u32, prior_ssthresh: u32)
         *snd_cwnd = (*snd_cwnd).max(*snd_ssthresh);
     }
 }
+
+/// [EXTERNAL] Linux 2.4 `tcp_undo_cwr(tp, 0)`, the partial undo of `tcp_try_undo_partial`:
+/// `cwnd <- max(cwnd, 2*ssthresh)` (`max(cwnd, ssthresh)` without a `prior_ssthresh`);
+/// ssthresh stays reduced until the full undo at the end of Recovery.
+pub fn undo_cwr_keep_ssthresh(snd_cwnd: &mut u32, snd_ssthresh: u32, prior_ssthresh: u32) {
+    if prior_ssthresh > 0 {
+        *snd_cwnd = (*snd_cwnd).max(snd_ssthresh.saturating_mul(2));
+    } else {
+        *snd_cwnd = (*snd_cwnd).max(snd_ssthresh);
+    }
+}

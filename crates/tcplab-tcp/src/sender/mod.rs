@@ -419,7 +419,7 @@ impl Sender {
         self.sb.orig_newly_acked = false;
         let prior_snd_una = self.snd_una;
         if self.sack_ok && !seg.options.sack.is_empty() {
-            let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, self.snd_nxt);
+            let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, ack, self.snd_nxt);
             newly_sacked = up.newly_sacked;
             dsack = up.dsack;
         }

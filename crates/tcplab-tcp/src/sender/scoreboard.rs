@@ -90,6 +90,25 @@ pub struct SackUpdate {
     pub dsack: bool,
 }
 
+/// Is the first SACK block of an ACK a D-SACK?
+///
+/// RFC 2883 (the data sender's check of an arriving SACK option):
+/// "If the first SACK block is covered by the Cumulative Acknowledgement field, then it is a
+/// D-SACK block, and is reporting duplicate data. Else, if the first SACK block is covered by
+/// the second SACK block, then the first SACK block is a D-SACK block, and is reporting
+/// duplicate data."
+///
+/// "The Cumulative Acknowledgement field" is SEG.ACK, the ACK field of the segment carrying the
+/// blocks — not SND.UNA before that segment: an ACK that both advances SND.UNA and reports a
+/// duplicate of bytes between the old SND.UNA and SEG.ACK carries a D-SACK (the receiver
+/// reports a duplicate on the ACK the duplicate triggers, whatever else that ACK covers).
+/// "Covered by the Cumulative Acknowledgement field" = the right edge is at or below SEG.ACK.
+pub fn is_dsack(blocks: &[SackBlock], seg_ack: SeqNum) -> bool {
+    let Some(first) = blocks.first() else { return false };
+    let covered_by_second = blocks.get(1).is_some_and(|b| b.left.le(first.left) && first.right.le(b.right));
+    first.right.le(seg_ack) || covered_by_second
+}
+
 /// Retransmission queue + scoreboard.
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
@@ -288,14 +307,14 @@ impl Scoreboard {
     }
 
     /// Processes the SACK blocks of one ACK (RFC 6675 §5 Update(); RFC 2883 D-SACK detection).
-    pub fn apply_sack(&mut self, blocks: &[SackBlock], snd_una: SeqNum, snd_nxt: SeqNum) -> SackUpdate {
-        let mut up = SackUpdate::default();
-        if let Some(first) = blocks.first() {
-            // RFC 2883 §4: the first block is a D-SACK if it is below the cumulative ACK or
-            // contained in the second block.
-            let contained = blocks.get(1).is_some_and(|b| b.left.le(first.left) && first.right.le(b.right));
-            up.dsack = first.right.le(snd_una) || contained;
-        }
+    ///
+    /// `snd_una` is SND.UNA *before* this ACK's cumulative acknowledgment is applied, `seg_ack`
+    /// the ACK field of the same segment (SEG.ACK, `snd_una <= seg_ack <= snd_nxt`). The D-SACK
+    /// decision is made here, against SEG.ACK ([`is_dsack`]), for every consumer of
+    /// [`SackUpdate::dsack`] (loss recovery, the spurious detectors, the Linux sender's undo,
+    /// the TLP episode).
+    pub fn apply_sack(&mut self, blocks: &[SackBlock], snd_una: SeqNum, seg_ack: SeqNum, snd_nxt: SeqNum) -> SackUpdate {
+        let mut up = SackUpdate { newly_sacked: 0, dsack: is_dsack(blocks, seg_ack) };
         let mut new_cache = [SackBlock::default(); SACK_CACHE];
         let mut nc = 0;
         for (k, b) in blocks.iter().enumerate() {
@@ -603,10 +622,10 @@ mod tests {
     fn three_sacked_segments_above_a_hole_make_it_lost() {
         let mut sb = board(10);
         let nxt = SeqNum(1000);
-        assert_eq!(sb.apply_sack(&[blk(100, 300)], SeqNum(0), nxt).newly_sacked, 200);
+        assert_eq!(sb.apply_sack(&[blk(100, 300)], SeqNum(0), SeqNum(0), nxt).newly_sacked, 200);
         assert_eq!(sb.update_lost(3, 100), 0);
         assert!(!sb.front_is_lost());
-        assert_eq!(sb.apply_sack(&[blk(100, 400)], SeqNum(0), nxt).newly_sacked, 100);
+        assert_eq!(sb.apply_sack(&[blk(100, 400)], SeqNum(0), SeqNum(0), nxt).newly_sacked, 100);
         assert_eq!(sb.update_lost(3, 100), 100);
         assert!(sb.front_is_lost());
         assert_eq!(sb.pipe(SeqNum(0), nxt), 1000 - 300 - 100);
@@ -618,7 +637,7 @@ mod tests {
         let mut sb = board(10);
         let nxt = SeqNum(1000);
         // holes at 0, 200, 500; SACKed: 100, 300-500, 600-1000
-        sb.apply_sack(&[blk(600, 1000), blk(300, 500), blk(100, 200)], SeqNum(0), nxt);
+        sb.apply_sack(&[blk(600, 1000), blk(300, 500), blk(100, 200)], SeqNum(0), SeqNum(0), nxt);
         sb.update_lost(3, 100);
         assert_eq!(sb.lost_bytes(), 300);
         let i = sb.next_retransmit(false).expect("hole 0");
@@ -637,16 +656,70 @@ mod tests {
     #[test]
     fn a_dsack_block_is_recognised_and_not_counted() {
         let mut sb = board(4);
-        let up = sb.apply_sack(&[blk(0, 100)], SeqNum(100), SeqNum(400));
+        let up = sb.apply_sack(&[blk(0, 100)], SeqNum(100), SeqNum(100), SeqNum(400));
         assert!(up.dsack);
         assert_eq!(up.newly_sacked, 0);
+    }
+
+    // RFC 2883, clause 1: "If the first SACK block is covered by the Cumulative Acknowledgement
+    // field, then it is a D-SACK block" — the ACK field of the same segment (SEG.ACK), also
+    // when that ACK advances SND.UNA past the duplicate.
+    #[test]
+    fn a_first_block_below_seg_ack_on_an_advancing_ack_is_a_dsack() {
+        let mut sb = board(4);
+        // SND.UNA = 0; the ACK acknowledges [0, 200) and reports [100, 200) as a duplicate.
+        let up = sb.apply_sack(&[blk(100, 200)], SeqNum(0), SeqNum(200), SeqNum(400));
+        assert!(up.dsack, "right edge 200 <= SEG.ACK 200");
+        assert_eq!(up.newly_sacked, 0, "a D-SACK block SACKs nothing");
+        assert_eq!(sb.sacked_bytes(), 0);
+        // The same block is a D-SACK whatever SND.UNA was before (the old rule compared with it).
+        assert!(is_dsack(&[blk(100, 200)], SeqNum(200)));
+        assert!(!is_dsack(&[blk(100, 200)], SeqNum(100)), "SEG.ACK 100 does not cover [100, 200)");
+        // A D-SACK block followed by ordinary blocks: the others are processed as usual.
+        let mut sb = board(6);
+        let up = sb.apply_sack(&[blk(0, 100), blk(300, 500)], SeqNum(0), SeqNum(100), SeqNum(600));
+        assert!(up.dsack);
+        assert_eq!(up.newly_sacked, 200);
+        assert!(sb.check_counters());
+    }
+
+    // RFC 2883, clause 2: "Else, if the first SACK block is covered by the second SACK block,
+    // then the first SACK block is a D-SACK block" — above SEG.ACK.
+    #[test]
+    fn a_first_block_inside_the_second_block_is_a_dsack() {
+        let mut sb = board(10);
+        let nxt = SeqNum(1000);
+        sb.apply_sack(&[blk(300, 600)], SeqNum(0), SeqNum(0), nxt);
+        // A duplicate of [400, 500) inside the queued block [300, 600).
+        let up = sb.apply_sack(&[blk(400, 500), blk(300, 600)], SeqNum(0), SeqNum(0), nxt);
+        assert!(up.dsack);
+        assert_eq!(up.newly_sacked, 0);
+        // Equal edges are "covered" too; a block sticking out of the second one is not.
+        assert!(is_dsack(&[blk(300, 600), blk(300, 600)], SeqNum(0)));
+        assert!(!is_dsack(&[blk(250, 500), blk(300, 600)], SeqNum(0)));
+        assert!(!is_dsack(&[blk(400, 700), blk(300, 600)], SeqNum(0)));
+        assert!(sb.check_counters());
+    }
+
+    // Neither clause: an ordinary first block above SEG.ACK, on an advancing ACK too.
+    #[test]
+    fn a_first_block_above_seg_ack_is_an_ordinary_sack_block() {
+        let mut sb = board(6);
+        // SND.UNA = 0, SEG.ACK = 100; [300, 500) lies above SEG.ACK and in no second block.
+        let up = sb.apply_sack(&[blk(300, 500), blk(100, 200)], SeqNum(0), SeqNum(100), SeqNum(600));
+        assert!(!up.dsack);
+        assert_eq!(up.newly_sacked, 300);
+        // Right edge one above SEG.ACK: not covered.
+        assert!(!is_dsack(&[blk(100, 201)], SeqNum(200)));
+        assert!(!is_dsack(&[], SeqNum(200)));
+        assert!(sb.check_counters());
     }
 
     #[test]
     fn a_timeout_retransmits_the_first_segment_even_if_it_was_sacked() {
         let mut sb = board(3);
         // A reneging / misbehaving peer SACKs the segment at SND.UNA.
-        sb.apply_sack(&[blk(0, 100)], SeqNum(0), SeqNum(300));
+        sb.apply_sack(&[blk(0, 100)], SeqNum(0), SeqNum(0), SeqNum(300));
         sb.mark_all_lost(SeqNum(0), SeqNum(300));
         assert_eq!(sb.next_retransmit(false), Some(0));
         assert!(sb.check_counters());
@@ -656,8 +729,8 @@ mod tests {
     fn a_growing_block_only_processes_the_new_segments() {
         let mut sb = board(10);
         let nxt = SeqNum(1000);
-        sb.apply_sack(&[blk(200, 400)], SeqNum(0), nxt);
-        let up = sb.apply_sack(&[blk(200, 600)], SeqNum(0), nxt);
+        sb.apply_sack(&[blk(200, 400)], SeqNum(0), SeqNum(0), nxt);
+        let up = sb.apply_sack(&[blk(200, 600)], SeqNum(0), SeqNum(0), nxt);
         assert_eq!(up.newly_sacked, 200);
         assert!(sb.check_counters());
     }

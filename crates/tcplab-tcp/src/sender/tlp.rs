@@ -66,17 +66,15 @@ impl Sender {
         dsack: bool,
         window_changed: bool,
     ) {
-        // RFC 2883 §4: "If the first SACK block is below the cumulative ACK, it's a D-SACK"
-        // — below SEG.ACK: the scoreboard's `dsack` compares with SND.UNA before this ACK, so
-        // it misses the D-SACK on an ACK that also advances SND.UNA (the probe's duplicate
-        // answered after the original's ACK was lost).
-        let first = if self.sack_ok { seg.options.sack.as_slice().first().map(|b| (b.left, b.right)) } else { None };
-        let below_ack = first.is_some_and(|(_, r)| r.le(seg.ack));
+        // `dsack` is the scoreboard's RFC 2883 decision against SEG.ACK (`scoreboard::is_dsack`),
+        // so it also holds on an ACK that advances SND.UNA (the probe's duplicate answered
+        // after the original's ACK was lost).
+        let first = seg.options.sack.as_slice().first().map(|b| (b.left, b.right));
         let ev = TlpAckEvent {
             ack: seg.ack,
             snd_una_advanced: bytes_acked > 0,
             pure_dupack: bytes_acked == 0 && seg.len == 0 && !window_changed && newly_sacked == 0,
-            dsack: if dsack || below_ack { first } else { None },
+            dsack: if dsack { first } else { None },
         };
         if self.tlp.process_ack(&ev) != TlpAckVerdict::Loss {
             return;
