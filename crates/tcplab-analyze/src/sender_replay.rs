@@ -267,6 +267,11 @@ pub struct DirReplay {
     pub counters: DirCounters,
 }
 
+/// The pending retransmission was already cumulatively acknowledged before this ACK.
+fn cum_before(p: &Pending, prev_una: u64) -> bool {
+    prev_una >= p.end
+}
+
 impl DirReplay {
     pub fn new(pos: Position, sack: bool, timestamps: bool, model: &dyn SenderModel) -> DirReplay {
         DirReplay {
@@ -758,6 +763,7 @@ impl DirReplay {
                 self.add_sacked(l.max(ack), r.min(self.snd_max.max(l)));
             }
         }
+        let prev_una = self.snd_una;
         if ack > self.snd_una {
             let mut sample = None;
             let mut filled_by_copy = false;
@@ -879,13 +885,20 @@ impl DirReplay {
         let sacked = &self.sacked;
         for p in self.pending.iter_mut().filter(|p| p.verdict.is_none()) {
             let cum = ack >= p.end;
+            let sacked_before = p.covered && !cum_before(p, prev_una);
             if !p.covered && (cum || sacked.iter().any(|&(l, r)| l <= p.start && r >= p.end)) {
                 p.covered = true;
                 p.verdict = spurious::ack_too_soon(now.saturating_sub(p.ts_ns), min_rtt);
             }
             if p.verdict.is_none() && cum && !p.cum_acked {
                 p.cum_acked = true;
-                if let (Some(e), Some(v)) = (tsecr, p.tsval) {
+                // RFC 7323 §4.3: the echo is the TSval of the segment that filled the left
+                // edge (TS.Recent moves only at SEG.SEQ <= Last.ACK.sent). It says which copy
+                // of these bytes arrived (Eifel, RFC 3522) when they arrived with that
+                // segment — at the edge, or in the same in-order run — not when they had
+                // been SACKed before and this ACK was caused by another hole's filler.
+                let at_left_edge = p.start <= prev_una;
+                if let (Some(e), Some(v), true) = (tsecr, p.tsval, at_left_edge || !sacked_before) {
                     p.verdict = spurious::timestamp_echo(e, v, p.tsval_shared)
                         .filter(|&(spurious, _)| spurious || p.ack_clock_alive);
                 }

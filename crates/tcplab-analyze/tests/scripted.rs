@@ -539,3 +539,33 @@ fn segments_that_waited_on_a_hole_give_no_rtt_sample() {
     assert_eq!(r.r.cause, Cause::FastRetransmit);
     assert_ne!(r.r.spurious, Some(true), "evidence {:?}", r.r.evidence);
 }
+
+/// RFC 7323 §4.3: a cumulative ACK echoes the TSval of the segment that filled the left
+/// edge. A retransmission further right that was SACKed earlier is covered by that ACK but
+/// its echo says nothing about it: here the second hole's copy arrives first (SACKed), the
+/// first hole's copy (older TSval) arrives later and its ACK covers both — the second copy
+/// is not "spurious by timestamp echo".
+#[test]
+fn an_echo_caused_by_another_hole_s_filler_says_nothing_about_a_sacked_copy() {
+    let mut s = Script::new(true, true);
+    for k in 0..7 {
+        s.data(101 + u64::from(k), k, 101 + k);
+    }
+    // Segments 1 and 3 are lost.
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(203, 1, 203, 101, &[(2, 3)]);
+    s.ack(205, 1, 205, 101, &[(2, 3), (4, 5)]);
+    s.ack(206, 1, 206, 101, &[(2, 3), (4, 6)]);
+    s.ack(207, 1, 207, 101, &[(2, 3), (4, 7)]);
+    s.data(207, 1, 207);
+    s.data(208, 3, 208);
+    // The copy of 3 arrives first (the copy of 1 was delayed on the way): SACKed.
+    s.ack(308, 1, 308, 101, &[(2, 7)]);
+    // Then the copy of 1: the ACK covers everything and echoes its TSval (207 < 208).
+    s.ack(312, 7, 312, 207, &[]);
+    let a = analyze_one(&s.write("echo-other-hole"));
+    let third = a.retransmissions.iter().find(|r| r.r.seq == 3001).unwrap();
+    assert_ne!(third.r.spurious, Some(true), "evidence {:?}", third.r.evidence);
+    let first = a.retransmissions.iter().find(|r| r.r.seq == 1001).unwrap();
+    assert_eq!(first.r.spurious, Some(false));
+}
