@@ -1,33 +1,19 @@
 //! End-to-end runs of the simulator driving the real TCP engine.
-//!
-//! These need the engine (branch `engine`); with the placeholder `Connection` (which never
-//! transmits) they fail, which is expected until the merge.
 
-use tcplab_netsim::bench::{bench_case, dumbbell};
+mod common;
+
+use tcplab_netsim::bench::bench_case;
 use tcplab_netsim::spec::{LossSpec, SimSpec};
 use tcplab_netsim::{run, RunOptions, RunOutput};
 use tcplab_record::ColumnData;
 use tcplab_tcp::{RtoConfig, TcpConfig};
-use tcplab_time::units::QueueLimit;
-use tcplab_time::{Bandwidth, SimDuration};
+use tcplab_time::SimDuration;
 
 const SIZE: u64 = 1_000_000;
 
 /// One 1 MB flow over 1 Gb/s / 1 ms access links and a 10 Mb/s, 10 ms bottleneck.
 fn one_flow() -> SimSpec {
-    let tcp = TcpConfig { mss: 1448, recv_buffer: 1 << 20, ..TcpConfig::default() };
-    let mut spec = dumbbell(
-        1,
-        Bandwidth::gbps(1),
-        SimDuration::from_millis(1),
-        Bandwidth::mbps(10),
-        SimDuration::from_millis(10),
-        QueueLimit::Packets(50),
-        tcp,
-        SimDuration::from_secs(10),
-    );
-    spec.flows[0].size = Some(SIZE);
-    spec
+    common::one_flow(TcpConfig::default(), 50, SIZE)
 }
 
 fn traced(spec: &SimSpec, seed: u64) -> RunOutput {

@@ -2,13 +2,12 @@
 //! table (the ground truth of every retransmission) and the flow summary, and a tail loss is
 //! repaired sooner than by the retransmission timer.
 
-use tcplab_netsim::bench::dumbbell;
+mod common;
+
 use tcplab_netsim::spec::{LossSpec, SimSpec};
 use tcplab_netsim::{run, scenario, RunOptions, RunOutput};
 use tcplab_record::ColumnData;
 use tcplab_tcp::TcpConfig;
-use tcplab_time::units::QueueLimit;
-use tcplab_time::{Bandwidth, SimDuration};
 
 const MSS: u64 = 1448;
 const SEGMENTS: u64 = 40;
@@ -16,18 +15,7 @@ const SEGMENTS: u64 = 40;
 /// One 40-segment flow over 1 Gb/s / 1 ms access links and a 10 Mb/s, 10 ms bottleneck whose
 /// last original data segment is dropped (DropNth counts data segments of the flow).
 fn tail_loss(tlp: bool) -> SimSpec {
-    let tcp = TcpConfig { mss: MSS as u16, recv_buffer: 1 << 20, tlp, ..TcpConfig::default() };
-    let mut spec = dumbbell(
-        1,
-        Bandwidth::gbps(1),
-        SimDuration::from_millis(1),
-        Bandwidth::mbps(10),
-        SimDuration::from_millis(10),
-        QueueLimit::Packets(100),
-        tcp,
-        SimDuration::from_secs(10),
-    );
-    spec.flows[0].size = Some(SEGMENTS * MSS);
+    let mut spec = common::one_flow(TcpConfig { tlp, ..TcpConfig::default() }, 100, SEGMENTS * MSS);
     spec.links[0].loss_ab = LossSpec::DropNth { flow: 0, nth: vec![SEGMENTS] };
     spec
 }

@@ -760,6 +760,18 @@ fn a_scenario_without_flows_is_rejected() {
     );
 }
 
+/// The second link of `BASE` with `extra` keys added (the link-level keys of the wireless
+/// and reordering tests).
+fn link1(extra: &str) -> crate::spec::LinkSpec {
+    let text = with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}"));
+    load(&text).unwrap_or_else(|e| panic!("{e}")).links[1].clone()
+}
+/// The one-line error of `BASE` with `extra` keys added to its second link.
+fn bad(extra: &str) -> String {
+    err(&with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}")))
+}
+const MS: fn(u64) -> SimDuration = SimDuration::from_millis;
+
 // ---------------------------------------------------------------------------------------------
 // Wireless link dynamics: delay_spikes, spike_direction, link_buffer, bandwidth_schedule,
 // outage loss.
@@ -768,14 +780,6 @@ mod wireless {
     use super::*;
     use crate::spec::{DelaySpikeSpec, DurationDist, SpikeDirection};
 
-    fn link1(extra: &str) -> crate::spec::LinkSpec {
-        let text = with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}"));
-        load(&text).unwrap_or_else(|e| panic!("{e}")).links[1].clone()
-    }
-    fn bad(extra: &str) -> String {
-        err(&with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}")))
-    }
-    const MS: fn(u64) -> SimDuration = SimDuration::from_millis;
 
     #[test]
     fn a_link_without_wireless_keys_is_static() {
@@ -1185,14 +1189,6 @@ mod reordering {
     use super::*;
     use crate::spec::ReorderSpec;
 
-    fn link1(extra: &str) -> crate::spec::LinkSpec {
-        let text = with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}"));
-        load(&text).unwrap_or_else(|e| panic!("{e}")).links[1].clone()
-    }
-    fn bad(extra: &str) -> String {
-        err(&with("delay = \"20ms\"", &format!("delay = \"20ms\"\n{extra}")))
-    }
-    const MS: fn(u64) -> SimDuration = SimDuration::from_millis;
 
     #[test]
     fn reorder_sets_both_directions_and_the_directional_keys_one_each() {
