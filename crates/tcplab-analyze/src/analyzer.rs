@@ -117,7 +117,10 @@ pub struct ConnRow {
 #[derive(Debug)]
 struct ConnState {
     syn_ns: Option<u64>,
+    /// The last SYN-ACK before the client's ACK, and the first after the last SYN (Karn's
+    /// rule for the handshake, see tcplab_pcap::vantage).
     synack_ns: Option<u64>,
+    synack_first_ns: Option<u64>,
     ack_ns: Option<u64>,
     /// (SACK permitted, timestamps) offered in the SYN / SYN-ACK of each direction.
     offered: [Option<(bool, bool)>; 2],
@@ -128,11 +131,11 @@ struct ConnState {
 
 impl ConnState {
     fn new() -> ConnState {
-        ConnState { syn_ns: None, synack_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0 }
+        ConnState { syn_ns: None, synack_ns: None, synack_first_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0 }
     }
 
     fn handshake_rtt(&self) -> Option<u64> {
-        handshake_rtt_ns(self.syn_ns, self.synack_ns, self.ack_ns)
+        handshake_rtt_ns(self.syn_ns, self.synack_first_ns, self.synack_ns, self.ack_ns)
     }
 
     fn position_for(&mut self, d: Dir, choice: VantageChoice) -> (Position, VantageSource) {
@@ -149,7 +152,7 @@ impl ConnState {
                 _ => (Position::Receiver, VantageSource::Forced),
             },
             VantageChoice::Auto => {
-                let t = HandshakeTiming { syn_ns: self.syn_ns, synack_ns: self.synack_ns, ack_ns: self.ack_ns };
+                let t = HandshakeTiming { syn_ns: self.syn_ns, synack_ns: self.synack_ns, synack_first_ns: self.synack_first_ns, ack_ns: self.ack_ns };
                 match classify_vantage(&t, NEAR_ZERO_FRACTION).for_direction(d) {
                     Vantage::Sender => (Position::Sender, VantageSource::Detected),
                     Vantage::Receiver => (Position::Receiver, VantageSource::Detected),
@@ -229,11 +232,13 @@ impl FileAnalyzer {
                 if c.ack_ns.is_none() {
                     c.syn_ns = Some(t);
                     c.synack_ns = None;
+                    c.synack_first_ns = None;
                 }
                 c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
             }
             SegKind::SynAck => {
                 if c.ack_ns.is_none() {
+                    c.synack_first_ns.get_or_insert(t);
                     c.synack_ns = Some(t);
                 }
                 c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
@@ -274,7 +279,7 @@ impl FileAnalyzer {
                 // client data (the client's round trip), SYN → SYN-ACK for server data.
                 let gap = match (d, c.syn_ns, c.synack_ns, c.ack_ns) {
                     (Dir::ClientToServer, _, Some(sa), Some(a)) => a.saturating_sub(sa),
-                    (Dir::ServerToClient, Some(sy), Some(sa), _) => sa.saturating_sub(sy),
+                    (Dir::ServerToClient, Some(sy), Some(sa), _) => c.synack_first_ns.unwrap_or(sa).saturating_sub(sy),
                     _ => 0,
                 };
                 r.set_upstream_base(gap);

@@ -64,9 +64,14 @@ impl RttStats {
 }
 
 /// End-to-end RTT from the handshake instants (SYN, SYN-ACK, client's ACK).
-pub fn handshake_rtt_ns(syn_ns: Option<u64>, synack_ns: Option<u64>, ack_ns: Option<u64>) -> Option<u64> {
+///
+/// With the SYN-ACK sent more than once, the round trip is (first SYN-ACK − SYN) + (ACK −
+/// last SYN-ACK): the time between the two SYN-ACKs is the server's timeout, not path delay
+/// (Karn's rule; `synack_first_ns` `None` means a single SYN-ACK).
+pub fn handshake_rtt_ns(syn_ns: Option<u64>, synack_first_ns: Option<u64>, synack_ns: Option<u64>, ack_ns: Option<u64>) -> Option<u64> {
     let (s, sa, a) = (syn_ns?, synack_ns?, ack_ns?);
-    (sa >= s && a >= sa && a > s).then(|| a - s)
+    let first = synack_first_ns.unwrap_or(sa);
+    (first >= s && sa >= first && a >= sa && a > s).then(|| (first - s) + (a - sa))
 }
 
 #[cfg(test)]
@@ -75,10 +80,12 @@ mod tests {
 
     #[test]
     fn the_handshake_spans_one_round_trip_from_any_vantage() {
-        assert_eq!(handshake_rtt_ns(Some(0), Some(80), Some(81)), Some(81));
-        assert_eq!(handshake_rtt_ns(Some(0), Some(1), Some(81)), Some(81));
-        assert_eq!(handshake_rtt_ns(Some(10), Some(5), Some(81)), None);
-        assert_eq!(handshake_rtt_ns(None, Some(5), Some(81)), None);
+        assert_eq!(handshake_rtt_ns(Some(0), None, Some(80), Some(81)), Some(81));
+        assert_eq!(handshake_rtt_ns(Some(0), None, Some(1), Some(81)), Some(81));
+        // A SYN-ACK repeated after a 1 s timeout: the timeout is not a round trip.
+        assert_eq!(handshake_rtt_ns(Some(0), Some(22), Some(1022), Some(1046)), Some(46));
+        assert_eq!(handshake_rtt_ns(Some(10), None, Some(5), Some(81)), None);
+        assert_eq!(handshake_rtt_ns(None, None, Some(5), Some(81)), None);
     }
 
     #[test]

@@ -81,6 +81,13 @@ pub const ACK_HISTORY_LEN: usize = 256;
 /// Copies decided spurious and handed out, remembered for D-SACK attribution.
 pub const PROVEN_DUPS_LEN: usize = 32;
 
+/// A hole filler counts as a retransmission when it comes at least this share of the
+/// handshake's capture→sender→capture gap after its possible trigger. The gap is an upper
+/// estimate of the round trip (the handshake may have queued), so the share is generous:
+/// half, which still leaves a reordering displacement of up to half a round trip
+/// recognised as such.
+pub const HOLE_FILL_RTT_FRACTION: f64 = 0.5;
+
 /// Share of the minimum RTO the data stream must have been silent, away from the sender and
 /// without timestamps, before a retransmission can be a timer expiry (see `on_data`).
 pub const SILENCE_FRACTION: f64 = 0.5;
@@ -479,7 +486,7 @@ impl DirReplay {
         // the partial ACK that reached the hole: either reaches this point no sooner than a
         // capture→sender→capture round trip after its trigger passed here. A filler that
         // comes sooner is the late original itself.
-        let round_trip = spurious::TOO_SOON_FRACTION * self.upstream_base_ns as f64;
+        let round_trip = HOLE_FILL_RTT_FRACTION * self.upstream_base_ns as f64;
         self.holes.iter().filter(|h| h.start <= start && start < h.end).any(|h| {
             let trigger = match (h.dupthresh_ns, h.reached_ns) {
                 (Some(a), Some(b)) => Some(a.min(b)),

@@ -134,3 +134,33 @@ fn reordering_s_spurious_fast_retransmits_are_fast_retransmits_from_every_vantag
 fn late_originals_at_the_receiver_are_not_retransmissions() {
     check("reorder-1%-5ms/sack/linux", 0.98);
 }
+
+/// The shipped dumbbell scenario captured on its bottleneck (the review's case): a flow's
+/// whole first flight is dropped before the capture point, so the server repeats its
+/// SYN-ACK a second later. Karn's rule for the handshake keeps that timeout out of the
+/// vantage gaps (every connection is seen from the middle, not one "at the sender"), and
+/// the hole fillers whose originals never passed are found (all but the three copies of
+/// that first flight, which the capture sees as first transmissions).
+#[test]
+fn a_repeated_synack_does_not_move_the_capture_point_and_late_fillers_are_retransmissions() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/tcplab/scenarios/dumbbell.toml");
+    let spec = tcplab_netsim::scenario::load_path(&path, &[]).unwrap();
+    let dir = std::env::temp_dir().join(format!("tcplab-analyze-dumbbell-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join("bottleneck.pcap");
+    let seed = spec.default_seed;
+    let out = tcplab_netsim::run(&spec, &tcplab_netsim::RunOptions { seed, trace: true, pcap: vec![("bottleneck".into(), pcap.clone())] }).unwrap();
+    let a = tcplab_analyze::analyze_paths(&[&pcap], &Default::default()).unwrap();
+    assert_eq!(a.summary.positions.keys().collect::<Vec<_>>(), vec!["middle/detected"], "{:?}", a.summary.positions);
+    let ev = &out.events;
+    let (tcplab_record::ColumnData::Dict { codes, values }, tcplab_record::ColumnData::U32(len)) =
+        (&ev.column("kind").unwrap().data, &ev.column("len").unwrap().data)
+    else {
+        panic!("events layout")
+    };
+    let k = values.iter().position(|v| v == "segment_retransmitted").unwrap() as u32;
+    let truth = (0..codes.len()).filter(|&i| codes[i] == k && len[i] > 0).count();
+    let found = a.retransmissions.len();
+    assert!(found + 3 >= truth && found <= truth, "found {found} of {truth}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

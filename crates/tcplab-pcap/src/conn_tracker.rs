@@ -579,6 +579,7 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
         if ack {
             c.synack_seen = true;
             if c.handshake.ack_ns.is_none() {
+                c.handshake.synack_first_ns.get_or_insert(ts);
                 c.handshake.synack_ns = Some(ts);
             }
         } else if c.handshake.synack_ns.is_none() {

@@ -16,9 +16,12 @@
 //! Per direction: for the client -> server data direction a client-side capture is at the
 //! *sender*; for server -> client data the same capture is at the *receiver*.
 //!
-//! Ambiguities resolved: the SYN time is the last SYN transmission before the SYN-ACK (a
-//! retransmitted SYN would otherwise inflate g1 by the SYN timeout), the SYN-ACK time the
-//! last SYN-ACK before the client's ACK; without all three the result is `Unknown`.
+//! Ambiguities resolved (Karn's rule applied to the handshake): the SYN time is the last SYN
+//! transmission before the SYN-ACK (a retransmitted SYN would otherwise inflate g1 by the SYN
+//! timeout); g1 ends at the *first* SYN-ACK after it (the server answers the SYN at once) and
+//! g2 starts at the *last* SYN-ACK before the client's ACK (the ACK answers the SYN-ACK that
+//! reached the client), so a SYN-ACK retransmitted after the client's ACK was lost does not
+//! put its timeout into either gap; without all three the result is `Unknown`.
 
 use serde::Serialize;
 
@@ -40,7 +43,11 @@ pub enum Vantage {
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HandshakeTiming {
     pub syn_ns: Option<u64>,
+    /// The last SYN-ACK before the ACK (g2 starts here).
     pub synack_ns: Option<u64>,
+    /// The first SYN-ACK after the last SYN (g1 ends here); `None` means the same as
+    /// `synack_ns`.
+    pub synack_first_ns: Option<u64>,
     pub ack_ns: Option<u64>,
 }
 
@@ -79,7 +86,7 @@ impl VantageEstimate {
 
 /// Classifies a handshake with the given near-zero fraction (use [`NEAR_ZERO_FRACTION`]).
 pub fn classify_vantage(t: &HandshakeTiming, near_zero_fraction: f64) -> VantageEstimate {
-    let g1 = match (t.syn_ns, t.synack_ns) {
+    let g1 = match (t.syn_ns, t.synack_first_ns.or(t.synack_ns)) {
         (Some(a), Some(b)) if b >= a => Some(b - a),
         _ => None,
     };
@@ -111,7 +118,17 @@ mod tests {
     const US: u64 = 1_000;
 
     fn t(syn: u64, synack: u64, ack: u64) -> HandshakeTiming {
-        HandshakeTiming { syn_ns: Some(syn), synack_ns: Some(synack), ack_ns: Some(ack) }
+        HandshakeTiming { syn_ns: Some(syn), synack_ns: Some(synack), synack_first_ns: None, ack_ns: Some(ack) }
+    }
+
+    #[test]
+    fn a_retransmitted_synack_puts_its_timeout_in_neither_gap() {
+        // Middle capture: SYN at 0, SYN-ACK at 22 ms, the client's ACK lost downstream, the
+        // SYN-ACK again after the server's 1 s timeout, the client's ACK 24 ms later.
+        let h = HandshakeTiming { syn_ns: Some(0), synack_first_ns: Some(22 * MS), synack_ns: Some(1022 * MS), ack_ns: Some(1046 * MS) };
+        let v = classify_vantage(&h, NEAR_ZERO_FRACTION);
+        assert_eq!((v.syn_to_synack_ns, v.synack_to_ack_ns), (Some(22 * MS), Some(24 * MS)));
+        assert_eq!(v.near, NearEnd::Middle);
     }
 
     #[test]
@@ -150,7 +167,7 @@ mod tests {
 
     #[test]
     fn incomplete_or_reordered_handshake_is_unknown() {
-        let v = classify_vantage(&HandshakeTiming { syn_ns: Some(5), synack_ns: Some(9), ack_ns: None }, NEAR_ZERO_FRACTION);
+        let v = classify_vantage(&HandshakeTiming { syn_ns: Some(5), synack_ns: Some(9), synack_first_ns: None, ack_ns: None }, NEAR_ZERO_FRACTION);
         assert_eq!(v.near, NearEnd::Unknown);
         assert_eq!(v.syn_to_synack_ns, Some(4));
         let v = classify_vantage(&t(10, 5, 20), NEAR_ZERO_FRACTION);
