@@ -170,6 +170,8 @@ struct Pending {
     covered: bool,
     cum_acked: bool,
     verdict: Verdict,
+    /// A D-SACK has been matched to this copy (each D-SACK reports one duplicate arrival).
+    dsack_matched: bool,
 }
 
 /// One classified retransmission, ready for the output table.
@@ -726,6 +728,7 @@ impl DirReplay {
             covered: false,
             cum_acked: false,
             verdict,
+            dsack_matched: false,
         });
         self.counters.retransmissions += 1;
         self.counters.by_cause[d.cause.index()] += 1;
@@ -869,17 +872,33 @@ impl DirReplay {
         }
         // Evidence, in the order of spurious.rs.
         if let Some((l, r)) = dsack_block {
-            // The duplicate is the latest copy of these bytes that can have reached the
-            // receiver and been reported by now.
+            // RFC 2883: each D-SACK reports one duplicate arrival. It goes to the newest copy
+            // of these bytes that can have reached the receiver and been reported by now and
+            // is not yet matched to a D-SACK — a retransmission is spurious when an earlier
+            // copy arrived, so the newest copies are the duplicates first. A copy already
+            // decided spurious (still held, or handed out: `proven_dups`) takes the D-SACK
+            // without a new verdict; one decided needed cannot take it.
             let earliest_report = self.rtt.min_ns.filter(|_| self.pos != Position::Receiver).unwrap_or(0);
             let reportable = |ts: u64| now.saturating_sub(ts) as f64 >= spurious::TOO_SOON_FRACTION * earliest_report as f64;
-            // A later copy already decided spurious (and handed out) explains this D-SACK.
-            let proven = self.proven_dups.iter().filter(|&&(s, e, t)| s <= l && r <= e && reportable(t)).map(|&(_, _, t)| t).max();
-            if let Some(p) = self.pending.iter_mut().rev().find(|p| {
-                spurious::dsack(l, r, p.start, p.end).is_some() && reportable(p.ts_ns)
-            }) {
-                if p.verdict.is_none() && proven.map_or(true, |t| t < p.ts_ns) {
-                    p.verdict = spurious::dsack(l, r, p.start, p.end);
+            let proven = self
+                .proven_dups
+                .iter()
+                .enumerate()
+                .filter(|&(_, &(s, e, t))| s <= l && r <= e && reportable(t))
+                .max_by_key(|&(_, &(_, _, t))| t)
+                .map(|(i, &(_, _, t))| (i, t));
+            let held = self.pending.iter_mut().rev().find(|p| {
+                spurious::dsack(l, r, p.start, p.end).is_some()
+                    && reportable(p.ts_ns)
+                    && !p.dsack_matched
+                    && !matches!(p.verdict, Some((false, _)))
+            });
+            match (held, proven) {
+                (Some(p), Some((_, t))) if t < p.ts_ns => Self::take_dsack(p, l, r),
+                (None, None) => {}
+                (Some(p), None) => Self::take_dsack(p, l, r),
+                (_, Some((i, _))) => {
+                    self.proven_dups.remove(i);
                 }
             }
         }
@@ -918,6 +937,14 @@ impl DirReplay {
         }
     }
 
+    /// A D-SACK matched to a held copy: its verdict unless it has one already.
+    fn take_dsack(p: &mut Pending, l: u64, r: u64) {
+        p.dsack_matched = true;
+        if p.verdict.is_none() {
+            p.verdict = spurious::dsack(l, r, p.start, p.end);
+        }
+    }
+
     fn emit(p: &Pending, recovery_ns: Option<u64>, counters: &mut DirCounters) -> RetxOut {
         match p.verdict {
             Some((true, _)) => counters.spurious += 1,
@@ -950,7 +977,7 @@ impl DirReplay {
         self.pending.retain(|p| {
             let rec = episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);
             if p.verdict.is_some() && rec.is_some() {
-                if matches!(p.verdict, Some((true, _))) {
+                if matches!(p.verdict, Some((true, _))) && !p.dsack_matched {
                     if proven.len() == PROVEN_DUPS_LEN {
                         proven.pop_front();
                     }

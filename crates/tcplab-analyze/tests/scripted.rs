@@ -569,3 +569,23 @@ fn an_echo_caused_by_another_hole_s_filler_says_nothing_about_a_sacked_copy() {
     let first = a.retransmissions.iter().find(|r| r.r.seq == 1001).unwrap();
     assert_eq!(first.r.spurious, Some(false));
 }
+
+/// RFC 2883: every duplicate arrival is reported by its own D-SACK. Two timeout copies of a
+/// segment whose original was only delayed draw two D-SACKs; both copies are spurious (the
+/// second D-SACK once went unmatched and the first copy was called needed).
+#[test]
+fn two_dsacks_for_two_copies_make_both_spurious() {
+    let mut s = Script::new(false, true);
+    s.data(101, 0, 0);
+    // The original is held; the timer fires at 1101 ms and again at 3101 ms (backed off).
+    s.data(1101, 0, 0);
+    s.data(3101, 0, 0);
+    // The original arrives; then each copy, each reported as a duplicate.
+    s.ack(3300, 1, 0, 0, &[]);
+    s.ack(3301, 1, 0, 0, &[(0, 1)]);
+    s.ack(3302, 1, 0, 0, &[(0, 1)]);
+    let a = analyze_one(&s.write("two-dsacks"));
+    let v: Vec<(Option<bool>, Evidence)> = a.retransmissions.iter().map(|r| (r.r.spurious, r.r.evidence)).collect();
+    assert_eq!(v.len(), 2);
+    assert!(v.iter().all(|&(sp, _)| sp == Some(true)), "{v:?}");
+}
