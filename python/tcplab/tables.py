@@ -21,8 +21,11 @@ import pyarrow.parquet as pq
 
 
 def to_arrow(columns: Sequence[tuple[str, Any, Any]]) -> pa.Table:
+    """The Arrow table of the core's columns. A column the core sends with a validity mask
+    is a nullable field (Parquet ``optional``), every other one is ``required``: the
+    schema says which columns can hold nulls, whether or not this run produced any."""
     arrays = []
-    names = []
+    fields = []
     for name, data, valid in columns:
         mask = None if valid is None else ~np.asarray(valid, dtype=bool)
         if isinstance(data, tuple):
@@ -32,8 +35,32 @@ def to_arrow(columns: Sequence[tuple[str, Any, Any]]) -> pa.Table:
         else:
             arr = pa.array(data, mask=mask)
         arrays.append(arr)
-        names.append(name)
-    return pa.Table.from_arrays(arrays, names=names)
+        fields.append(pa.field(name, arr.type, nullable=valid is not None))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+#: pandas' nullable dtypes for the Arrow types of nullable columns (numpy has no integer
+#: or boolean NA: without these a nullable uint64 would become float64 and lose precision
+#: above 2**53, and a nullable bool an ``object`` column).
+_NULLABLE_DTYPES = {
+    pa.uint64(): pd.UInt64Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.uint32(): pd.UInt32Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+def to_pandas(table: pa.Table) -> pd.DataFrame:
+    """A DataFrame of ``table``: nullable integer and boolean columns (fields marked
+    nullable) get pandas' nullable dtypes (``UInt64``, ``boolean``, ...), every other
+    column its numpy dtype; dictionary strings become ``category``."""
+    df = table.to_pandas()
+    for field in table.schema:
+        dtype = _NULLABLE_DTYPES.get(field.type)
+        if field.nullable and dtype is not None:
+            df[field.name] = table[field.name].to_pandas(types_mapper={field.type: dtype}.get)
+    return df
 
 
 class TableResult:
@@ -60,7 +87,7 @@ class TableResult:
 
     def _frame(self, name: str) -> pd.DataFrame:
         if name not in self._frames:
-            self._frames[name] = self.arrow(name).to_pandas()
+            self._frames[name] = to_pandas(self.arrow(name))
         return self._frames[name]
 
     def write(self, out_dir: str | os.PathLike) -> Path:
