@@ -1,0 +1,81 @@
+"""The CLI's messages: usage errors in one line, a quiet exit on a closed pipe, and the small
+listings (`scenarios`, `profiles`, `bench`, `check`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, tcplab_cli
+from tcplab import cli
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "dumbbell"], "missing option -o/--out"),
+        (["run", "dumbbell", "-o", "README.md"], "-o/--out:"),
+        (["run", "dumbbell", "-o", "x", "--seed", "-1"], "--seed: -1 is not in the range"),
+        (["analyze", "x.pcap", "-o", "a", "--vantage", "client"], "--vantage: 'client' is not one of"),
+        (["analyze", "python", "-o", "a"], "CAPTURES:"),
+        (["plot", "out", "-o", "p.png", "--flow", "x"], "--flow: 'x' is not a valid integer"),
+        (["run", "dumbbell", "-o", "x", "--sed", "1"], "no such option"),
+        (["nosuchcommand"], "no such command"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args, needle):
+    r = tcplab_cli(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("tcplab: error: "), lines[0]
+    assert needle in lines[0], lines[0]
+    assert "--help" in lines[0], "points at the command's help"
+    assert "Usage:" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_help_and_version_still_exit_0():
+    for args in (["--help"], ["run", "--help"], ["--version"]):
+        r = tcplab_cli(*args)
+        assert r.returncode == 0 and r.stdout and not r.stderr, (args, r.stderr)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["scenarios"], ["reproduce", "--list"], ["profiles"], ["schema"], ["run", "{small}", "-o", "{tmp}/o"]],
+    ids=["scenarios", "reproduce-list", "profiles", "schema", "run"],
+)
+def test_a_closed_stdout_ends_quietly_with_141(args, small_scenario: Path, tmp_path: Path):
+    args = [a.format(small=small_scenario, tmp=tmp_path) for a in args]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tcplab.cli", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+    )
+    p.stdout.close()  # the reader is gone before tcplab writes anything (`| head -0`)
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=600) == cli.EXIT_BROKEN_PIPE, err
+    assert err == ""
+
+
+def test_an_os_error_without_a_file_name_has_no_double_colon(capsys):
+    @cli._user_errors
+    def fails():
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(SystemExit) as e:
+        fails()
+    assert e.value.code == 2
+    assert capsys.readouterr().err == "tcplab: error: No space left on device\n"
+
+
+def test_an_os_error_with_a_file_name_names_it(capsys):
+    @cli._user_errors
+    def fails():
+        raise PermissionError(13, "Permission denied", "/x/y")
+
+    with pytest.raises(SystemExit):
+        fails()
+    assert capsys.readouterr().err == "tcplab: error: /x/y: Permission denied\n"
