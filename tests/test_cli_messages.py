@@ -79,3 +79,18 @@ def test_an_os_error_with_a_file_name_names_it(capsys):
     with pytest.raises(SystemExit):
         fails()
     assert capsys.readouterr().err == "tcplab: error: /x/y: Permission denied\n"
+
+
+def test_unknown_bench_case_prints_nothing_on_stdout():
+    r = tcplab_cli("bench", "--case", "1x100M", "--case", "nosuch")
+    assert r.returncode == 2 and "nosuch" in r.stderr
+    assert r.stdout == "", "no table header before the error"
+
+
+def test_check_documents_set_and_says_flow_in_the_singular(small_scenario: Path):
+    r = tcplab_cli("check", "--help")
+    assert "--set PATH=VALUE" in r.stdout and "Override a scenario key" in r.stdout
+    r = tcplab_cli("check", str(small_scenario))
+    assert r.returncode == 0 and "(1 flow, 2 links)" in r.stdout, r.stdout
+    r = tcplab_cli("run", str(small_scenario), "-o", str(small_scenario.parent / "o"))
+    assert r.returncode == 0 and "small: 1 flow," in r.stdout, r.stdout

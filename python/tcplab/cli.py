@@ -151,10 +151,14 @@ def _fmt_rate(bps: float) -> str:
     return f"{bps:.0f} b/s"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _print_summary(summary: dict, out: Path) -> None:
     flows = summary["flows"]
     click.echo(
-        f"{summary['scenario']}: {len(flows)} flows, {summary['sim_time_s']:.3f} s simulated, "
+        f"{summary['scenario']}: {_plural(len(flows), 'flow')}, {summary['sim_time_s']:.3f} s simulated, "
         f"{summary['events']} events in {summary['wall_s']:.2f} s wall"
     )
     header = f"{'flow':>4} {'src':>6} {'dst':>6} {'delivered':>12} {'fct_s':>9} {'goodput':>12} {'rexmit':>7} {'spur':>5} {'rto':>4}"
@@ -196,14 +200,16 @@ def run(scenario: Path, out: Path, seed, overrides, pcap, no_trace: bool, quiet:
 
 @main.command()
 @click.argument("scenario", type=click.Path(path_type=Path))
-@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
+              help="Override a scenario key before checking, as `tcplab run --set` "
+                   "(e.g. --set links.bottleneck.bandwidth=10Mbps).")
 @_user_errors
 def check(scenario: Path, overrides) -> None:
-    """Validate SCENARIO without running it."""
+    """Validate SCENARIO (a file, or a shipped scenario's name) without running it."""
     from .api import load_scenario
 
     sc = load_scenario(scenario, overrides)
-    click.echo(f"{scenario}: ok ({sc._spec.num_flows} flows, {len(sc.link_names)} links)")
+    click.echo(f"{scenario}: ok ({_plural(sc._spec.num_flows, 'flow')}, {_plural(len(sc.link_names), 'link')})")
 
 
 @main.command()
