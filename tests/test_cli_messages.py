@@ -81,6 +81,15 @@ def test_an_os_error_with_a_file_name_names_it(capsys):
     assert capsys.readouterr().err == "tcplab: error: /x/y: Permission denied\n"
 
 
+def test_profiles_table_prints_on_and_off_not_python_bools():
+    r = tcplab_cli("profiles")
+    assert r.returncode == 0, r.stderr
+    table = r.stdout.split("\n\n")[0]
+    assert "True" not in table and "False" not in table
+    row = next(l for l in table.splitlines() if l.startswith("pacing"))
+    assert "on" in row.split() and "off" in row.split()
+
+
 def test_unknown_bench_case_prints_nothing_on_stdout():
     r = tcplab_cli("bench", "--case", "1x100M", "--case", "nosuch")
     assert r.returncode == 2 and "nosuch" in r.stderr

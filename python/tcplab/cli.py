@@ -252,6 +252,8 @@ def _profile_cell(value) -> str:
         return ",".join(f"{k}={v}" for k, v in value.items())
     if value is False:
         return "off"
+    if value is True:
+        return "on"
     return str(value)
 
 
