@@ -81,6 +81,28 @@ def test_an_os_error_with_a_file_name_names_it(capsys):
     assert capsys.readouterr().err == "tcplab: error: /x/y: Permission denied\n"
 
 
+def test_scenarios_shows_whole_first_sentences():
+    r = tcplab_cli("scenarios")  # stdout is a pipe: no cutting to a terminal width
+    assert r.returncode == 0, r.stderr
+    lines = dict(l.split(None, 1) for l in r.stdout.strip().splitlines())
+    assert lines["dumbbell"] == (
+        "Dumbbell: three senders and three receivers on either side of a 10 Mb/s, 20 ms bottleneck."
+    )
+    assert lines["aron98-fig1"].endswith("Figure 1: the high speed WAN.")
+    for name, text in lines.items():
+        assert text.endswith("."), (name, text)
+        assert "…" not in text
+
+
+def test_scenario_descriptions_are_cut_at_a_word_boundary_on_a_narrow_terminal():
+    toml = "# One two three four five six. Second sentence.\n# more\n\nname = 'x'\n"
+    assert cli._describe(toml) == "One two three four five six."
+    assert cli._describe(toml, 80) == "One two three four five six."
+    assert cli._describe(toml, 16) == "One two three…"
+    assert cli._describe("# Ch. 4, Fig. 4.1 of the thesis. Next.\n") == "Ch. 4, Fig. 4.1 of the thesis."
+    assert cli._describe("# first paragraph\n#\n# second\n") == "first paragraph"
+
+
 def test_profiles_table_prints_on_and_off_not_python_bools():
     r = tcplab_cli("profiles")
     assert r.returncode == 0, r.stderr

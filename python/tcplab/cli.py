@@ -367,12 +367,45 @@ def analyze(captures, out: Path, vantage: str, model: str, tlp, quiet: bool) -> 
 
 @main.command()
 def scenarios() -> None:
-    """List the shipped scenarios (usable by name: `tcplab run dumbbell -o out`)."""
+    """List the shipped scenarios (usable by name: `tcplab run dumbbell -o out`), each with the
+    first sentence of its file's header comment (cut to the terminal's width on a terminal)."""
     from . import scenarios as shipped
 
+    # On a terminal, one line per scenario; into a pipe or file, the whole first sentence.
+    width = max(shutil.get_terminal_size().columns, 60) - 21 if sys.stdout.isatty() else None
     for name in shipped.names():
-        first = next((l for l in shipped.path(name).read_text().splitlines() if l.startswith("#")), "#")
-        click.echo(f"{name:<20} {first.lstrip('# ').strip()}")
+        click.echo(f"{name:<20} {_describe(shipped.path(name).read_text(encoding='utf-8'), width)}".rstrip())
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``: up to a full stop followed by white space and a capital
+    letter (or the end), so "Ch. 4" or "Fig. 4.1" do not end it."""
+    import re
+
+    m = re.search(r"[.!?](?=\s+[A-Z\"(`]|\s*$)", text)
+    return text[: m.end()] if m else text
+
+
+def _describe(toml_text: str, width: int | None = None) -> str:
+    """A scenario's description for `tcplab scenarios`: the first sentence of the file's first
+    comment paragraph, on one line; cut at a word boundary with "…" if wider than ``width``."""
+    para: list[str] = []
+    for line in toml_text.splitlines():
+        if not line.startswith("#"):
+            if para:
+                break
+            continue
+        body = line.lstrip("#").strip()
+        if not body:
+            if para:
+                break
+            continue
+        para.append(body)
+    sentence = _first_sentence(" ".join(para))
+    if width is None or len(sentence) <= width:
+        return sentence
+    cut = sentence[: width].rsplit(" ", 1)[0].rstrip(" ,;:–—-(")
+    return cut + "…"
 
 
 @main.command()
