@@ -81,3 +81,17 @@ def test_retransmissions_in_events_agree_with_the_summary(small_scenario: Path):
 def test_a_scenario_without_flows_is_an_error_not_an_empty_run():
     with pytest.raises(tcplab.ScenarioError, match="no flows"):
         tcplab.run({"simulation": {"duration": "1s"}})
+
+
+def test_a_single_override_string_is_one_override(small_scenario: Path):
+    one = tcplab.run(small_scenario, overrides="flows.0.size=50KB", trace=False)
+    listed = tcplab.run(small_scenario, overrides=["flows.0.size=50KB"], trace=False)
+    assert one.summary["flows"][0]["bytes_delivered"] == 50_000
+    assert one.arrow("flows").equals(listed.arrow("flows"))
+    assert tcplab.load_scenario(small_scenario, "tcp.sack=false").name == "small"
+
+
+def test_overrides_of_another_type_raise_type_error(small_scenario: Path):
+    for bad in ({"tcp.sack": False}, b"tcp.sack=false", 3):
+        with pytest.raises(TypeError, match="overrides must be a string or a list of strings"):
+            tcplab.run(small_scenario, overrides=bad)
