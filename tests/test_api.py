@@ -95,3 +95,20 @@ def test_overrides_of_another_type_raise_type_error(small_scenario: Path):
     for bad in ({"tcp.sack": False}, b"tcp.sack=false", 3):
         with pytest.raises(TypeError, match="overrides must be a string or a list of strings"):
             tcplab.run(small_scenario, overrides=bad)
+
+
+def test_flow_counts_are_the_data_senders_rows_of_the_events_table():
+    """docs/outputs.md: flows counts the sender (control segments included); events has both
+    endpoints. The documented filter gives back the flows' counts exactly."""
+    res = tcplab.run("dumbbell")
+    src = res.flows.set_index("id")["src"]
+    ev = res.events
+    at_sender = ev.node.astype(str) == ev.flow.map(src)
+    rex = ev[(ev.kind == "segment_retransmitted") & at_sender]
+    by_cause = rex.groupby(["flow", "cause"], observed=True).size()
+    rtos = ev[(ev.kind == "rto_fired") & at_sender].groupby("flow").size()
+    for f in res.flows.itertuples():
+        assert len(rex[rex.flow == f.id]) == f.retransmissions, f.id
+        for cause in ("rto", "fast_retransmit", "sack_recovery"):
+            assert by_cause.get((f.id, cause), 0) == getattr(f, f"retrans_{cause}"), (f.id, cause)
+        assert rtos.get(f.id, 0) == f.timeouts, f.id
