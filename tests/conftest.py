@@ -62,13 +62,19 @@ def small_scenario(tmp_path: Path) -> Path:
     return p
 
 
-def tcplab_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """Run the installed CLI as a user would (a separate process)."""
+def tcplab_cli(*args: str, cwd: Path | None = None, warnings: bool = False) -> subprocess.CompletedProcess:
+    """Run the installed CLI as a user would (a separate process). Python warnings are
+    silenced unless ``warnings`` (then stderr shows them, as a user would see them)."""
+    env = dict(os.environ)
+    if warnings:
+        env.pop("PYTHONWARNINGS", None)
+    else:
+        env["PYTHONWARNINGS"] = "ignore"
     return subprocess.run(
         [sys.executable, "-m", "tcplab.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd or ROOT,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        env=env,
         timeout=600,
     )

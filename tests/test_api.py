@@ -81,3 +81,34 @@ def test_retransmissions_in_events_agree_with_the_summary(small_scenario: Path):
 def test_a_scenario_without_flows_is_an_error_not_an_empty_run():
     with pytest.raises(tcplab.ScenarioError, match="no flows"):
         tcplab.run({"simulation": {"duration": "1s"}})
+
+
+def test_a_single_override_string_is_one_override(small_scenario: Path):
+    one = tcplab.run(small_scenario, overrides="flows.0.size=50KB", trace=False)
+    listed = tcplab.run(small_scenario, overrides=["flows.0.size=50KB"], trace=False)
+    assert one.summary["flows"][0]["bytes_delivered"] == 50_000
+    assert one.arrow("flows").equals(listed.arrow("flows"))
+    assert tcplab.load_scenario(small_scenario, "tcp.sack=false").name == "small"
+
+
+def test_overrides_of_another_type_raise_type_error(small_scenario: Path):
+    for bad in ({"tcp.sack": False}, b"tcp.sack=false", 3):
+        with pytest.raises(TypeError, match="overrides must be a string or a list of strings"):
+            tcplab.run(small_scenario, overrides=bad)
+
+
+def test_flow_counts_are_the_data_senders_rows_of_the_events_table():
+    """docs/outputs.md: flows counts the sender (control segments included); events has both
+    endpoints. The documented filter gives back the flows' counts exactly."""
+    res = tcplab.run("dumbbell")
+    src = res.flows.set_index("id")["src"]
+    ev = res.events
+    at_sender = ev.node.astype(str) == ev.flow.map(src)
+    rex = ev[(ev.kind == "segment_retransmitted") & at_sender]
+    by_cause = rex.groupby(["flow", "cause"], observed=True).size()
+    rtos = ev[(ev.kind == "rto_fired") & at_sender].groupby("flow").size()
+    for f in res.flows.itertuples():
+        assert len(rex[rex.flow == f.id]) == f.retransmissions, f.id
+        for cause in ("rto", "fast_retransmit", "sack_recovery"):
+            assert by_cause.get((f.id, cause), 0) == getattr(f, f"retrans_{cause}"), (f.id, cause)
+        assert rtos.get(f.id, 0) == f.timeouts, f.id

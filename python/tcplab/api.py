@@ -40,17 +40,31 @@ class Scenario:
     link_names: tuple[str, ...]
 
 
-def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> Scenario:
+def _override_list(overrides: Iterable[str] | str) -> list[str]:
+    """``overrides`` as a list: a single string is one override (not one per character)."""
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, (bytes, Mapping)) or not isinstance(overrides, Iterable):
+        raise TypeError(
+            f'overrides must be a string or a list of strings like "tcp.sack=false", '
+            f"got {type(overrides).__name__}"
+        )
+    return [str(o) for o in overrides]
+
+
+def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -> Scenario:
     """Load and validate a scenario from a TOML file path, TOML text or a dict.
 
-    ``overrides`` are ``"path.to.key=value"`` strings, as ``tcplab run --set``.
-    Raises :class:`ScenarioError` with one line naming the field on any problem.
+    ``overrides`` are ``"path.to.key=value"`` strings, as ``tcplab run --set``: a list of them,
+    or a single string for one override (``"tcp.sack=false"``). Any other type (a dict, bytes)
+    raises ``TypeError``. Raises :class:`ScenarioError` with one line naming the field on any
+    problem with the scenario or an override.
     """
+    ov = _override_list(overrides)
     if isinstance(scenario, Scenario):
-        if list(overrides):
+        if ov:
             raise ScenarioError("overrides cannot be applied to an already loaded Scenario")
         return scenario
-    ov = [str(o) for o in overrides]
     try:
         if isinstance(scenario, Mapping):
             name = str(scenario.get("name", "scenario"))
@@ -110,7 +124,7 @@ class RunResult(TableResult):
 def run(
     scenario: ScenarioLike,
     seed: int | None = None,
-    overrides: Iterable[str] = (),
+    overrides: Iterable[str] | str = (),
     *,
     out: str | os.PathLike | None = None,
     pcap: Sequence[str] = (),
@@ -120,7 +134,9 @@ def run(
 
     - ``scenario``: path to a TOML file, TOML as a dict, or a :class:`Scenario`.
     - ``seed``: overrides the scenario's ``simulation.seed``.
-    - ``overrides``: ``"path.to.key=value"`` strings.
+    - ``overrides``: ``"path.to.key=value"`` strings (as ``--set``), a list of them, or one
+      string for a single override: ``overrides="tcp.sack=false"`` is
+      ``overrides=["tcp.sack=false"]``. Another type (a dict, bytes) raises ``TypeError``.
     - ``out``: if given, outputs are written there (``summary.json``, Parquet tables, and
       ``<link>.pcap`` for each link named in ``pcap``).
     - ``trace``: record the ``events`` and ``timeseries`` tables (off for fast sweeps).

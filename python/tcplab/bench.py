@@ -45,6 +45,11 @@ def run_case(name: str) -> dict:
 
 def run_bench(cases: list[str] | None, as_json: bool) -> list[dict]:
     names = cases or list(_core.bench_cases())
+    for name in names:  # every name checked before the header goes out
+        try:
+            _core.bench_spec(name)
+        except _core.ScenarioError as e:
+            raise ScenarioError(str(e)) from None
     results = []
     if not as_json:
         click.echo(f"{'case':<10} {'flows':>6} {'sim_s':>6} {'packets':>11} {'wall_s':>8} {'pkts/s':>12} {'events/s':>12}")

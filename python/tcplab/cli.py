@@ -1,13 +1,21 @@
 """The ``tcplab`` command line.
 
-Every user error ends in one line on stderr and exit code 2 (click's own usage errors also
-exit 2). Nothing a user can type produces a Python traceback.
+Every user error ends in one line on stderr, ``tcplab: error: ...``, and exit code 2; that
+includes click's usage errors (a missing option, a bad choice or number), which click itself
+would print as three lines. Nothing a user can type produces a Python traceback.
+
+When the reader of stdout goes away (``tcplab scenarios | head -1``), tcplab stops quietly,
+with nothing on stderr and exit code 141 (128 + SIGPIPE), the status a shell reports for
+``cat``, ``git`` and other tools stopped by the broken pipe.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,6 +24,87 @@ import click
 from .errors import ScenarioError, TcplabError
 
 EXIT_USER_ERROR = 2
+#: Exit status when stdout is a pipe whose reader has gone (128 + SIGPIPE, as a shell reports).
+EXIT_BROKEN_PIPE = 141
+
+
+class _StdoutClosed(Exception):
+    """stdout's reader went away (EPIPE); raised past click, which would exit 1 on its own."""
+
+
+def _is_epipe(e: BaseException) -> bool:
+    return isinstance(e, BrokenPipeError) or (isinstance(e, OSError) and e.errno == errno.EPIPE)
+
+
+def _exit_stdout_closed() -> None:
+    # Point stdout at /dev/null so the interpreter's final flush cannot fail again
+    # (https://docs.python.org/3/library/signal.html#note-on-sigpipe).
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
+def _usage_line(e: click.UsageError) -> str:
+    """click's usage error as one line: ``--vantage: 'client' is not one of ...``."""
+    param = getattr(e, "param", None)
+    name = None
+    if param is not None:
+        name = "/".join(param.opts) if isinstance(param, click.Option) else param.human_readable_name
+    if isinstance(e, click.MissingParameter) and name:
+        kind = e.param_type or param.param_type_name
+        msg = f"missing {kind} {name}"
+    elif isinstance(e, click.BadParameter) and name:
+        msg = f"{name}: {e.message}"
+    else:
+        msg = e.format_message()
+    msg = msg.strip().rstrip(".")
+    if len(msg) > 1 and msg[0].isupper() and msg[1].islower():
+        msg = msg[0].lower() + msg[1:]
+    msg = " ".join(msg.split()).replace(". (", " (")
+    if e.ctx is not None:
+        msg += f" (see '{e.ctx.command_path} --help')"
+    return msg
+
+
+class _TcplabGroup(click.Group):
+    """The ``tcplab`` group: one-line usage errors and a quiet exit on a closed stdout."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except OSError as e:
+            if _is_epipe(e):
+                raise _StdoutClosed() from None
+            raise
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name or "tcplab", complete_var, standalone_mode=False, **extra)
+            sys.stdout.flush()
+        except _StdoutClosed:
+            _exit_stdout_closed()
+        except OSError as e:
+            if not _is_epipe(e):
+                raise
+            _exit_stdout_closed()
+        except click.UsageError as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # bare `tcplab`: click prints the help
+                e.show()
+                sys.exit(e.exit_code)
+            click.echo(f"tcplab: error: {_usage_line(e)}", err=True)
+            sys.exit(EXIT_USER_ERROR)
+        except click.ClickException as e:
+            click.echo(f"tcplab: error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("tcplab: interrupted", err=True)
+            sys.exit(130)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 def _user_errors(fn):
@@ -29,8 +118,10 @@ def _user_errors(fn):
             click.echo(f"tcplab: error: {e}", err=True)
             sys.exit(EXIT_USER_ERROR)
         except OSError as e:
-            where = f" {e.filename}" if getattr(e, "filename", None) else ""
-            click.echo(f"tcplab: error:{where}: {e.strerror or e}", err=True)
+            if _is_epipe(e):
+                raise
+            where = f" {e.filename}:" if getattr(e, "filename", None) else ""
+            click.echo(f"tcplab: error:{where} {e.strerror or e}", err=True)
             sys.exit(EXIT_USER_ERROR)
         except KeyboardInterrupt:
             click.echo("tcplab: interrupted", err=True)
@@ -39,7 +130,7 @@ def _user_errors(fn):
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_TcplabGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tcplab")
 def main() -> None:
     """tcplab: how TCP starts up and recovers from loss.
@@ -60,10 +151,14 @@ def _fmt_rate(bps: float) -> str:
     return f"{bps:.0f} b/s"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _print_summary(summary: dict, out: Path) -> None:
     flows = summary["flows"]
     click.echo(
-        f"{summary['scenario']}: {len(flows)} flows, {summary['sim_time_s']:.3f} s simulated, "
+        f"{summary['scenario']}: {_plural(len(flows), 'flow')}, {summary['sim_time_s']:.3f} s simulated, "
         f"{summary['events']} events in {summary['wall_s']:.2f} s wall"
     )
     header = f"{'flow':>4} {'src':>6} {'dst':>6} {'delivered':>12} {'fct_s':>9} {'goodput':>12} {'rexmit':>7} {'spur':>5} {'rto':>4}"
@@ -105,14 +200,16 @@ def run(scenario: Path, out: Path, seed, overrides, pcap, no_trace: bool, quiet:
 
 @main.command()
 @click.argument("scenario", type=click.Path(path_type=Path))
-@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
+              help="Override a scenario key before checking, as `tcplab run --set` "
+                   "(e.g. --set links.bottleneck.bandwidth=10Mbps).")
 @_user_errors
 def check(scenario: Path, overrides) -> None:
-    """Validate SCENARIO without running it."""
+    """Validate SCENARIO (a file, or a shipped scenario's name) without running it."""
     from .api import load_scenario
 
     sc = load_scenario(scenario, overrides)
-    click.echo(f"{scenario}: ok ({sc._spec.num_flows} flows, {len(sc.link_names)} links)")
+    click.echo(f"{scenario}: ok ({_plural(sc._spec.num_flows, 'flow')}, {_plural(len(sc.link_names), 'link')})")
 
 
 @main.command()
@@ -155,6 +252,8 @@ def _profile_cell(value) -> str:
         return ",".join(f"{k}={v}" for k, v in value.items())
     if value is False:
         return "off"
+    if value is True:
+        return "on"
     return str(value)
 
 
@@ -268,12 +367,45 @@ def analyze(captures, out: Path, vantage: str, model: str, tlp, quiet: bool) -> 
 
 @main.command()
 def scenarios() -> None:
-    """List the shipped scenarios (usable by name: `tcplab run dumbbell -o out`)."""
+    """List the shipped scenarios (usable by name: `tcplab run dumbbell -o out`), each with the
+    first sentence of its file's header comment (cut to the terminal's width on a terminal)."""
     from . import scenarios as shipped
 
+    # On a terminal, one line per scenario; into a pipe or file, the whole first sentence.
+    width = max(shutil.get_terminal_size().columns, 60) - 21 if sys.stdout.isatty() else None
     for name in shipped.names():
-        first = next((l for l in shipped.path(name).read_text().splitlines() if l.startswith("#")), "#")
-        click.echo(f"{name:<20} {first.lstrip('# ').strip()}")
+        click.echo(f"{name:<20} {_describe(shipped.path(name).read_text(encoding='utf-8'), width)}".rstrip())
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``: up to a full stop followed by white space and a capital
+    letter (or the end), so "Ch. 4" or "Fig. 4.1" do not end it."""
+    import re
+
+    m = re.search(r"[.!?](?=\s+[A-Z\"(`]|\s*$)", text)
+    return text[: m.end()] if m else text
+
+
+def _describe(toml_text: str, width: int | None = None) -> str:
+    """A scenario's description for `tcplab scenarios`: the first sentence of the file's first
+    comment paragraph, on one line; cut at a word boundary with "…" if wider than ``width``."""
+    para: list[str] = []
+    for line in toml_text.splitlines():
+        if not line.startswith("#"):
+            if para:
+                break
+            continue
+        body = line.lstrip("#").strip()
+        if not body:
+            if para:
+                break
+            continue
+        para.append(body)
+    sentence = _first_sentence(" ".join(para))
+    if width is None or len(sentence) <= width:
+        return sentence
+    cut = sentence[: width].rsplit(" ", 1)[0].rstrip(" ,;:–—-(")
+    return cut + "…"
 
 
 @main.command()

@@ -36,6 +36,26 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+QUICK_SUFFIX = " (quick)"
+
+
+def mark_quick(fig, fallback_title: str) -> None:
+    """Mark a figure drawn from a quick run (shortened runs, fewer seeds), so the PNG cannot be
+    mistaken for the reference: " (quick)" is appended to the figure's suptitle, else to every
+    axes title; a figure with no title at all gets ``fallback_title (quick)`` as suptitle."""
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text():
+        if not sup.get_text().endswith(QUICK_SUFFIX):
+            sup.set_text(sup.get_text() + QUICK_SUFFIX)
+        return
+    titled = [ax for ax in fig.axes if ax.get_title()]
+    for ax in titled:
+        if not ax.get_title().endswith(QUICK_SUFFIX):
+            ax.set_title(ax.get_title() + QUICK_SUFFIX, fontsize=ax.title.get_fontsize())
+    if not titled:
+        fig.suptitle(fallback_title + QUICK_SUFFIX, fontsize=10, y=1.0, va="bottom")
+
+
 @dataclass
 class Row:
     figure: str
@@ -63,7 +83,10 @@ class Figure:
         self.notes.append(text)
 
     def plot(self, fig) -> Path:
-        """Save a matplotlib figure as DIR/<key>.png and embed it in the report."""
+        """Save a matplotlib figure as DIR/<key>.png and embed it in the report. In quick mode
+        the figure's titles get the suffix " (quick)" (see :func:`mark_quick`)."""
+        if self.report.quick:
+            mark_quick(fig, self.title)
         path = self.report.out / f"{self.key}.png"
         fig.savefig(path, dpi=110, bbox_inches="tight")
         self.image = path.name
