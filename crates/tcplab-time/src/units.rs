@@ -38,6 +38,9 @@ fn split(s: &str, what: &str, example: &str) -> Result<(u128, u32, String), Unit
         .unwrap_or(t.len());
     let (num, unit) = t.split_at(end);
     let unit = unit.trim();
+    if num.is_empty() && t.starts_with('-') {
+        return Err(UnitError(format!("\"{s}\": a {what} cannot be negative")));
+    }
     if num.is_empty() {
         return Err(UnitError(format!(
             "expected a {what} like \"{example}\", got \"{s}\""
@@ -92,7 +95,7 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, UnitError> {
         "min" => 60_000_000_000,
         _ => {
             return Err(UnitError(format!(
-                "unknown time unit \"{unit}\" in \"{s}\" (expected ns, us, ms, s or min)"
+                "unknown time unit \"{unit}\" in \"{s}\" (expected ns, us, ms, s, sec or min)"
             )))
         }
     };
@@ -207,6 +210,13 @@ pub(crate) fn fmt_bandwidth(b: Bandwidth, f: &mut fmt::Formatter<'_>) -> fmt::Re
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_negative_quantity_is_named_as_such() {
+        assert_eq!(parse_duration("-20ms").unwrap_err().to_string(), "\"-20ms\": a duration cannot be negative");
+        assert!(parse_bytes("-2MB").unwrap_err().to_string().contains("cannot be negative"));
+        assert!(parse_duration("5 seconds").unwrap_err().to_string().contains("s, sec or min"));
+    }
 
     #[test]
     fn durations_parse_with_every_unit() {

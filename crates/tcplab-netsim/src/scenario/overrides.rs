@@ -11,6 +11,9 @@
 
 use super::{render_path, suggestion, ScenarioError, Seg};
 
+/// The generated-topology table (its keys are required together, so `--set` cannot create it).
+const TOPOLOGY: &str = "topology";
+
 /// Apply every override in order; returns each one's resolved path (indices instead of names)
 /// with its original text, for error messages.
 pub(crate) fn apply_all(
@@ -55,6 +58,13 @@ fn apply(root: &mut toml::Value, spec: &str) -> Result<Vec<Seg>, ScenarioError> 
                 if last {
                     t.insert(part.to_string(), value);
                     return Ok(resolved);
+                }
+                if n == 0 && part == TOPOLOGY && !t.contains_key(TOPOLOGY) {
+                    // A `[topology]` made of one override would only fail on its other
+                    // required keys; say what is actually wrong.
+                    return Err(fail(format!(
+                        "the scenario has no [{TOPOLOGY}] table (its network is [[nodes]] and [[links]]); set a link instead, e.g. links.0.bandwidth=..."
+                    )));
                 }
                 t.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()))
             }

@@ -1273,3 +1273,9 @@ mod reordering {
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }
+
+#[test]
+fn a_set_into_a_topology_the_scenario_does_not_have_says_so() {
+    let e = err_set(BASE, &["topology.bottleneck.bandwidth=5Mbps"]);
+    assert!(e.contains("no [topology] table") && !e.contains('\n'), "{e}");
+}
