@@ -59,7 +59,7 @@ fn apply(root: &mut toml::Value, spec: &str) -> Result<Vec<Seg>, ScenarioError> 
                     t.insert(part.to_string(), value);
                     return Ok(resolved);
                 }
-                if n == 0 && part == TOPOLOGY && !t.contains_key(TOPOLOGY) {
+                if n == 0 && *part == TOPOLOGY && !t.contains_key(TOPOLOGY) {
                     // A `[topology]` made of one override would only fail on its other
                     // required keys; say what is actually wrong.
                     return Err(fail(format!(
