@@ -144,3 +144,24 @@ fn bsd_lite_timeouts_fire_on_slow_timer_ticks() {
         }
     }
 }
+
+/// A `packet_dropped` row names the segment that was dropped: its relative sequence number,
+/// payload length and ACK number, as the `segment_sent` row of the same copy does.
+#[test]
+fn a_drop_row_names_the_dropped_segment() {
+    let mut spec = one_flow();
+    // The 5th data segment crossing the first link of the flow is dropped.
+    spec.links[0].loss_ab = LossSpec::DropNth { flow: 0, nth: vec![5] };
+    let out = traced(&spec, 1);
+    let kinds = strings(&out, "kind");
+    let col = |n: &str| out.events.column(n).expect("column");
+    let (ColumnData::U64(seq), ColumnData::U32(len)) = (&col("seq").data, &col("len").data) else { panic!("layout") };
+    let seq_valid = col("seq").valid.clone().unwrap_or_else(|| vec![true; seq.len()]);
+    let drops: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i] == "packet_dropped").collect();
+    assert_eq!(drops.len(), 1);
+    let d = drops[0];
+    assert!(seq_valid[d]);
+    assert_eq!((seq[d], len[d]), (1 + 4 * 1448, 1448));
+    let sent = (0..kinds.len()).find(|&i| kinds[i] == "segment_sent" && seq_valid[i] && seq[i] == seq[d]).expect("sent row");
+    assert_eq!(len[sent], len[d]);
+}

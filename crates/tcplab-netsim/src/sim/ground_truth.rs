@@ -34,6 +34,14 @@ impl SeqUnwrap {
         SeqUnwrap { iss, last: 0 }
     }
 
+    /// Offset of `seq` from the ISS, without moving the unwrapping reference (for a
+    /// segment already sent, e.g. one being dropped).
+    #[inline]
+    pub fn peek(&self, seq: SeqNum) -> u64 {
+        let reference = self.iss + self.last as u32;
+        (self.last as i64 + i64::from(seq.diff(reference))).max(0) as u64
+    }
+
     /// Offset of `seq` from the ISS.
     #[inline]
     pub fn rel(&mut self, seq: SeqNum) -> u64 {

@@ -75,6 +75,28 @@ use tcplab_record::Table;
 use tcplab_tcp::{Connection, SeqNum, TcpEvent, TcpFlags, Transmit};
 use tcplab_time::{SimDuration, SimTime};
 
+/// What a `packet_dropped` row says of the dropped packet (copied out before it is freed).
+#[derive(Copy, Clone, Debug)]
+struct Dropped {
+    flow: u32,
+    from_client: bool,
+    seq: tcplab_tcp::SeqNum,
+    ack: Option<tcplab_tcp::SeqNum>,
+    len: u32,
+}
+
+impl Dropped {
+    fn of(p: &Packet) -> Dropped {
+        Dropped {
+            flow: p.flow,
+            from_client: p.from_client,
+            seq: p.seg.seq,
+            ack: p.seg.flags.contains(TcpFlags::ACK).then_some(p.seg.ack),
+            len: p.seg.len,
+        }
+    }
+}
+
 /// Options of one run (not part of the scenario).
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
@@ -454,14 +476,14 @@ impl<'a> Sim<'a> {
         let p = self.packets.get_mut(id);
         match link.admit(p.wire_len, p.flow, p.seg.len, now) {
             Admit::Dropped(reason) => {
-                let flow = p.flow;
+                let what = Dropped::of(p);
                 self.packets.free(id);
-                self.record_drop(now, flow, dir, reason);
+                self.record_drop(now, what, dir, reason);
             }
             Admit::Transmit { start, arrive, lost } => {
                 p.link_dir = dir;
                 p.lost = lost;
-                let flow = p.flow;
+                let what = Dropped::of(p);
                 let captured = link.captured();
                 let head = if lost {
                     None
@@ -480,18 +502,25 @@ impl<'a> Sim<'a> {
                     if !captured {
                         self.packets.free(id);
                     }
-                    self.record_drop(start, flow, dir, DropReason::LossModel);
+                    self.record_drop(start, what, dir, DropReason::LossModel);
                 }
             }
         }
     }
 
-    fn record_drop(&mut self, t: SimTime, flow: u32, dir: u32, reason: DropReason) {
+    /// A `packet_dropped` row: which segment (relative seq and ack in its own direction's
+    /// numbering, payload length), where and why.
+    fn record_drop(&mut self, t: SimTime, what: Dropped, dir: u32, reason: DropReason) {
         if let Some(rec) = self.rec.as_deref_mut() {
+            let fl = &self.flows[what.flow as usize];
+            let (own, peer) = if what.from_client { (&fl.data_seq, &fl.ack_seq) } else { (&fl.ack_seq, &fl.data_seq) };
             rec.event(EventRow {
+                seq: Some(own.peek(what.seq)),
+                len: what.len,
+                ack: what.ack.map(|a| peer.peek(a)),
                 link: Some(dir / 2),
                 reason: Some(reason),
-                ..EventRow::new(t, flow, EventKind::PacketDropped, self.links[dir as usize].from)
+                ..EventRow::new(t, what.flow, EventKind::PacketDropped, self.links[dir as usize].from)
             });
         }
     }
@@ -533,11 +562,11 @@ impl<'a> Sim<'a> {
         }
         // A router (paths never transit hosts: checked at start).
         p.ttl = p.ttl.saturating_sub(1);
-        let (flow, dst, ttl) = (p.flow, p.dst_node, p.ttl);
+        let (what, dst, ttl) = (Dropped::of(p), p.dst_node, p.ttl);
         if ttl == 0 {
             self.packets.free(id);
             let dir = self.routes.next_hop(node, dst).unwrap_or(0);
-            self.record_drop(self.now, flow, dir, DropReason::TtlExpired);
+            self.record_drop(self.now, what, dir, DropReason::TtlExpired);
             return;
         }
         match self.routes.next_hop(node, dst) {
