@@ -20,16 +20,7 @@ fn traced(spec: &SimSpec, seed: u64) -> RunOutput {
     run(spec, &RunOptions { seed, trace: true, pcap: vec![] }).expect("run")
 }
 
-/// Values of a dictionary column, row by row (null rows as "").
-fn strings(out: &RunOutput, col: &str) -> Vec<String> {
-    let c = out.events.column(col).expect("column");
-    let ColumnData::Dict { codes, values } = &c.data else { panic!("{col} is not a dictionary") };
-    codes
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| if c.valid.as_ref().is_none_or(|v| v[i]) { values[k as usize].clone() } else { String::new() })
-        .collect()
-}
+use common::strings;
 
 #[test]
 fn a_single_flow_over_a_dumbbell_delivers_exactly_its_size() {

@@ -26,15 +26,7 @@ fn traced(spec: &SimSpec) -> RunOutput {
 
 /// (kind, cause, spurious) of every events row; null cells as "" / None.
 fn rows(out: &RunOutput) -> Vec<(String, String, Option<bool>)> {
-    let dict = |col: &str| -> Vec<String> {
-        let c = out.events.column(col).expect("column");
-        let ColumnData::Dict { codes, values } = &c.data else { panic!("{col} is not a dictionary") };
-        codes
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| if c.valid.as_ref().is_none_or(|v| v[i]) { values[k as usize].clone() } else { String::new() })
-            .collect()
-    };
+    let dict = |col: &str| common::strings(out, col);
     let sp = out.events.column("spurious").expect("spurious column");
     let ColumnData::Bool(s) = &sp.data else { panic!("spurious is not boolean") };
     let spurious: Vec<Option<bool>> =

@@ -3,6 +3,8 @@
 
 use tcplab_netsim::bench::dumbbell;
 use tcplab_netsim::spec::SimSpec;
+use tcplab_netsim::RunOutput;
+use tcplab_record::ColumnData;
 use tcplab_tcp::TcpConfig;
 use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
@@ -24,4 +26,15 @@ pub fn one_flow(tcp: TcpConfig, buffer: u64, size: u64) -> SimSpec {
     );
     spec.flows[0].size = Some(size);
     spec
+}
+
+/// Values of a dictionary column of the events table, row by row (null rows as "").
+pub fn strings(out: &RunOutput, col: &str) -> Vec<String> {
+    let c = out.events.column(col).expect("column");
+    let ColumnData::Dict { codes, values } = &c.data else { panic!("{col} is not a dictionary") };
+    codes
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| if c.valid.as_ref().is_none_or(|v| v[i]) { values[k as usize].clone() } else { String::new() })
+        .collect()
 }
