@@ -22,8 +22,8 @@ pub struct Packet {
     pub seg: Segment,
     /// Unique, increasing id of this copy (assigned in emission order over the whole run).
     pub copy_id: u64,
-    /// When the sending host emitted this copy.
-    pub sent_at: SimTime,
+    /// Arrival time of `next` (valid while `next` is).
+    pub next_at: SimTime,
     /// Flow id (index into `SimSpec::flows`): the receiving host demultiplexes on it.
     pub flow: u32,
     /// Destination node.
@@ -41,6 +41,9 @@ pub struct Packet {
     pub ttl: u8,
     /// The link's loss model dropped this copy (kept only until its capture is written).
     pub lost: bool,
+    /// The packet behind this one in its link direction's in-flight FIFO (valid while this
+    /// packet is in the FIFO and not its tail; see `LinkDirState::push_arrival`).
+    pub next: PacketId,
 }
 
 impl Packet {
