@@ -417,7 +417,7 @@ mod tests {
     fn in_flight_packets_arrive_in_order_through_the_inline_head() {
         let mut d = LinkDirState::new(&spec(QueueLimit::Packets(10)), 0, 0, 1);
         let mut a = PacketArena::new();
-        let ids: Vec<PacketId> = (0..6).map(|_| a.alloc(Default::default())).collect();
+        let ids: Vec<PacketId> = (0..6).map(|_| a.alloc(&Default::default(), Default::default())).collect();
         assert_eq!(d.next_arrival(), None);
         assert!(d.push_arrival(SimTime(10), ids[1], &mut a));
         assert!(!d.push_arrival(SimTime(20), ids[2], &mut a));
