@@ -9,8 +9,13 @@
 //! the far node `delay` after its last bit left. Loss applies when it starts (see `loss`).
 //!
 //! Arrival times on one direction strictly increase (FIFO transmitter, every packet takes at
-//! least 1 ns, constant delay), so the packets in flight wait in a FIFO (`in_flight`) and the
-//! simulator keeps only the head's arrival in its event heap.
+//! least 1 ns, constant delay), so the packets in flight wait in a FIFO and the simulator keeps
+//! only the head's arrival in its event heap. The FIFO is a list threaded through the packet
+//! arena (each packet holds the id and arrival time of the one behind it, `Packet::next` and
+//! `Packet::next_at`), not a ring buffer per direction: at 1000 flows there are 4004
+//! directions, and writing into and reading from 4004 separately allocated rings cost a cache
+//! miss on most pushes and pops, while the packets themselves are touched anyway (the head is
+//! read when it arrives, and the tail is usually the packet sent just before, still in cache).
 //!
 //! Wireless dynamics (`LinkSpec::dynamics`, all optional and boxed so a plain link pays one
 //! branch per packet): a bandwidth schedule (`bandwidth_schedule`: the rate is the one in
@@ -27,10 +32,9 @@
 use super::bandwidth_schedule::BandwidthSchedule;
 use super::delay_spike::{self, SpikeState};
 use super::loss::LossModel;
-use super::packet::PacketId;
+use super::packet::{PacketArena, PacketId};
 use super::queue::{DropReason, DropTail, Enqueue};
 use super::reorder::Reorder;
-use std::collections::VecDeque;
 use crate::spec::{LinkSpec, QueueSpec};
 use tcplab_time::{Bandwidth, SimDuration, SimTime};
 
@@ -65,37 +69,37 @@ pub enum Admit {
 ///
 /// Field order is the memory layout (`repr(C)`, 64-byte aligned, one cache line per group):
 /// with 1000 flows there are 4004 directions and most of them are touched once per packet,
-/// cold. An arrival (`pop_arrival`, `next_arrival`, `to`) touches only line 0 when at most
-/// one packet is in flight behind the head (the usual case on access links); a transmission
-/// (`admit`, `push_arrival`, `captured`) lines 0 and 1, plus the queue when packets wait.
+/// cold. An arrival (`pop_arrival`, `next_arrival`, `to`) touches only line 0 (plus the
+/// arriving packet, which the simulator reads anyway); a transmission (`admit`,
+/// `push_arrival`, `captured`) lines 0 and 1, plus the queue when packets wait.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct LinkDirState {
     // Line 0: arrival and transmission.
-    /// Packets propagating (or being serialised) behind the head, with their arrival times,
-    /// in order.
-    in_flight: VecDeque<(SimTime, PacketId)>,
-    /// The first packet in flight (`NO_PACKET`: none; then `in_flight` is empty).
+    /// The first packet in flight and its arrival time (`NO_PACKET`: none).
     head_at: SimTime,
     head_id: PacketId,
+    /// The last packet in flight (valid while `head_id` is): `push_arrival` links behind it.
+    tail_id: PacketId,
     pub to: u32,
+    /// The wire length `memo_tx` is for (0: none; see `memo_tx`).
+    memo_len: u32,
     busy_until: SimTime,
     pub delay: SimDuration,
-    // Line 1: transmission.
-    /// The last serialisation time computed and the wire length it is for (0: none): a
-    /// direction carries mostly one packet size (full data segments one way, ACKs the other),
-    /// and `Bandwidth::tx_time` is a 128-bit division (`__udivti3`, ~4 % of a 10 × 1 Gb/s run).
+    /// The last serialisation time computed, for `memo_len` bytes: a direction carries mostly
+    /// one packet size (full data segments one way, ACKs the other), and `Bandwidth::tx_time`
+    /// is a 128-bit division (`__udivti3`, ~4 % of a 10 × 1 Gb/s run).
     memo_tx: SimDuration,
-    memo_len: u32,
+    /// Delay spikes and bandwidth changes; `None` for a plain link.
+    pub dynamics: Option<Box<Dynamics>>,
+    /// The loss model, out of line; `None` for `LossModel::None` (never drops, no state).
+    pub loss: Option<Box<LossModel>>,
+    // Line 1: transmission.
     /// `capture.is_some()`, here for the transmit path.
     captured: bool,
     /// `reorder.is_some()`, here for the transmit path (in the padding after `captured`).
     reordered: bool,
     pub stats: DirStats,
-    /// Delay spikes and bandwidth changes; `None` for a plain link.
-    pub dynamics: Option<Box<Dynamics>>,
-    /// The loss model, out of line; `None` for `LossModel::None` (never drops, no state).
-    pub loss: Option<Box<LossModel>>,
     // Cold: rarely read.
     /// Index of the pcap writer capturing this link, if any (set with `set_capture`).
     capture: Option<u32>,
@@ -169,9 +173,9 @@ impl LinkDirState {
             },
             stats: DirStats::default(),
             capture: None,
-            in_flight: VecDeque::new(),
             head_at: SimTime::ZERO,
             head_id: NO_PACKET,
+            tail_id: NO_PACKET,
             dynamics: None,
             memo_tx: SimDuration::ZERO,
             memo_len: 0,
@@ -272,25 +276,34 @@ impl LinkDirState {
         self.reorder.as_deref_mut().and_then(|r| r.flight.pop(gen))
     }
 
-    /// Appends a packet arriving at `arrive` to the FIFO of a direction without reordering;
-    /// returns true if it is now the head (the caller must schedule the arrival event).
+    /// Appends packet `id` (in `packets`), arriving at `arrive`, to the FIFO of a direction
+    /// without reordering; returns true if it is now the head (the caller must schedule the
+    /// arrival event).
     #[inline]
-    pub fn push_arrival(&mut self, arrive: SimTime, id: PacketId) -> bool {
+    pub fn push_arrival(&mut self, arrive: SimTime, id: PacketId, packets: &mut PacketArena) -> bool {
         if self.head_id == NO_PACKET {
-            (self.head_at, self.head_id) = (arrive, id);
+            (self.head_at, self.head_id, self.tail_id) = (arrive, id, id);
             return true;
         }
-        debug_assert!(self.in_flight.back().map_or(self.head_at, |&(t, _)| t) <= arrive, "arrivals out of order");
-        self.in_flight.push_back((arrive, id));
+        debug_assert!(self.head_at <= arrive, "arrivals out of order");
+        let tail = packets.get_mut(self.tail_id);
+        (tail.next_at, tail.next) = (arrive, id);
+        self.tail_id = id;
         false
     }
 
-    /// Removes the head packet (its arrival time has come).
+    /// Removes the head packet (its arrival time has come); the next one, if any, is read from
+    /// the head's `next` link in `packets`.
     #[inline]
-    pub fn pop_arrival(&mut self) -> PacketId {
+    pub fn pop_arrival(&mut self, packets: &PacketArena) -> PacketId {
         let id = self.head_id;
         assert!(id != NO_PACKET, "an arrival event without a packet in flight");
-        (self.head_at, self.head_id) = self.in_flight.pop_front().unwrap_or((SimTime::ZERO, NO_PACKET));
+        if id == self.tail_id {
+            (self.head_at, self.head_id) = (SimTime::ZERO, NO_PACKET);
+        } else {
+            let p = packets.get(id);
+            (self.head_at, self.head_id) = (p.next_at, p.next);
+        }
         id
     }
 
@@ -395,27 +408,32 @@ mod tests {
     #[test]
     fn the_layout_keeps_arrival_and_transmit_fields_in_two_lines() {
         assert_eq!(std::mem::align_of::<LinkDirState>(), 64);
-        assert_eq!(std::mem::offset_of!(LinkDirState, delay), 56);
-        assert_eq!(std::mem::offset_of!(LinkDirState, loss), 120);
+        assert_eq!(std::mem::offset_of!(LinkDirState, memo_tx), 40);
+        assert_eq!(std::mem::offset_of!(LinkDirState, loss), 56);
+        assert_eq!(std::mem::offset_of!(LinkDirState, captured), 64);
     }
 
     #[test]
     fn in_flight_packets_arrive_in_order_through_the_inline_head() {
         let mut d = LinkDirState::new(&spec(QueueLimit::Packets(10)), 0, 0, 1);
+        let mut a = PacketArena::new();
+        let ids: Vec<PacketId> = (0..6).map(|_| a.alloc(&Default::default(), Default::default())).collect();
         assert_eq!(d.next_arrival(), None);
-        assert!(d.push_arrival(SimTime(10), 1));
-        assert!(!d.push_arrival(SimTime(20), 2));
-        assert!(!d.push_arrival(SimTime(30), 3));
+        assert!(d.push_arrival(SimTime(10), ids[1], &mut a));
+        assert!(!d.push_arrival(SimTime(20), ids[2], &mut a));
+        assert!(!d.push_arrival(SimTime(30), ids[3], &mut a));
         assert_eq!(d.next_arrival(), Some(SimTime(10)));
-        assert_eq!(d.pop_arrival(), 1);
+        assert_eq!(d.pop_arrival(&a), ids[1]);
         assert_eq!(d.next_arrival(), Some(SimTime(20)));
-        assert_eq!(d.pop_arrival(), 2);
-        assert!(!d.push_arrival(SimTime(40), 4));
-        assert_eq!(d.pop_arrival(), 3);
-        assert_eq!(d.pop_arrival(), 4);
+        assert_eq!(d.pop_arrival(&a), ids[2]);
+        assert!(!d.push_arrival(SimTime(40), ids[4], &mut a));
+        assert_eq!(d.pop_arrival(&a), ids[3]);
+        assert_eq!(d.next_arrival(), Some(SimTime(40)));
+        assert_eq!(d.pop_arrival(&a), ids[4]);
         assert_eq!(d.next_arrival(), None);
-        assert!(d.push_arrival(SimTime(50), 5));
-        assert_eq!(d.pop_arrival(), 5);
+        assert!(d.push_arrival(SimTime(50), ids[5], &mut a));
+        assert_eq!(d.pop_arrival(&a), ids[5]);
+        assert_eq!(d.next_arrival(), None);
     }
 
     #[test]

@@ -26,8 +26,8 @@
 //! per hop.
 //!
 //! Packets in flight on a link direction arrive in the order they were sent (FIFO
-//! transmitter, constant delay), so each direction keeps them in its own FIFO
-//! (`LinkDirState`: the head inline, the rest in `in_flight`) and only the head has an entry in the event heap. The heap then
+//! transmitter, constant delay), so each direction keeps them in a FIFO (`LinkDirState`: the
+//! head inline, the rest linked through the packet arena) and only the head has an entry in the event heap. The heap then
 //! holds about one entry per busy link direction and per endpoint instead of one per packet in
 //! flight (thousands at 1 Gb/s × 44 ms), which more than halved the time spent in heap
 //! operations. The queue itself is a radix heap whose cost per event does not grow with the
@@ -89,10 +89,10 @@ impl Dropped {
     fn of(p: &Packet) -> Dropped {
         Dropped {
             flow: p.flow,
-            from_client: p.from_client,
-            seq: p.seg.seq,
-            ack: p.seg.flags.contains(TcpFlags::ACK).then_some(p.seg.ack),
-            len: p.seg.len,
+            from_client: p.from_client(),
+            seq: p.seq,
+            ack: p.flags.contains(TcpFlags::ACK).then_some(p.ack),
+            len: p.len,
         }
     }
 }
@@ -128,7 +128,9 @@ enum Event {
     /// The earliest packet in flight on reordering direction `dir` arrives, if `gen` is still
     /// the direction's current generation (see [`reorder`]).
     ArriveReordered { dir: LinkDir, gen: u32 },
-    CaptureTx(PacketId),
+    /// Packet `id` starts transmission on a link captured by pcap writer `cap` (the packet does
+    /// not record its link direction: see `packet`).
+    CaptureTx { cap: u32, id: PacketId },
     Wake { ep: EndpointId, gen: u32 },
     FlowStart(u32),
     Sample,
@@ -139,7 +141,7 @@ impl Event {
     fn pack(self) -> u64 {
         match self {
             Event::Arrive(p) => u64::from(p),
-            Event::CaptureTx(p) => 1 << 60 | u64::from(p),
+            Event::CaptureTx { cap, id } => 1 << 60 | u64::from(cap) << 32 | u64::from(id),
             Event::Wake { ep, gen } => 2 << 60 | u64::from(ep) << 32 | u64::from(gen),
             Event::FlowStart(f) => 3 << 60 | u64::from(f),
             Event::Sample => 4 << 60,
@@ -151,7 +153,7 @@ impl Event {
         let lo = x as u32;
         match x >> 60 {
             0 => Event::Arrive(lo),
-            1 => Event::CaptureTx(lo),
+            1 => Event::CaptureTx { cap: ((x >> 32) & 0x0FFF_FFFF) as u32, id: lo },
             2 => Event::Wake { ep: ((x >> 32) & 0x0FFF_FFFF) as u32, gen: lo },
             3 => Event::FlowStart(lo),
             5 => Event::ArriveReordered { dir: lo, gen: ((x >> 32) & 0x0FFF_FFFF) as u32 },
@@ -328,7 +330,7 @@ impl<'a> Sim<'a> {
                         let Some((id, next)) = link.pop_reordered(gen) else { continue };
                         (id, next.map(|(t, gen)| (t, Event::ArriveReordered { dir, gen })))
                     } else {
-                        let id = link.pop_arrival();
+                        let id = link.pop_arrival(&self.packets);
                         (id, link.next_arrival().map(|t| (t, Event::Arrive(dir))))
                     };
                     // One call site each for the push and for `on_arrive`: both stay inlined
@@ -336,9 +338,9 @@ impl<'a> Sim<'a> {
                     if let Some((t, ev)) = next {
                         self.push(t, ev);
                     }
-                    self.on_arrive(id);
+                    self.on_arrive(dir, id);
                 }
-                Event::CaptureTx(p) => self.on_capture(p)?,
+                Event::CaptureTx { cap, id } => self.on_capture(cap, id)?,
                 Event::Wake { ep, gen } => match self.endpoints[ep as usize].on_wake(gen, t) {
                     WakeAction::Stale => continue,
                     WakeAction::Defer(at) => {
@@ -449,22 +451,19 @@ impl<'a> Sim<'a> {
         if e.is_client && seg.len > 0 && tx.retransmission.is_some() {
             fl.truth.on_retransmit(rel, rel + u64::from(seg.len), copy_id, row);
         }
-        let pkt = Packet {
-            seg,
+        let mut pkt = Packet {
             copy_id,
-            sent_at: now,
             flow: e.flow,
             dst_node: e.peer_node,
-            link_dir: e.out_link,
             wire_len: Packet::wire_len_of(&seg, 0),
             ip_options_len: 0,
             ip_id: e.ip_id,
-            from_client: e.is_client,
             ttl: DEFAULT_TTL,
-            lost: false,
+            ..Packet::default()
         };
+        pkt.set_from_client(e.is_client);
         let dir = e.out_link;
-        let id = self.packets.alloc(pkt);
+        let id = self.packets.alloc(&seg, pkt);
         self.send_on_link(dir, id);
     }
 
@@ -474,32 +473,31 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let link = &mut self.links[dir as usize];
         let p = self.packets.get_mut(id);
-        match link.admit(p.wire_len, p.flow, p.seg.len, now) {
+        match link.admit(p.wire_len, p.flow, p.len, now) {
             Admit::Dropped(reason) => {
                 let what = Dropped::of(p);
                 self.packets.free(id);
                 self.record_drop(now, what, dir, reason);
             }
             Admit::Transmit { start, arrive, lost } => {
-                p.link_dir = dir;
-                p.lost = lost;
+                p.set_lost(lost);
                 let what = Dropped::of(p);
-                let captured = link.captured();
+                let capture = link.capture();
                 let head = if lost {
                     None
                 } else if link.reordered() {
                     link.push_reordered(arrive, id).map(|gen| Event::ArriveReordered { dir, gen })
                 } else {
-                    link.push_arrival(arrive, id).then_some(Event::Arrive(dir))
+                    link.push_arrival(arrive, id, &mut self.packets).then_some(Event::Arrive(dir))
                 };
-                if captured {
-                    self.push(start, Event::CaptureTx(id));
+                if let Some(cap) = capture {
+                    self.push(start, Event::CaptureTx { cap, id });
                 }
                 if let Some(ev) = head {
                     self.push(arrive, ev);
                 }
                 if lost {
-                    if !captured {
+                    if capture.is_none() {
                         self.packets.free(id);
                     }
                     self.record_drop(start, what, dir, DropReason::LossModel);
@@ -525,39 +523,39 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn on_capture(&mut self, id: PacketId) -> Result<(), SimError> {
+    fn on_capture(&mut self, c: u32, id: PacketId) -> Result<(), SimError> {
         let p = *self.packets.get(id);
-        let link = &self.links[p.link_dir as usize];
-        let Some(c) = link.capture() else { return Ok(()) };
+        let seg = self.packets.segment(&p);
         let (src, dst) = (self.endpoints[2 * p.flow as usize].node, self.endpoints[2 * p.flow as usize + 1].node);
-        let (src, dst) = if p.from_client { (src, dst) } else { (dst, src) };
+        let (src, dst) = if p.from_client() { (src, dst) } else { (dst, src) };
         let wire = WirePacket {
             src_ip: node_ip(src),
             dst_ip: node_ip(dst),
-            src_port: port(p.flow, p.from_client),
-            dst_port: port(p.flow, !p.from_client),
+            src_port: port(p.flow, p.from_client()),
+            dst_port: port(p.flow, !p.from_client()),
             ip_id: p.ip_id,
             ttl: p.ttl,
-            segment: &p.seg,
+            segment: &seg,
         };
         let cap = &mut self.captures[c as usize];
         cap.writer
             .write(self.now, &wire)
             .map_err(|source| SimError::PcapWrite { path: cap.path.clone(), source })?;
-        if p.lost {
+        if p.lost() {
             self.packets.free(id);
         }
         Ok(())
     }
 
-    /// The last bit of packet `id` reached the far end of its link.
-    fn on_arrive(&mut self, id: PacketId) {
+    /// The last bit of packet `id` reached the far end of link direction `dir`.
+    fn on_arrive(&mut self, dir: LinkDir, id: PacketId) {
+        let node = self.links[dir as usize].to;
         let p = self.packets.get_mut(id);
-        let node = self.links[p.link_dir as usize].to;
         if node == p.dst_node {
             let p = *p;
+            let seg = self.packets.segment(&p);
             self.packets.free(id);
-            self.deliver(node, p);
+            self.deliver(node, &p, &seg);
             return;
         }
         // A router (paths never transit hosts: checked at start).
@@ -575,32 +573,32 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Hands packet `p` to its endpoint at host `node`.
-    fn deliver(&mut self, node: u32, p: Packet) {
+    /// Hands packet `p`, carrying `seg`, to its endpoint at host `node`.
+    fn deliver(&mut self, node: u32, p: &Packet, seg: &tcplab_tcp::Segment) {
         let now = self.now;
         #[cfg(test)]
         self.delivered.push((now, p.copy_id));
-        let ep = receiver_of(p.flow, p.from_client);
+        let ep = receiver_of(p.flow, p.from_client());
         let fl = &mut self.flows[p.flow as usize];
-        if p.from_client && p.seg.len > 0 {
-            let rel = fl.data_seq.rel(p.seg.seq);
-            fl.truth.on_arrival(rel, rel + u64::from(p.seg.len), p.copy_id);
+        if p.from_client() && seg.len > 0 {
+            let rel = fl.data_seq.rel(seg.seq);
+            fl.truth.on_arrival(rel, rel + u64::from(seg.len), p.copy_id);
         }
         let e = &mut self.endpoints[ep as usize];
         debug_assert_eq!(e.node, node);
-        e.conn.handle_segment(now, &p.seg);
-        if p.from_client {
+        e.conn.handle_segment(now, seg);
+        if p.from_client() {
             if let (Some(size), None) = (fl.size, fl.fct) {
                 if e.conn.stats().bytes_delivered >= size {
                     fl.fct = Some(now.saturating_since(fl.start));
                 }
             }
         } else if let Some(rec) = self.rec.as_deref_mut() {
-            if p.seg.flags.contains(TcpFlags::ACK) {
+            if seg.flags.contains(TcpFlags::ACK) {
                 rec.event(EventRow {
-                    seq: Some(fl.ack_seq.rel(p.seg.seq)),
-                    len: p.seg.len,
-                    ack: Some(fl.data_seq.rel(p.seg.ack)),
+                    seq: Some(fl.ack_seq.rel(seg.seq)),
+                    len: seg.len,
+                    ack: Some(fl.data_seq.rel(seg.ack)),
                     ..EventRow::new(now, p.flow, EventKind::AckReceived, node)
                 });
             }

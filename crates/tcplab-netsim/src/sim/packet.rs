@@ -3,8 +3,18 @@
 //! A packet is one copy of a TCP segment on the wire. Packets live in a [`PacketArena`]
 //! (a `Vec` plus a free list), so events carry a 4-byte [`PacketId`] and steady state does not
 //! allocate: freed slots are reused.
+//!
+//! A [`Packet`] is one 64-byte cache line (`repr(C, align(64))`): a packet sits in the arena for
+//! a round trip and is read cold at every hop (at 1000 flows, thousands are in flight), so each
+//! line it spans is a cache miss per hop. It therefore does not hold a whole [`Segment`] (72
+//! bytes, 40 of them SACK blocks and handshake options that most segments do not carry): the
+//! segment's per-packet fields are inline, and the rarely set options (MSS, window scale,
+//! SACK-permitted, SACK blocks) live in a side pool of the arena ([`RareOptions`], indexed by
+//! `Packet::rare`, slots reused through a free list like the packets', so no allocation per
+//! packet either). [`PacketArena::segment`] rebuilds the `Segment` where one is needed (delivery
+//! to the endpoint, pcap).
 
-use tcplab_tcp::Segment;
+use tcplab_tcp::{Ecn, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 use tcplab_time::SimTime;
 
 /// RFC 791: IPv4 header without options.
@@ -15,47 +25,110 @@ pub const DEFAULT_TTL: u8 = 64;
 /// Index of a packet in the arena.
 pub type PacketId = u32;
 
-/// One copy of a segment in flight.
+/// `Packet::rare` when the segment carries none of the rare options.
+const NO_RARE: u32 = u32::MAX;
+
+/// `Packet::bits`: the segment's ECN codepoint (two bits), then flags.
+const BITS_ECN: u8 = 0b11;
+const BIT_TIMESTAMPS: u8 = 1 << 2;
+const BIT_FROM_CLIENT: u8 = 1 << 3;
+const BIT_LOST: u8 = 1 << 4;
+
+/// One copy of a segment in flight: the segment's per-packet fields (seq, ack, length, window,
+/// flags, ECN, timestamps; the rest in the arena's side pool) and the simulator's own.
+///
+/// The segment fields are written only by `PacketArena::alloc` (the `pub(super)` ones are
+/// visible to the simulator for `..Packet::default()`) and read back whole with
+/// `PacketArena::segment`. No link direction is stored: arrival events carry it, and capture
+/// events the pcap writer's index.
 #[derive(Copy, Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Packet {
-    /// The TCP segment (flags, options, ECN bits); payload is modelled by length only.
-    pub seg: Segment,
     /// Unique, increasing id of this copy (assigned in emission order over the whole run).
     pub copy_id: u64,
-    /// When the sending host emitted this copy.
-    pub sent_at: SimTime,
+    /// Arrival time of `next` (valid while `next` is).
+    pub next_at: SimTime,
+    pub seq: SeqNum,
+    pub ack: SeqNum,
+    /// Payload length in bytes (`Segment::len`).
+    pub len: u32,
+    /// Timestamps option (TSval, TSecr), if `bits & BIT_TIMESTAMPS`.
+    pub(super) ts_val: u32,
+    pub(super) ts_ecr: u32,
     /// Flow id (index into `SimSpec::flows`): the receiving host demultiplexes on it.
     pub flow: u32,
     /// Destination node.
     pub dst_node: u32,
-    /// The link direction currently carrying the packet (see `link`).
-    pub link_dir: u32,
     /// Bytes on the wire: IPv4 header + IP options + TCP header with options + payload.
     pub wire_len: u32,
-    /// IP options length in bytes (0 for now; Quick-Start and pathlet headers later).
-    pub ip_options_len: u16,
+    /// The packet behind this one in its link direction's in-flight FIFO (valid while this
+    /// packet is in the FIFO and not its tail; see `LinkDirState::push_arrival`).
+    pub next: PacketId,
+    /// Slot of the segment's rare options in `PacketArena::rare` (`NO_RARE`: none).
+    pub(super) rare: u32,
+    /// Window field as sent.
+    pub(super) window: u16,
     /// IPv4 identification field, per sending endpoint (for pcap output).
     pub ip_id: u16,
-    /// True on the data side (client → server), false on the ACK side (server → client).
-    pub from_client: bool,
+    pub flags: TcpFlags,
+    /// ECN codepoint, timestamps present, data side, lost (`BITS_*`, `BIT_*`).
+    pub(super) bits: u8,
     pub ttl: u8,
-    /// The link's loss model dropped this copy (kept only until its capture is written).
-    pub lost: bool,
+    /// IP options length in bytes (0 for now; Quick-Start and pathlet headers later; at most 40).
+    pub ip_options_len: u8,
+}
+
+/// The options most segments do not carry (handshake options, SACK blocks), out of line.
+#[derive(Copy, Clone, Debug, Default)]
+struct RareOptions {
+    mss: Option<u16>,
+    window_scale: Option<u8>,
+    sack_permitted: bool,
+    sack: SackBlocks,
 }
 
 impl Packet {
     /// Wire length of `seg` with `ip_options_len` bytes of IP options.
     #[inline]
-    pub fn wire_len_of(seg: &Segment, ip_options_len: u16) -> u32 {
+    pub fn wire_len_of(seg: &Segment, ip_options_len: u8) -> u32 {
         IPV4_HEADER_LEN + u32::from(ip_options_len) + seg.header_len() as u32 + seg.len
+    }
+
+    /// True on the data side (client → server), false on the ACK side (server → client).
+    #[inline]
+    pub fn from_client(&self) -> bool {
+        self.bits & BIT_FROM_CLIENT != 0
+    }
+
+    #[inline]
+    pub fn set_from_client(&mut self, v: bool) {
+        self.set_bit(BIT_FROM_CLIENT, v);
+    }
+
+    /// The link's loss model dropped this copy (kept only until its capture is written).
+    #[inline]
+    pub fn lost(&self) -> bool {
+        self.bits & BIT_LOST != 0
+    }
+
+    #[inline]
+    pub fn set_lost(&mut self, v: bool) {
+        self.set_bit(BIT_LOST, v);
+    }
+
+    #[inline]
+    fn set_bit(&mut self, bit: u8, v: bool) {
+        self.bits = if v { self.bits | bit } else { self.bits & !bit };
     }
 }
 
-/// Owns every packet in flight; ids are reused after `free`.
+/// Owns every packet in flight (and their rare options); ids are reused after `free`.
 #[derive(Debug, Default)]
 pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
+    rare: Vec<RareOptions>,
+    rare_free: Vec<u32>,
 }
 
 impl PacketArena {
@@ -63,14 +136,49 @@ impl PacketArena {
         Self::default()
     }
 
+    /// Stores `p` carrying segment `seg` (its segment fields are set from `seg`).
     #[inline]
-    pub fn alloc(&mut self, p: Packet) -> PacketId {
+    pub fn alloc(&mut self, seg: &Segment, mut p: Packet) -> PacketId {
+        let o = &seg.options;
+        (p.seq, p.ack, p.len, p.window, p.flags) = (seg.seq, seg.ack, seg.len, seg.window, seg.flags);
+        let ecn = match seg.ecn {
+            Ecn::NotEct => 0,
+            Ecn::Ect1 => 1,
+            Ecn::Ect0 => 2,
+            Ecn::Ce => 3,
+        };
+        p.bits = (p.bits & !(BITS_ECN | BIT_TIMESTAMPS)) | ecn;
+        if let Some((v, e)) = o.timestamps {
+            (p.ts_val, p.ts_ecr) = (v, e);
+            p.bits |= BIT_TIMESTAMPS;
+        }
+        p.rare = if o.mss.is_none() && o.window_scale.is_none() && !o.sack_permitted && o.sack.is_empty() {
+            NO_RARE
+        } else {
+            self.alloc_rare(RareOptions {
+                mss: o.mss,
+                window_scale: o.window_scale,
+                sack_permitted: o.sack_permitted,
+                sack: o.sack,
+            })
+        };
         if let Some(id) = self.free.pop() {
             self.slots[id as usize] = p;
             id
         } else {
             self.slots.push(p);
             (self.slots.len() - 1) as PacketId
+        }
+    }
+
+    #[inline(never)]
+    fn alloc_rare(&mut self, r: RareOptions) -> u32 {
+        if let Some(i) = self.rare_free.pop() {
+            self.rare[i as usize] = r;
+            i
+        } else {
+            self.rare.push(r);
+            (self.rare.len() - 1) as u32
         }
     }
 
@@ -84,8 +192,38 @@ impl PacketArena {
         &mut self.slots[id as usize]
     }
 
+    /// The TCP segment `p` (a packet of this arena) carries.
+    #[inline]
+    pub fn segment(&self, p: &Packet) -> Segment {
+        let r = if p.rare == NO_RARE { RareOptions::default() } else { self.rare[p.rare as usize] };
+        Segment {
+            seq: p.seq,
+            ack: p.ack,
+            flags: p.flags,
+            window: p.window,
+            len: p.len,
+            options: TcpOptions {
+                mss: r.mss,
+                window_scale: r.window_scale,
+                sack_permitted: r.sack_permitted,
+                timestamps: (p.bits & BIT_TIMESTAMPS != 0).then_some((p.ts_val, p.ts_ecr)),
+                sack: r.sack,
+            },
+            ecn: match p.bits & BITS_ECN {
+                0 => Ecn::NotEct,
+                1 => Ecn::Ect1,
+                2 => Ecn::Ect0,
+                _ => Ecn::Ce,
+            },
+        }
+    }
+
     #[inline]
     pub fn free(&mut self, id: PacketId) {
+        let rare = self.slots[id as usize].rare;
+        if rare != NO_RARE {
+            self.rare_free.push(rare);
+        }
         self.free.push(id);
     }
 
@@ -98,18 +236,77 @@ impl PacketArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tcplab_tcp::SackBlock;
 
     #[test]
     fn freed_slots_are_reused() {
         let mut a = PacketArena::new();
-        let x = a.alloc(Packet { flow: 1, ..Packet::default() });
-        let y = a.alloc(Packet { flow: 2, ..Packet::default() });
+        let seg = Segment::default();
+        let x = a.alloc(&seg, Packet { flow: 1, ..Packet::default() });
+        let y = a.alloc(&seg, Packet { flow: 2, ..Packet::default() });
         a.free(x);
-        let z = a.alloc(Packet { flow: 3, ..Packet::default() });
+        let z = a.alloc(&seg, Packet { flow: 3, ..Packet::default() });
         assert_eq!(z, x);
         assert_eq!(a.get(y).flow, 2);
         assert_eq!(a.get(z).flow, 3);
         assert_eq!(a.live(), 2);
+    }
+
+    #[test]
+    fn a_packet_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
+        assert_eq!(std::mem::align_of::<Packet>(), 64);
+    }
+
+    #[test]
+    fn the_segment_comes_back_unchanged_and_rare_option_slots_are_reused() {
+        let mut a = PacketArena::new();
+        let mut sack = SackBlocks::new();
+        sack.push(SackBlock { left: SeqNum(100), right: SeqNum(200) });
+        sack.push(SackBlock { left: SeqNum(300), right: SeqNum(u32::MAX) });
+        let syn = Segment {
+            seq: SeqNum(7),
+            flags: TcpFlags::SYN,
+            window: 65535,
+            options: TcpOptions {
+                mss: Some(1448),
+                window_scale: Some(7),
+                sack_permitted: true,
+                timestamps: Some((1, 0)),
+                sack: SackBlocks::new(),
+            },
+            ecn: Ecn::Ect0,
+            ..Segment::default()
+        };
+        let ack = Segment {
+            seq: SeqNum(8),
+            ack: SeqNum(u32::MAX),
+            flags: TcpFlags::ACK | TcpFlags::ECE,
+            window: 512,
+            len: 1448,
+            options: TcpOptions { timestamps: Some((u32::MAX, 3)), sack, ..TcpOptions::default() },
+            ecn: Ecn::Ce,
+        };
+        let plain = Segment { seq: SeqNum(9), len: 100, ecn: Ecn::Ect1, ..Segment::default() };
+        let ids: Vec<PacketId> = [syn, ack, plain]
+            .iter()
+            .map(|s| {
+                let mut p = Packet::default();
+                p.set_from_client(true);
+                a.alloc(s, p)
+            })
+            .collect();
+        for (id, s) in ids.iter().zip([syn, ack, plain]) {
+            let p = *a.get(*id);
+            assert_eq!(a.segment(&p), s);
+            assert!(p.from_client() && !p.lost());
+        }
+        assert_eq!(a.get(ids[2]).rare, NO_RARE);
+        a.free(ids[1]);
+        let again = a.alloc(&ack, Packet::default());
+        assert_eq!(a.get(again).rare, 1, "the freed SACK slot is reused");
+        assert_eq!(a.segment(a.get(again)), ack);
+        assert!(!a.get(again).from_client());
     }
 
     #[test]

@@ -54,7 +54,7 @@ fn events_pack_into_a_u64_and_back() {
         Event::Arrive(7),
         Event::ArriveReordered { dir: u32::MAX, gen: reorder::MAX_GEN },
         Event::ArriveReordered { dir: 0, gen: 1 },
-        Event::CaptureTx(u32::MAX),
+        Event::CaptureTx { cap: (1 << 28) - 1, id: u32::MAX },
         Event::Wake { ep: (1 << 28) - 1, gen: u32::MAX },
         Event::Wake { ep: 3, gen: 0 },
         Event::FlowStart(12),
