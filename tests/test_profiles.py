@@ -13,6 +13,7 @@ KEYS = {
     "name", "description", "rto_estimator", "rtt_clock", "timer_clock", "fast_timer", "initial_rto",
     "min_rto", "max_rto", "clock_granularity", "rto_gain_a", "rto_gain_b", "rto_m", "rto_k",
     "dupack_threshold", "rtt_sampling", "initial_window", "delayed_ack", "ssthresh_estimation", "pacing",
+    "handshake_ack",
 }
 
 
@@ -33,6 +34,9 @@ def test_table_i_values_reach_python():
     assert by_name["bsd-lite"]["timer_clock"] == {"kind": "periodic", "period": "500ms", "phase": "0s"}
     assert by_name["bsd-lite"]["fast_timer"] == {"kind": "periodic", "period": "200ms", "phase": "0s"}
     assert by_name["linux"]["initial_window"] == "rfc6928"
+    # Linux tcp_rcv_synsent_state_process -> tcp_send_ack; 4.4BSD/FreeBSD piggyback.
+    assert {n for n, p in by_name.items() if p["handshake_ack"] == "immediate"} == {"linux-2.4", "linux"}
+    assert by_name["bsd-lite"]["handshake_ack"] == "piggyback"
 
 
 def test_a_profile_dict_is_a_valid_tcp_table(small_scenario):

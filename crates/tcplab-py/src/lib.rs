@@ -216,6 +216,7 @@ fn profiles(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
             }
             d.set_item("ssthresh_estimation", p.startup.ssthresh_estimation)?;
             d.set_item("pacing", p.startup.pacing)?;
+            d.set_item("handshake_ack", p.handshake_ack.name())?;
             d.set_item("description", p.description)?;
             Ok(d)
         })

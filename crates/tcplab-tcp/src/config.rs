@@ -445,6 +445,51 @@ impl SenderModel {
     }
 }
 
+/// How the active opener acknowledges the SYN-ACK (the third segment of the handshake).
+///
+/// RFC 9293 §3.10.7.3, SEGMENT ARRIVES, SYN-SENT STATE, fourth: "If SND.UNA > ISS (our SYN
+/// has been ACKed), change the connection state to ESTABLISHED, form an ACK segment
+/// <SEQ=SND.NXT><ACK=RCV.NXT><CTL=ACK> and send it. Data or controls that were queued for
+/// transmission MAY be included." Both variants follow that text; they differ when data is
+/// queued at the moment the SYN-ACK arrives.
+///
+/// Why it matters: with `Piggyback` the server leaves SYN-RECEIVED only when the first data
+/// segment arrives. If that segment (or the whole first flight) is lost, the server's
+/// SYN-ACK timer (initial RTO) expires and it retransmits the SYN-ACK, and its handshake RTT
+/// sample is lost to Karn's rule; with `Immediate` the bare ACK completes the server's
+/// handshake one RTT after the SYN-ACK was sent, whatever happens to the data.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum HandshakeAck {
+    /// 4.4BSD(-Lite) and its descendants: `tcp_input`'s `TCPS_SYN_SENT` case sets
+    /// `tp->t_flags |= TF_ACKNOW` and moves to ESTABLISHED; the single `tcp_output` call at the
+    /// end of `tcp_input` then sends the first data segment, which carries the ACK, so no bare
+    /// ACK is sent when data is queued. With nothing queued `TF_ACKNOW` makes `tcp_output`
+    /// send a bare ACK at once. tcplab's default, so every output produced before this switch
+    /// existed is unchanged.
+    #[default]
+    Piggyback,
+    /// Linux (2.4 and later): `tcp_rcv_synsent_state_process` calls `tcp_send_ack` as soon as
+    /// the SYN-ACK is accepted, and the queued data follows in separate segments
+    /// (`tcp_data_snd_check`). Linux only "saves one ACK" when `write_pending` (a writer is
+    /// blocked in `sendmsg` waiting for the connection), `defer_accept` or `ack.pingpong` is
+    /// set, none of which holds for an application that calls `connect()` and then writes.
+    Immediate,
+}
+
+impl HandshakeAck {
+    pub const ALL: [HandshakeAck; 2] = [HandshakeAck::Piggyback, HandshakeAck::Immediate];
+    /// The name used in scenario files and `tcplab profiles`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            HandshakeAck::Piggyback => "piggyback",
+            HandshakeAck::Immediate => "immediate",
+        }
+    }
+    pub fn by_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     /// MSS this endpoint announces and will send (bytes of payload per segment).
@@ -486,6 +531,9 @@ pub struct TcpConfig {
     /// RFC 8985 §7 Tail Loss Probe in the RFC sender (`crate::loss::tlp`); off by default, so
     /// every earlier output is unchanged. The Linux 2.4 sender has no TLP and ignores it.
     pub tlp: bool,
+    /// Active open: whether the ACK of the SYN-ACK rides on the first data segment (4.4BSD,
+    /// the default) or is sent at once as a bare ACK (Linux). See [`HandshakeAck`].
+    pub handshake_ack: HandshakeAck,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -515,6 +563,7 @@ impl Default for TcpConfig {
             linux_rate_halving: true,
             linux_fack: false,
             tlp: false,
+            handshake_ack: HandshakeAck::Piggyback,
             trace: true,
         }
     }
@@ -554,5 +603,9 @@ mod tests {
         for s in RttSampling::ALL {
             assert_eq!(RttSampling::by_name(s.name()), Some(s));
         }
+        for h in HandshakeAck::ALL {
+            assert_eq!(HandshakeAck::by_name(h.name()), Some(h));
+        }
+        assert_eq!(TcpConfig::default().handshake_ack, HandshakeAck::Piggyback);
     }
 }

@@ -17,6 +17,8 @@
 //! Handshake: `Connection::client` has its SYN ready at once; `Connection::server` sits in
 //! LISTEN and answers the first SYN. Data written with `send` before ESTABLISHED waits for the
 //! handshake. SYN and SYN-ACK are retransmitted on the RTO timer (with backoff, forever).
+//! The client's ACK of the SYN-ACK rides on its first data segment (`HandshakeAck::Piggyback`,
+//! 4.4BSD, default) or goes out at once as a bare ACK (`HandshakeAck::Immediate`, Linux).
 //!
 //! Retransmission causes: the SYN/SYN-ACK resent on its timer, or a SYN-ACK resent because
 //! the client repeated its SYN, is tagged `Rto`; zero-window probes (a pure ACK carrying
@@ -29,7 +31,7 @@
 //! the state only serves to re-acknowledge a retransmitted FIN, and leaving no timer armed lets
 //! a run end as soon as both sides are done.
 
-use crate::config::{TcpConfig, DEFAULT_MSS_IPV4, MAX_WINDOW_SCALE};
+use crate::config::{HandshakeAck, TcpConfig, DEFAULT_MSS_IPV4, MAX_WINDOW_SCALE};
 use crate::event::{RetransCause, TcpEvent};
 use crate::receiver::{Receiver, RxAction, MAX_UNSCALED_WINDOW};
 use crate::segment::{SackBlocks, Segment, TcpFlags, TcpOptions};
@@ -128,6 +130,9 @@ pub struct Connection {
     ws_ok: bool,
     /// An ACK must be sent (immediately) by the next `poll_transmit`.
     ack_now: bool,
+    /// `HandshakeAck::Immediate`: the ACK of the SYN-ACK goes out as a bare ACK ahead of any
+    /// queued data (set on the SYN-SENT -> ESTABLISHED transition, cleared when sent).
+    handshake_ack_pending: bool,
     /// A zero-window probe must be sent.
     probe_pending: bool,
     send_complete_reported: bool,
@@ -157,6 +162,7 @@ impl Connection {
             ts_ok: false,
             ws_ok: false,
             ack_now: false,
+            handshake_ack_pending: false,
             probe_pending: false,
             send_complete_reported: false,
             cfg,
@@ -290,7 +296,15 @@ impl Connection {
                 if f.contains(TcpFlags::SYN) && f.contains(TcpFlags::ACK) && seg.ack == self.iss + 1 {
                     self.negotiate(seg);
                     self.establish(now, seg);
+                    // RFC 9293 §3.10.7.3 (SYN-SENT, fourth): "If SND.UNA > ISS (our SYN has
+                    // been ACKed), change the connection state to ESTABLISHED, form an ACK
+                    // segment <SEQ=SND.NXT><ACK=RCV.NXT><CTL=ACK> and send it. Data or
+                    // controls that were queued for transmission MAY be included."
+                    // Piggyback (4.4BSD): `ack_now` is cleared by the first data segment, so
+                    // a bare ACK goes out only when nothing can be sent. Immediate (Linux
+                    // `tcp_rcv_synsent_state_process` -> `tcp_send_ack`): a bare ACK first.
                     self.ack_now = true;
+                    self.handshake_ack_pending = self.cfg.handshake_ack == HandshakeAck::Immediate;
                 }
                 // Simultaneous open and bad ACKs are ignored (not needed by the simulator).
             }
@@ -321,6 +335,7 @@ impl Connection {
         self.timers.cancel_all();
         self.syn_pending = false;
         self.ack_now = false;
+        self.handshake_ack_pending = false;
     }
 
     /// Segment processing in ESTABLISHED and later states (RFC 9293 §3.10.7.4, simplified).
@@ -451,6 +466,13 @@ impl Connection {
                 return Some(self.send_syn(now));
             }
             _ => {}
+        }
+        if self.handshake_ack_pending {
+            // HandshakeAck::Immediate: the bare ACK of the SYN-ACK precedes queued data.
+            self.handshake_ack_pending = false;
+            let seg = self.base_segment(now, self.snd.snd_nxt, TcpFlags::default());
+            self.stats.acks_sent += 1;
+            return Some(Transmit { segment: seg, retransmission: None });
         }
         if self.probe_pending {
             self.probe_pending = false;

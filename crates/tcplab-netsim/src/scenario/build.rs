@@ -5,7 +5,7 @@ use super::{p, suggestion, Ctx, ScenarioError, DEFAULT_SEED, P};
 use crate::spec::*;
 use std::collections::HashMap;
 use tcplab_tcp::{
-    DupAckThreshold, EventClock, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
+    DupAckThreshold, EventClock, HandshakeAck, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
     RttSampling, SpuriousDetection, SpuriousResponse, TcpConfig,
 };
 use tcplab_time::SimDuration;
@@ -816,6 +816,11 @@ fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, flow_at: &P
         }
         if let Some(v) = t.tlp {
             c.tlp = v;
+        }
+        if let Some(name) = &t.handshake_ack {
+            let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.handshake_ack = HandshakeAck::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("handshake_ack"), unknown_name("handshake ACK", name, &names)))?;
         }
         if let Some(name) = &t.sender {
             let names: Vec<String> = tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name().to_string()).collect();

@@ -135,6 +135,8 @@ pub struct RawTcp {
     pub fack: Option<bool>,
     /// RFC 8985 §7 Tail Loss Probe in the RFC sender (default false).
     pub tlp: Option<bool>,
+    /// The client's ACK of the SYN-ACK: `piggyback` (4.4BSD, default) or `immediate` (Linux).
+    pub handshake_ack: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -217,6 +217,8 @@ fn tcp_table() -> Value {
             "rate_halving": {"type": "boolean", "description": "Linux sender: rate-halving in Recovery (cwnd -1 per two ACKs; default true). false = cwnd = ssthresh at once, as the thesis' Ch. 4 hosts ran (L2471-2472)"},
             "fack": {"type": "boolean", "description": "Linux sender: FACK loss marking (holes more than reordering below the forward-most SACK are lost; Linux 2.4's default); default false = conservative SACK"},
             "tlp": {"type": "boolean", "description": "RFC 8985 §7 Tail Loss Probe in the RFC sender: after 2*SRTT (+200 ms with one segment in flight, never later than the RTO) without an ACK, send one new segment or retransmit the last one (cause tlp); default false. Not with sender = \"linux\""},
+            "handshake_ack": {"enum": tcplab_tcp::HandshakeAck::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "description": "Active open: the ACK of the SYN-ACK rides on the first data segment (piggyback, 4.4BSD; default) or is sent at once as a bare ACK (immediate, Linux tcp_send_ack), so a lost first flight does not make the server retransmit its SYN-ACK (RFC 9293 §3.10.7.3 allows both)"},
             "sender": {"enum": tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
                 "description": "Sender model: rfc (RFC 5681/6582/6675 with the detector seams; default) or linux (Linux 2.4 congestion-control engine of the dissertation Ch. 3: packet-counted cwnd, Open/Disorder/CWR/Recovery/Loss, rate-halving, timestamp/D-SACK undo, CWV)"}
         }

@@ -273,7 +273,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
-         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp \
+         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, handshake_ack \
          (line 43, column 1)"
     );
 }
@@ -1278,4 +1278,36 @@ mod reordering {
 fn a_set_into_a_topology_the_scenario_does_not_have_says_so() {
     let e = err_set(BASE, &["topology.bottleneck.bandwidth=5Mbps"]);
     assert!(e.contains("no [topology] table") && !e.contains('\n'), "{e}");
+}
+
+#[test]
+fn handshake_ack_reaches_tcp_config_and_the_linux_profiles_set_it() {
+    use tcplab_tcp::HandshakeAck;
+    assert_eq!(load(BASE).unwrap().flows[0].tcp.handshake_ack, HandshakeAck::Piggyback);
+    let c = &load(&format!("{BASE}\n[tcp]\nhandshake_ack = \"immediate\"\n")).unwrap().flows[0].tcp;
+    assert_eq!(c.handshake_ack, HandshakeAck::Immediate);
+    let c = &load(&format!("{BASE}\n[tcp]\nprofile = \"linux\"\n")).unwrap().flows[0].tcp;
+    assert_eq!(c.handshake_ack, HandshakeAck::Immediate);
+    // The table's own key overrides its profile.
+    let c = &load(&format!("{BASE}\n[tcp]\nprofile = \"linux-2.4\"\nhandshake_ack = \"piggyback\"\n")).unwrap().flows[0].tcp;
+    assert_eq!(c.handshake_ack, HandshakeAck::Piggyback);
+    let c = &load_str(BASE, "t", &["tcp.handshake_ack=immediate".to_string()]).unwrap().flows[0].tcp;
+    assert_eq!(c.handshake_ack, HandshakeAck::Immediate);
+}
+
+#[test]
+fn handshake_ack_errors_name_the_field_on_one_line() {
+    let cases = [
+        (
+            "handshake_ack = \"immediat\"",
+            "tcp.handshake_ack: unknown handshake ACK \"immediat\"; did you mean \"immediate\"? (handshake ACKs are: piggyback, immediate)",
+        ),
+        ("handshake_ack = true", "tcp.handshake_ack: expected a string, found boolean true"),
+        ("handshake_ak = \"immediate\"", "tcp.handshake_ak: unknown field; did you mean \"handshake_ack\"?"),
+    ];
+    for (line, want) in cases {
+        let e = err(&format!("{BASE}\n[tcp]\n{line}\n"));
+        assert!(e.starts_with(want), "{line}: got {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
 }

@@ -27,13 +27,19 @@
 //! - "Timer granularity" of Table I is used three ways: as RFC 6298's G, as the tick of the
 //!   measurement clock (samples count ticks) and as a one-shot event clock (timers fire on
 //!   multiples of it).
+//! - The client's ACK of the SYN-ACK (`handshake_ack`): `linux-2.4` and `linux` send it at once
+//!   (`tcp_rcv_synsent_state_process` -> `tcp_send_ack`, [`LINUX_HANDSHAKE_ACK`]); the BSD
+//!   profiles and `freebsd-5` let it ride on the first data segment ([`BSD_HANDSHAKE_ACK`]);
+//!   `windows-xp` and `solaris-10` piggyback too (tcplab choice: Table I and the seeds are
+//!   silent and no source was checked); `rfc6298` piggybacks (RFC 9293 allows either, and it
+//!   must equal `TcpConfig::default()`).
 //! - Linux 2.4 samples every ACK ("once per segment"); Windows, FreeBSD and Solaris once per
 //!   flight (003 §V-A: "Linux ... (once per segment) than most other OSes (once per
 //!   flight)").
 
 use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
 use crate::config::{
-    DupAckThreshold, InitialWindow, Ratio, StartupConfig, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
+    DupAckThreshold, HandshakeAck, InitialWindow, Ratio, StartupConfig, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
     DEFAULT_DELAYED_ACK_TIMEOUT, DUPACK_THRESHOLD, RFC6298_GAIN_A, RFC6298_GAIN_B,
     RFC6298_K, RFC6298_M,
 };
@@ -59,6 +65,24 @@ pub const MODERN_LINUX_INITIAL_RTO: SimDuration = SimDuration::from_secs(1);
 /// Modern Linux: RTT measured in microseconds, timers on 1 ms jiffies (HZ = 1000) — tcplab
 /// uses 1 ms for both.
 pub const MODERN_LINUX_TICK: SimDuration = SimDuration::from_millis(1);
+
+/// 4.4BSD-Lite `tcp_input`, `case TCPS_SYN_SENT`: on an acceptable SYN-ACK it sets
+/// `tp->t_flags |= TF_ACKNOW` and enters ESTABLISHED; the one `tcp_output` at the end of
+/// `tcp_input` sends queued data with the ACK on it. FreeBSD keeps this (`tcp_input`,
+/// `TCPS_SYN_SENT`: `TF_DELACK` when the SYN-ACK carries data, else `TF_ACKNOW`, then one
+/// `tcp_output`), so the BSD profiles and `freebsd-5` piggyback. RFC 9293 §3.10.7.3 allows it:
+/// "Data or controls that were queued for transmission MAY be included."
+pub const BSD_HANDSHAKE_ACK: HandshakeAck = HandshakeAck::Piggyback;
+/// Linux `tcp_rcv_synsent_state_process` (net/ipv4/tcp_input.c), 2.4.27 (v1.241.2.1 2002/02/13):
+/// `if (tp->write_pending || tp->defer_accept || tp->ack.pingpong) { /* Save one ACK. Data
+/// will be ready after several ticks, if write_pending is set. */ ... delayed ACK ... } else {
+/// tcp_send_ack(sk); }`. 2.4.0 tests `write_pending || defer_accept` only; current kernels
+/// `sk->sk_write_pending || rskq_defer_accept || inet_csk_in_pingpong_mode(sk)`, same shape.
+/// The queued data follows in its own segments (`tcp_data_snd_check` in
+/// `tcp_rcv_state_process`). None of the three holds for an application
+/// that calls `connect()` and then writes (pingpong starts at 0; `write_pending` counts writers
+/// blocked in `sendmsg` waiting for the connection), so the ACK is sent at once.
+pub const LINUX_HANDSHAKE_ACK: HandshakeAck = HandshakeAck::Immediate;
 
 /// 000 §5.2: "the granularity of the scheduling clock is 10ms (i.e. f_ev is 100Hz)".
 pub const ARON98_F_EV_10MS: SimDuration = SimDuration::from_millis(10);
@@ -89,6 +113,7 @@ const fn prop_lite(name: &'static str, f_ev: SimDuration, min_rto: SimDuration, 
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(BSD_FAST_TICK),
         startup: StartupConfig::ARON98,
+        handshake_ack: BSD_HANDSHAKE_ACK,
     }
 }
 
@@ -109,6 +134,8 @@ pub struct Profile {
     pub delayed_ack: Option<SimDuration>,
     /// 000 §4.2 ssthresh estimation and pacing.
     pub startup: StartupConfig,
+    /// The client's ACK of the SYN-ACK: on the first data segment (BSD) or at once (Linux).
+    pub handshake_ack: HandshakeAck,
 }
 
 const fn one_shot(g: SimDuration) -> EventClock {
@@ -162,6 +189,7 @@ impl Profile {
         initial_window: InitialWindow::Segments(BSD_INITIAL_WINDOW_SEGMENTS),
         delayed_ack: Some(BSD_FAST_TICK),
         startup: StartupConfig::OFF,
+        handshake_ack: BSD_HANDSHAKE_ACK,
     };
     pub const BSD_DECOUPLED: Profile = Profile {
         name: "bsd-decoupled",
@@ -174,6 +202,7 @@ impl Profile {
         initial_window: InitialWindow::Segments(BSD_INITIAL_WINDOW_SEGMENTS),
         delayed_ack: Some(BSD_FAST_TICK),
         startup: StartupConfig::OFF,
+        handshake_ack: BSD_HANDSHAKE_ACK,
     };
     pub const LINUX_2_4: Profile = Profile {
         name: "linux-2.4",
@@ -186,6 +215,7 @@ impl Profile {
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
+        handshake_ack: LINUX_HANDSHAKE_ACK,
     };
     pub const WINDOWS_XP: Profile = Profile {
         name: "windows-xp",
@@ -198,6 +228,7 @@ impl Profile {
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
+        handshake_ack: HandshakeAck::Piggyback,
     };
     pub const FREEBSD_5: Profile = Profile {
         name: "freebsd-5",
@@ -210,6 +241,7 @@ impl Profile {
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
+        handshake_ack: BSD_HANDSHAKE_ACK,
     };
     pub const SOLARIS_10: Profile = Profile {
         name: "solaris-10",
@@ -222,6 +254,7 @@ impl Profile {
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
+        handshake_ack: HandshakeAck::Piggyback,
     };
     pub const RFC6298: Profile = Profile {
         name: "rfc6298",
@@ -238,6 +271,7 @@ impl Profile {
         initial_window: InitialWindow::Rfc3390,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
+        handshake_ack: HandshakeAck::Piggyback,
     };
     pub const LINUX: Profile = Profile {
         name: "linux",
@@ -256,6 +290,7 @@ impl Profile {
         initial_window: InitialWindow::Rfc6928,
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
+        handshake_ack: LINUX_HANDSHAKE_ACK,
     };
 
     /// 000 §5.2 "prop-Lite-500ms": TCP Lite "enhanced with ssthresh estimation as well as the
@@ -303,6 +338,7 @@ impl Profile {
         cfg.initial_window = self.initial_window;
         cfg.ack.delayed_ack = self.delayed_ack;
         cfg.startup = self.startup;
+        cfg.handshake_ack = self.handshake_ack;
     }
 
     /// `TcpConfig::default()` with this profile applied.
@@ -339,6 +375,7 @@ impl Profile {
             ("delayed_ack", self.delayed_ack.map_or("false".to_string(), |d| d.to_string())),
             ("ssthresh_estimation", self.startup.ssthresh_estimation.to_string()),
             ("pacing", self.startup.pacing.to_string()),
+            ("handshake_ack", self.handshake_ack.name().to_string()),
             ("description", self.description.to_string()),
         ]
     }
@@ -436,6 +473,18 @@ mod tests {
         assert_eq!(Profile::BSD_PROP_10MS.rto.min, SimDuration::from_millis(200));
         for p in Profile::ALL.iter().filter(|p| !p.name.starts_with("bsd-prop")) {
             assert_eq!(p.startup, StartupConfig::OFF, "{}", p.name);
+        }
+    }
+
+    // Linux tcp_rcv_synsent_state_process -> tcp_send_ack (2.4 and today); 4.4BSD/FreeBSD
+    // TF_ACKNOW + one tcp_output (the ACK rides on the first data segment).
+    #[test]
+    fn linux_profiles_ack_the_syn_ack_at_once_and_bsd_profiles_piggyback() {
+        for p in Profile::ALL {
+            let want = if p.name.starts_with("linux") { HandshakeAck::Immediate } else { HandshakeAck::Piggyback };
+            assert_eq!(p.handshake_ack, want, "{}", p.name);
+            assert_eq!(p.config().handshake_ack, want, "{}", p.name);
+            assert!(p.fields().contains(&("handshake_ack", want.name().to_string())), "{}", p.name);
         }
     }
 
