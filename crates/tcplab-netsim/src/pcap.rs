@@ -258,10 +258,13 @@ mod tests {
     use pcap_file::pcap::PcapReader;
     use tcplab_tcp::{SackBlock, SackBlocks, SeqNum, TcpOptions};
 
-    fn tmp(name: &str) -> std::path::PathBuf {
+    /// Test results: a failed I/O or decode step fails the test with its error.
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    fn tmp(name: &str) -> std::io::Result<std::path::PathBuf> {
         let dir = std::env::temp_dir().join(format!("tcplab-pcap-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name)
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir.join(name))
     }
 
     fn syn() -> Segment {
@@ -332,25 +335,25 @@ mod tests {
     }
 
     #[test]
-    fn segments_read_back_with_every_field() {
-        let path = tmp("roundtrip.pcap");
+    fn segments_read_back_with_every_field() -> TestResult {
+        let path = tmp("roundtrip.pcap")?;
         let segs = [syn(), data_with_sack(), fin()];
         let times = [SimTime(0), SimTime(1_500_000_123), SimTime(30_000_000_001)];
-        let mut w = PcapLinkWriter::create(&path).unwrap();
+        let mut w = PcapLinkWriter::create(&path)?;
         for (i, (s, t)) in segs.iter().zip(times).enumerate() {
-            w.write(t, &wire(s, i as u16 + 1)).unwrap();
+            w.write(t, &wire(s, i as u16 + 1))?;
         }
-        w.finish().unwrap();
+        w.finish()?;
 
-        let file = File::open(&path).unwrap();
-        let mut r = PcapReader::new(file).unwrap();
+        let file = File::open(&path)?;
+        let mut r = PcapReader::new(file)?;
         let h = r.header();
         assert_eq!(h.datalink, DataLink::RAW);
         assert_eq!(h.ts_resolution, TsResolution::NanoSecond);
         assert_eq!(h.snaplen, SNAPLEN);
         let mut n = 0;
         while let Some(p) = r.next_packet() {
-            let p = p.unwrap();
+            let p = p?;
             let seg = &segs[n];
             assert_eq!(p.timestamp, Duration::from_nanos(times[n].as_nanos()));
             // Headers only: caplen is the header bytes; orig_len the whole datagram.
@@ -358,7 +361,7 @@ mod tests {
             assert!(p.data.len() <= MAX_HEADER_BYTES);
             assert_eq!(p.orig_len as usize, 20 + seg.header_len() + seg.len as usize);
 
-            let sliced = LaxSlicedPacket::from_ip(&p.data).unwrap();
+            let sliced = LaxSlicedPacket::from_ip(&p.data)?;
             let Some(LaxNetSlice::Ipv4(ip)) = &sliced.net else { panic!("not IPv4") };
             let iph = ip.header();
             assert_eq!(iph.source(), [10, 0, 0, 1]);
@@ -389,7 +392,7 @@ mod tests {
             let acc = ones_sum(&pseudo, 0);
             assert_eq!(ones_sum(tcp.header_slice(), acc), 0xffff, "TCP checksum");
 
-            let opts: Vec<_> = tcp.options_iterator().map(|o| o.unwrap()).collect();
+            let opts = tcp.options_iterator().collect::<Result<Vec<_>, _>>()?;
             use TcpOptionElement::*;
             match n {
                 0 => assert_eq!(
@@ -420,13 +423,14 @@ mod tests {
         assert_eq!(n, 3);
         // For checking the file with tshark by hand: TCPLAB_KEEP_PCAP=/tmp/x.pcap cargo test.
         if let Some(keep) = std::env::var_os("TCPLAB_KEEP_PCAP") {
-            std::fs::copy(&path, keep).unwrap();
+            std::fs::copy(&path, keep)?;
         }
         std::fs::remove_file(&path).ok();
+        Ok(())
     }
 
     #[test]
-    fn four_sack_blocks_with_timestamps_are_trimmed_to_three() {
+    fn four_sack_blocks_with_timestamps_are_trimmed_to_three() -> TestResult {
         let mut seg = data_with_sack();
         for k in 0..2u32 {
             seg.options.sack.push(SackBlock {
@@ -436,8 +440,9 @@ mod tests {
         }
         assert_eq!(seg.options.sack.len(), 4);
         let mut bytes = Vec::new();
-        encode(&wire(&seg, 1), &mut bytes).unwrap();
+        encode(&wire(&seg, 1), &mut bytes)?;
         assert_eq!(bytes.len(), 20 + 20 + 40);
+        Ok(())
     }
 
     #[test]
@@ -451,22 +456,23 @@ mod tests {
     }
 
     #[test]
-    fn the_file_is_byte_identical_when_written_twice() {
-        let write = |name: &str| {
-            let path = tmp(name);
-            let mut w = PcapLinkWriter::create(&path).unwrap();
+    fn the_file_is_byte_identical_when_written_twice() -> TestResult {
+        let write = |name: &str| -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+            let path = tmp(name)?;
+            let mut w = PcapLinkWriter::create(&path)?;
             for (i, s) in [syn(), data_with_sack(), fin()].iter().enumerate() {
-                w.write(SimTime(i as u64 * 1000), &wire(s, 9)).unwrap();
+                w.write(SimTime(i as u64 * 1000), &wire(s, 9))?;
             }
-            w.finish().unwrap();
-            let b = std::fs::read(&path).unwrap();
+            w.finish()?;
+            let b = std::fs::read(&path)?;
             std::fs::remove_file(&path).ok();
-            b
+            Ok(b)
         };
-        let a = write("a.pcap");
-        assert_eq!(a, write("b.pcap"));
+        let a = write("a.pcap")?;
+        assert_eq!(a, write("b.pcap")?);
         // Little-endian nanosecond magic (0xa1b23c4d).
         assert_eq!(&a[..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
-        assert_eq!(u32::from_le_bytes(a[20..24].try_into().unwrap()), LINKTYPE_RAW);
+        assert_eq!(u32::from_le_bytes(a[20..24].try_into()?), LINKTYPE_RAW);
+        Ok(())
     }
 }
