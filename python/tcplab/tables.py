@@ -55,12 +55,12 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
     """A DataFrame of ``table``: nullable integer and boolean columns (fields marked
     nullable) get pandas' nullable dtypes (``UInt64``, ``boolean``, ...), every other
     column its numpy dtype; dictionary strings become ``category``."""
-    df = table.to_pandas()
+    columns = {}
     for field in table.schema:
-        dtype = _NULLABLE_DTYPES.get(field.type)
-        if field.nullable and dtype is not None:
-            df[field.name] = table[field.name].to_pandas(types_mapper={field.type: dtype}.get)
-    return df
+        dtype = _NULLABLE_DTYPES.get(field.type) if field.nullable else None
+        mapper = {field.type: dtype}.get if dtype is not None else None
+        columns[field.name] = table[field.name].to_pandas(types_mapper=mapper)
+    return pd.DataFrame(columns)
 
 
 class TableResult:

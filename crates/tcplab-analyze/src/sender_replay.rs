@@ -391,6 +391,16 @@ impl DirReplay {
         (all, any, first_ns, max_ts)
     }
 
+    /// RFC 6675 §4 IsLost(SND.UNA), when the model uses it: more than (DupThresh − 1) · SMSS
+    /// bytes SACKed above SND.UNA on the scoreboard.
+    fn snd_una_is_lost(&self) -> bool {
+        if !(self.sack && self.sack_loss_rule) {
+            return false;
+        }
+        let above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
+        above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss)
+    }
+
     fn sacked_covers(&self, start: u64, end: u64) -> bool {
         self.sacked.iter().any(|&(l, r)| l <= start && r >= end)
     }
@@ -538,7 +548,6 @@ impl DirReplay {
             return;
         }
         // A retransmission: classify its cause from the replayed state.
-        let sacked_above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
         // Away from the sender and without timestamps, the queueing between the sender and
         // the capture point is invisible; a timer expiry then also needs the sender to have
         // been silent (a gap in this direction's data stream) for part of the minimum RTO,
@@ -628,8 +637,7 @@ impl DirReplay {
             at_una: start <= una,
             dupacks,
             dupack_threshold: self.dupack_threshold,
-            sack_lost: self.sack && self.sack_loss_rule
-                && sacked_above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss),
+            sack_lost: self.snd_una_is_lost(),
             elapsed_ns: elapsed,
             min_rto_ns: self.min_rto_ns,
             is_tail: rend >= self.snd_max,
@@ -849,11 +857,8 @@ impl DirReplay {
             if self.dupacks == self.dupack_threshold {
                 self.dupthresh_ack_ns = Some(now);
             }
-            if self.islost_ack_ns.is_none() && self.sack && self.sack_loss_rule {
-                let above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
-                if above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss) {
-                    self.islost_ack_ns = Some(now);
-                }
+            if self.islost_ack_ns.is_none() && self.snd_una_is_lost() {
+                self.islost_ack_ns = Some(now);
             }
         }
         self.last_window = seg.window;
