@@ -3,11 +3,11 @@
 One sans-IO TCP engine (Rust) drives a packet-level simulator; results come back as Arrow
 tables / pandas DataFrames and Parquet files.
 
-Entry points: :func:`run`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
+Entry points: :func:`run`, :func:`load_scenario`, :func:`check`, :class:`RunResult`, :class:`ScenarioError`.
 """
 
 from . import _core
-from .api import RunResult, Scenario, load_scenario, run
+from .api import RunResult, Scenario, check, load_scenario, run
 from .errors import ScenarioError, TcplabError
 
 __version__: str = _core.__version__
@@ -17,6 +17,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "TcplabError",
+    "check",
     "load_scenario",
     "run",
     "__version__",
