@@ -314,6 +314,47 @@ def reproduce(name, out, quick: bool, runs, list_: bool) -> None:
     path = report.write()
     click.echo(f"wrote {path} and {out / 'results.csv'}")
 
+@main.command()
+@click.argument("study", type=click.Path(path_type=Path))
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Sweep directory (created if missing; an existing one is resumed).")
+@click.option("--dry-run", is_flag=True, help="Validate every point, print the expansion and the number of runs; run nothing.")
+@click.option("--workers", type=click.IntRange(1, 4096), default=None,
+              help="Local worker processes (default: one per core).")
+@click.option("--scheduler", metavar="ADDR", default=None,
+              help="Use the Dask cluster of this scheduler (tcp://host:8786) instead of local workers.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no table.")
+@_user_errors
+def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> None:
+    """Run a parameter study: every point of STUDY (a study file, or a shipped study's name)
+    times every seed, on Dask; writes OUT/runs/, OUT/flows.parquet and OUT/summary.csv.
+
+    Runs already filed in OUT are not run again: re-run the same command to resume."""
+    from .sweep.runner import dry_run_text, run_study, validate
+    from .sweep.study import load_study
+
+    st = load_study(study)
+    if dry_run:
+        validate(st)
+        click.echo(dry_run_text(st, out))
+        return
+    if out is None:
+        raise click.UsageError("missing option -o/--out (or use --dry-run)")
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers and --scheduler exclude each other (the cluster has its own workers)")
+    res = run_study(st, out, workers=workers, scheduler=scheduler, progress=False if quiet else None,
+                    echo=None if quiet else click.echo)
+    if quiet:
+        return
+    s = res.stats
+    click.echo(res.table())
+    line = f"{_plural(s.runs, 'run')}: {s.executed} ran now, {s.reused} reused; {s.wall_s:.1f} s"
+    if s.outside_fraction is not None:
+        line += f" on {_plural(s.workers, 'worker')}, {100 * s.outside_fraction:.1f} % of worker time outside the simulator"
+    click.echo(line)
+    click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
+
+
 def _print_analysis(summary: dict, out: Path) -> None:
     t = summary["table_iv"]
     caps = summary["captures"]
