@@ -407,6 +407,23 @@ def analyze(captures, out: Path, vantage: str, model: str, tlp, quiet: bool) -> 
 
 
 @main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("analyze_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the scores and the confusion as JSON.")
+@_user_errors
+def compare(run_dir: Path, analyze_dir: Path, as_json: bool) -> None:
+    """Score an analysis of a simulated capture against the simulator's ground truth.
+
+    RUN_DIR: a `tcplab run --pcap LINK` output (with its trace); ANALYZE_DIR: `tcplab analyze`
+    of that run's captures. Prints per capture the retransmissions found, matched, cause
+    accuracy and spurious precision/recall, and the per-cause confusion (docs/validation.md)."""
+    from .compare import compare as api_compare, format_result, to_json
+
+    res = api_compare(run_dir, analyze_dir)
+    click.echo(to_json(res) if as_json else format_result(res))
+
+
+@main.command()
 def scenarios() -> None:
     """List the shipped scenarios (usable by name: `tcplab run dumbbell -o out`), each with the
     first sentence of its file's header comment (cut to the terminal's width on a terminal)."""
