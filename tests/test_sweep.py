@@ -285,6 +285,18 @@ def test_sweep_api_runs_on_dask_writes_tidy_tables_and_resumes(tmp_path):
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == mtimes
     assert len(res.flows) == 12 and res.flows["run_key"].tolist() == on_disk["run_key"].tolist()
 
+    # tcplab plot sweep: a PNG of a metric against a swept key, one series per other key.
+    r = tcplab_cli("plot", "sweep", str(out), "--metric", "fct_s", "--x", "links.bottleneck.loss.p",
+                   "-o", str(tmp_path / "fct.png"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "fct.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from tcplab.sweep.plot import SweepPlotError, plot_sweep
+
+    with pytest.raises(SweepPlotError, match="not a swept key"):
+        plot_sweep(out, "fct_s", "tcp.sack", tmp_path / "x.png")
+    with pytest.raises(SweepPlotError, match="no such column"):
+        plot_sweep(out, "fct", "tcp.min_rto", tmp_path / "x.png")
+
 
 def _ledger_keys(out: Path) -> list[str]:
     p = out / L.LEDGER

@@ -214,14 +214,30 @@ def check(scenario: Path, overrides) -> None:
 
 @main.command()
 @click.argument("results", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--flow", type=int, default=0, show_default=True, help="Flow id to draw.")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
 @click.option("--start", type=float, default=None, help="Start of the time axis (s).")
 @click.option("--end", type=float, default=None, help="End of the time axis (s).")
+@click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
+@click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
 @_user_errors
-def plot(results: Path, flow: int, out: Path, start, end) -> None:
-    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory."""
+def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_key) -> None:
+    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory.
+
+    `tcplab plot sweep DIR --metric M --x KEY -o IMG`: a metric of a sweep against one swept
+    key, with 95 % confidence bands, one series per combination of the other keys."""
+    if sweep_dir is not None or (results == Path("sweep") and (metric or x_key)):
+        if results != Path("sweep") or sweep_dir is None:
+            raise click.UsageError("one directory only; for a sweep write: tcplab plot sweep DIR --metric M --x KEY -o IMG")
+        if not metric or not x_key:
+            raise click.UsageError("plot sweep needs --metric and --x")
+        from .sweep.plot import plot_sweep
+
+        plot_sweep(sweep_dir, metric, x_key, out)
+        click.echo(f"wrote {out}")
+        return
     from .plot import plot_flow
 
     plot_flow(results, flow, out, t_start=start, t_end=end)

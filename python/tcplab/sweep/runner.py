@@ -116,7 +116,7 @@ def _client(workers: int | None, scheduler: str | None):
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
         silence_logs=logging.ERROR,
     )
     return Client(cluster), cluster
