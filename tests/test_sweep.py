@@ -94,6 +94,10 @@ tcp.min_rto = { from = 200, to = 600, step = 200, unit = "ms" }
     assert st.fixed == (("simulation.duration", "2s"),)
     assert [p.as_dict()["tcp.min_rto"] for p in st.points()] == ["200ms", "400ms", "600ms"]
     assert st.overrides(st.points()[0]) == ['simulation.duration="2s"', 'tcp.min_rto="200ms"']
+    # A quoted dotted key holding a table sets the whole table, as --set does.
+    st = study('[set]\n"links.bottleneck.loss" = { model = "bernoulli", p = 0.01 }\n', tmp_path)
+    assert st.overrides(st.points()[0]) == ['links.bottleneck.loss={ "model" = "bernoulli", "p" = 0.01 }']
+    validate(st)
 
 
 def test_no_parameters_is_one_point_and_default_seed_is_the_scenario_s(tmp_path):

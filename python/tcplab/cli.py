@@ -368,6 +368,9 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     if s.outside_fraction is not None:
         line += f" on {_plural(s.workers, 'worker')}, {100 * s.outside_fraction:.1f} % of worker time outside the simulator"
     click.echo(line)
+    if s.executed:
+        click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, "
+                   f"{s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator")
     click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
 
 

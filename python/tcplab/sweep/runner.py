@@ -64,8 +64,12 @@ class SweepStats:
     workers: int = 0
     #: Wall seconds from the start of the invocation to the end of tabulation.
     wall_s: float = 0.0
+    #: Wall seconds to start the local cluster (or connect to the scheduler).
+    start_s: float = 0.0
     #: Wall seconds of the execution phase (first submission to last run filed).
     exec_wall_s: float = 0.0
+    #: Wall seconds to write flows.parquet and the summary.
+    tabulate_s: float = 0.0
     #: Seconds spent inside the simulator, summed over the runs executed now.
     sim_s: float = 0.0
     #: Ledger repair at start: torn lines skipped, files re-entered.
@@ -154,20 +158,28 @@ def run_study(
     stats.reused = len(runs) - len(todo)
     if stats.reused:
         say(f"{stats.reused} of {len(runs)} runs already in {out}/runs, {len(todo)} to run")
+    filed: dict[str, pa.Table] = {}
     if todo:
-        _execute(study, todo, led, stats, workers=workers, scheduler=scheduler, progress=progress, total=len(runs))
-    result = tabulate(study, out, led, runs)
+        _execute(study, todo, led, stats, filed, workers=workers, scheduler=scheduler, progress=progress, total=len(runs))
+    t_tab = time.perf_counter()
+    result = tabulate(study, out, led, runs, filed)
+    stats.tabulate_s = time.perf_counter() - t_tab
     stats.wall_s = time.perf_counter() - t_start
     result.stats = stats
     return result
 
 
-def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, *, workers, scheduler, progress, total) -> None:
+def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, filed: dict[str, pa.Table], *,
+             workers, scheduler, progress, total) -> None:
+    """Run ``todo`` on Dask, filing each result as it arrives; the tables filed are kept in
+    ``filed`` (run key → table) so that tabulation need not read them back."""
     from dask.distributed import as_completed
     from tqdm import tqdm
 
     types = column_types(study)
+    t_start = time.perf_counter()
     client, cluster = _client(workers, scheduler)
+    stats.start_s = time.perf_counter() - t_start
     failures: list[tuple[Run, BaseException]] = []
     try:
         stats.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
@@ -189,7 +201,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, *,
                     continue
                 outcome: RunOutcome = fut.result()
                 fut.release()
-                _file(led, study, r, outcome, types)
+                filed[r.key] = _file(led, study, r, outcome, types)
                 stats.executed += 1
                 stats.sim_s += outcome.sim_wall_s
                 bar.update(1)
@@ -207,7 +219,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, *,
         )
 
 
-def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, pa.DataType]) -> None:
+def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, pa.DataType]) -> pa.Table:
     table = run_table(o.flows, r.key, r.point.as_dict(), r.seed, types)
     entry: dict[str, Any] = {
         "key": r.key,
@@ -226,26 +238,33 @@ def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, p
         "finished_utc": L.now_utc(),
     }
     led.record(entry, table)
+    return table
 
 
 def _jsonable(v: Any) -> Any:
     return v if isinstance(v, (str, int, float, bool, list, dict)) or v is None else str(v)
 
 
-def _read_runs(led: L.Ledger, runs: list[Run]) -> pa.Table:
-    tables = []
-    for r in runs:
-        t = pq.read_table(led.run_path(r.key))
-        tables.append(t.replace_schema_metadata(None))
+def _read_runs(led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table]) -> pa.Table:
+    """Every run's table in the study's order: those filed now from memory, the others read
+    back (on threads; reading Parquet releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read(r: Run) -> pa.Table:
+        t = filed.get(r.key)
+        return t if t is not None else pq.read_table(led.run_path(r.key))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        tables = [t.replace_schema_metadata(None) for t in pool.map(read, runs)]
     if not tables:
         return pa.table({})
     return pa.concat_tables(tables)
 
 
-def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run]) -> SweepResult:
+def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table] | None = None) -> SweepResult:
     """Write ``flows.parquet`` (every run of the study, in the study's order) and the summary
     (``summary.parquet``, ``summary.csv``); return them as DataFrames."""
-    table = _read_runs(led, runs)
+    table = _read_runs(led, runs, filed or {})
     meta = {b"tcplab.study": json.dumps(study.describe(), sort_keys=True).encode()}
     table = table.replace_schema_metadata(meta)
     L.write_table_atomic(out / "flows.parquet", table)

@@ -292,11 +292,14 @@ def run_key(scenario_sha256: str, fixed: Sequence[tuple[str, Any]], point: Point
 
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     """``{"tcp": {"min_rto": [...]}}`` (unquoted dotted keys) → ``[("tcp.min_rto", [...])]``.
-    A table with ``from``/``to`` is a range, not a level of keys."""
+
+    A quoted key with dots (``"links.bottleneck.loss" = { ... }``) is a whole path: its value
+    is the key's value, so a table there replaces the scenario's table as ``--set`` does,
+    rather than being merged key by key. A table with ``from``/``to`` is a range."""
     out = []
     for k, v in table.items():
         key = f"{prefix}{k}"
-        if isinstance(v, Mapping) and not ("from" in v and "to" in v):
+        if isinstance(v, Mapping) and "." not in k and not ("from" in v and "to" in v):
             if not v:
                 raise StudyError(f"[parameters] {key}: an empty table")
             out.extend(_flatten(v, key + "."))
