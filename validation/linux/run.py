@@ -36,6 +36,10 @@ from scenarios import BY_NAME, SCENARIOS, Scenario  # noqa: E402
 NS_SND, NS_MID, NS_RCV = "tl-snd", "tl-mid", "tl-rcv"
 SND_IP, RCV_IP, PREFIX = "10.77.0.1", "10.77.0.2", "10.77.0.0/24"
 PORT = 5001
+#: The forwarder and both endpoints run under SCHED_FIFO: on a shared, loaded machine (load
+#: average 13 on 2 cores when this was written) a normal-priority forwarder was 10-15 ms
+#: late releasing packets (p99), which is the emulated path's own timing error.
+RT = ["chrt", "-f", "20"]
 #: offsetof(struct sk_buff, cb) on x86_64 (bpftrace 0.17 has no offsetof and casting the
 #: array member reads its bytes, not its address); checked per run by truth.py: every traced
 #: seq must lie in [snd_una, snd_nxt).
@@ -157,6 +161,19 @@ def start(ns: str | None, args: list[str], out: Path, ready: str | None, stream:
     return p
 
 
+def wait_stable(paths: list[Path], quiet: float = 0.6, limit: float = 20.0) -> None:
+    """Return once no file in PATHS has grown for QUIET seconds (at most LIMIT)."""
+    t_end = time.monotonic() + limit
+    last, t_last = None, time.monotonic()
+    while time.monotonic() < t_end:
+        sizes = [p.stat().st_size if p.exists() else 0 for p in paths]
+        if sizes != last:
+            last, t_last = sizes, time.monotonic()
+        elif time.monotonic() - t_last >= quiet:
+            return
+        time.sleep(0.1)
+
+
 def kernel_hz() -> int | None:
     """CONFIG_HZ of the running kernel (icsk_rto in the trace is in jiffies)."""
     import gzip
@@ -185,7 +202,7 @@ def run_one(sc: Scenario, out: Path) -> dict:
             fwd_cfg["random"] = {"p": sc.random[0], "seed": sc.random[1]}
         (out / "forwarder_config.json").write_text(json.dumps(fwd_cfg, indent=1))
         for ns, dev, name in ((NS_SND, "s0", "sender"), (NS_RCV, "r0", "receiver")):
-            procs.append(start(ns, ["tcpdump", "-i", dev, "-n", "-s", str(SNAPLEN), "-B", "16384",
+            procs.append(start(ns, [*RT, "tcpdump", "-U", "-i", dev, "-n", "-s", str(SNAPLEN), "-B", "16384",
                                     "--time-stamp-precision=nano", "-w", str(out / f"{name}.pcap"), "tcp"],
                                out / f"tcpdump_{name}.log", "listening on"))
         bt = out / "retransmit.bt"
@@ -195,22 +212,24 @@ def run_one(sc: Scenario, out: Path) -> dict:
         # tracefs; tracepoints are global anyway (the program filters on the port).
         procs.append(start(None, ["bpftrace", str(bt)], out / "retransmit_trace.txt", "Attaching",
                            stream="stdout"))
-        fwd = start(NS_MID, [sys.executable, str(HERE / "forwarder.py"), str(out / "forwarder_config.json"),
+        fwd = start(NS_MID, [*RT, sys.executable, str(HERE / "forwarder.py"), str(out / "forwarder_config.json"),
                              str(out / "forwarder.json")], out / "forwarder.log", "ready", stream="stdout")
-        srv = subprocess.Popen(["ip", "netns", "exec", NS_RCV, sys.executable, str(HERE / "endpoint.py"),
+        srv = subprocess.Popen(["ip", "netns", "exec", NS_RCV, *RT, sys.executable, str(HERE / "endpoint.py"),
                                 "server", RCV_IP, str(PORT)], stdout=subprocess.PIPE, text=True)
         assert srv.stdout is not None
         if "listening" not in srv.stdout.readline():
             raise RuntimeError("server did not start")
         time.sleep(0.2)
-        cli = subprocess.run(["ip", "netns", "exec", NS_SND, sys.executable, str(HERE / "endpoint.py"),
+        cli = subprocess.run(["ip", "netns", "exec", NS_SND, *RT, sys.executable, str(HERE / "endpoint.py"),
                               "client", RCV_IP, str(PORT), str(sc.size),
                               str(sc.sysctls()["tcp_congestion_control"])], capture_output=True, text=True,
                              timeout=120)
         if cli.returncode != 0:
             raise RuntimeError(f"client failed: {cli.stderr.strip()}")
         srv_out, _ = srv.communicate(timeout=30)
-        time.sleep(0.5)
+        # tcpdump may still be working through its ring buffer (a SIGINT then loses the
+        # rest): wait until both files stop growing.
+        wait_stable([out / "sender.pcap", out / "receiver.pcap"])
         fwd.send_signal(signal.SIGTERM)
         fwd.wait(timeout=30)
         for p in procs:
