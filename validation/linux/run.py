@@ -161,7 +161,7 @@ def start(ns: str | None, args: list[str], out: Path, ready: str | None, stream:
     return p
 
 
-def wait_stable(paths: list[Path], quiet: float = 0.6, limit: float = 20.0) -> None:
+def wait_stable(paths: list[Path], quiet: float = 1.2, limit: float = 20.0) -> None:
     """Return once no file in PATHS has grown for QUIET seconds (at most LIMIT)."""
     t_end = time.monotonic() + limit
     last, t_last = None, time.monotonic()
@@ -202,7 +202,7 @@ def run_one(sc: Scenario, out: Path) -> dict:
             fwd_cfg["random"] = {"p": sc.random[0], "seed": sc.random[1]}
         (out / "forwarder_config.json").write_text(json.dumps(fwd_cfg, indent=1))
         for ns, dev, name in ((NS_SND, "s0", "sender"), (NS_RCV, "r0", "receiver")):
-            procs.append(start(ns, [*RT, "tcpdump", "-U", "-i", dev, "-n", "-s", str(SNAPLEN), "-B", "16384",
+            procs.append(start(ns, [*RT, "tcpdump", "-U", "--immediate-mode", "-i", dev, "-n", "-s", str(SNAPLEN), "-B", "16384",
                                     "--time-stamp-precision=nano", "-w", str(out / f"{name}.pcap"), "tcp"],
                                out / f"tcpdump_{name}.log", "listening on"))
         bt = out / "retransmit.bt"
