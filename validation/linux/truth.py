@@ -169,7 +169,9 @@ def analyse(d: Path, size: int, hz: int | None = None) -> dict:
         if completion is None and rcv_nxt >= size + 1:
             completion = p[1] - t_syn
 
-    trace = [r for r in read_trace(d / "retransmit_trace.txt") if r.get("err", 0) == 0]
+    # bpftrace prints each CPU's buffer in turn: records are not in time order.
+    trace = sorted((r for r in read_trace(d / "retransmit_trace.txt") if r.get("err", 0) == 0),
+                   key=lambda r: r["t"])
     for r in trace:
         if not ((r["seq"] - r["una"]) % (1 << 32) < (r["nxt"] - r["una"]) % (1 << 32) or r["seq"] == r["una"]):
             problems.append("a traced seq lies outside [snd_una, snd_nxt): wrong sk_buff cb offset?")
