@@ -20,9 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 DEST = ROOT / "tests" / "fixtures" / "linux"
 #: Small captures (about 10-230 KB each) that between them have every cause the kernel
 #: showed: TLP, RTO with backoff, RACK's lost-retransmission repair, a spurious fast
-#: retransmit under reordering, a spurious RTO (ACK spike), SACK and NewReno recovery.
-FIXTURES = ["tail-loss", "rto-min-50ms", "lost-retransmission", "reorder", "burst-loss", "sack-off",
-            "spike-ack"]
+#: retransmit under reordering (and D-SACK-adapted reordering window), a spurious RTO (ACK
+#: spike), a tail RTO without TLP, SACK and NewReno recovery.
+FIXTURES = ["tail-loss", "tail-loss-no-tlp", "rto-min-50ms", "lost-retransmission", "reorder", "reorder-many",
+            "burst-loss", "sack-off", "spike-ack"]
 FILES = ["sender.pcap", "receiver.pcap", "truth.csv", "truth.json", "meta.json"]
 
 

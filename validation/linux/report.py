@@ -206,6 +206,13 @@ def build(runs: Path) -> str:
         rto_ok = rto_match(r["rto_at_expiry_ms"], s["rto_at_expiry_ms"], hz)
         lim = GOAL_FCT_DET if sc.deterministic else GOAL_FCT_RANDOM
         goal_rows.append((sc, same_causes, rto_ok, dc, lim))
+    unm = {n: s["unmapped"] for n, s in sim.items() if s.get("unmapped")}
+    mp = {n: s["mapped"] for n, s in sim.items() if s.get("mapped")}
+    w("")
+    w("Scenario sysctls given to the simulator as keys: " + ("; ".join(f"`{n}`: {', '.join(v)}" for n, v in mp.items())
+      or "none beyond sack/timestamps/min_rto") + ". Sysctls the simulator of this commit has no key for "
+      "(that run uses the profile's behaviour instead): " + ("; ".join(f"`{n}`: {', '.join(v)}" for n, v in unm.items())
+      or "none") + ".")
     w("")
     w("### Against issue 10's goals")
     w("")

@@ -65,6 +65,10 @@ class Scenario:
 MSS = 1448
 
 SCENARIOS = [
+    Scenario("baseline", "no impairment: calibrates the emulated path (rate, delay) and slow start, 1 MB",
+             size=1_000_000),
+    Scenario("baseline-large-bdp", "no impairment on a 40 Mb/s, 80 ms RTT path, 4 MB",
+             size=4_000_000, rate_mbit=40.0, delay_ms=40.0),
     Scenario("random-1pct", "1 % Bernoulli data loss, 10 Mb/s, RTT 20 ms, 2 MB",
              size=2_000_000, random=(0.01, 1), deterministic=False),
     Scenario("burst-loss", "segments 200-209 lost (a burst of 10), 10 Mb/s, RTT 20 ms, 1 MB",
@@ -75,6 +79,8 @@ SCENARIOS = [
              size=1_000_000, drop_seg=[(300, 0), (300, 1)]),
     Scenario("reorder", "segments 150, 350, 550 delayed 8 ms (later ones overtake), no loss, 1 MB",
              size=1_000_000, reorder_seg=[(150, 0.008), (350, 0.008), (550, 0.008)]),
+    Scenario("reorder-many", "8 segments delayed 20 ms each (1 every 60), no loss: D-SACK undo, RACK's "
+             "reordering window", size=1_000_000, reorder_seg=[(100 + 60 * k, 0.020) for k in range(8)]),
     Scenario("spike-data", "data held 0.6-1.6 s after the SYN (a 1 s delay spike), 2 MB",
              size=2_000_000, spikes=[(0.6, 1.6, "ab")]),
     Scenario("spike-ack", "ACKs held 0.6-1.4 s after the SYN (a 0.8 s delay spike), 2 MB",
@@ -90,6 +96,10 @@ SCENARIOS = [
     Scenario("timestamps-off", "1 % loss with tcp_timestamps=0 (MSS 1460)",
              size=2_000_000, random=(0.01, 1), sysctl={"tcp_timestamps": 0},
              deterministic=False),
+    Scenario("tail-loss-no-tlp", "tail-loss with tcp_early_retrans=0 (no TLP): the RTO repairs it",
+             size=100 * MSS, drop_seg=[(99, 0), (100, 0)], sysctl={"tcp_early_retrans": 0}),
+    Scenario("rack-off", "burst-loss with tcp_recovery=0 (no RACK: DupThresh / SACK marking only)",
+             size=1_000_000, drop_seg=[(i, 0) for i in range(200, 210)], sysctl={"tcp_recovery": 0}),
     Scenario("rto-min-50ms", "tail loss of the last 3 segments with route rto_min 50ms",
              size=60 * MSS, drop_seg=[(58, 0), (59, 0), (60, 0), (60, 1)],
              route={"rto_min": "50ms"}),

@@ -48,7 +48,44 @@ RECV_BUFFER = 6 * 1024 * 1024
 SIM_DURATION_S = 60
 
 
-def toml_for(sc: Scenario, drop_nth: list[int]) -> str:
+#: A scenario's sysctls that differ from BASE_SYSCTL, as simulator keys: sysctl -> (tcp key,
+#: value for each sysctl value). Used only when the key is in `tcplab schema` (the engine of
+#: the day may not have it yet); otherwise the sysctl is listed as unmapped in sim.json and
+#: the report. tcp_sack and tcp_timestamps are always mapped (see toml_for).
+SYSCTL_KEYS = {
+    "tcp_early_retrans": ("tlp", {0: "false", 1: "false", 2: "false", 3: "true", 4: "true"}),
+    "tcp_recovery": ("rack", {0: "false", 1: "true"}),
+    "tcp_congestion_control": ("cc", {"reno": '"reno"', "cubic": '"cubic"'}),
+    "tcp_frto": ("frto", {0: "false", 2: "true"}),
+}
+
+
+def tcp_keys() -> set[str]:
+    """The `[tcp]` keys the installed tcplab accepts."""
+    r = subprocess.run(["tcplab", "schema"], capture_output=True, text=True)
+    try:
+        return set(json.loads(r.stdout)["properties"]["tcp"]["properties"])
+    except (ValueError, KeyError):
+        return set()
+
+
+def mapped_sysctls(sc: Scenario, keys: set[str]) -> tuple[list[str], list[str]]:
+    """(TOML lines, unmapped sysctl names) for the scenario's non-default sysctls."""
+    from scenarios import BASE_SYSCTL
+
+    lines, unmapped = [], []
+    for k, v in sc.sysctls().items():
+        if k in ("tcp_sack", "tcp_timestamps") or BASE_SYSCTL.get(k) == v:
+            continue
+        key, values = SYSCTL_KEYS.get(k, (None, {}))
+        if key in keys and v in values:
+            lines.append(f"{key} = {values[v]}")
+        else:
+            unmapped.append(f"{k}={v}")
+    return lines, unmapped
+
+
+def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = ()) -> str:
     ctl = sc.sysctls()
     lines = [
         f'name = "linux-{sc.name}"',
@@ -66,6 +103,7 @@ def toml_for(sc: Scenario, drop_nth: list[int]) -> str:
     ]
     if "rto_min" in sc.route:
         lines.append(f'min_rto = "{sc.route["rto_min"]}"')
+    lines += list(extra)
     lines += ["", '[[nodes]]\nname = "snd"\nkind = "host"', '[[nodes]]\nname = "mid"\nkind = "router"',
               '[[nodes]]\nname = "rcv"\nkind = "host"', ""]
     lines += ["[[links]]", 'name = "access"', 'a = "snd"', 'b = "mid"', 'bandwidth = "10Gbps"', 'delay = "10us"', ""]
@@ -165,17 +203,18 @@ def simulate(sc: Scenario, d: Path) -> dict:
         return res
     toml = sim / "scenario.toml"
     out = sim / "out"
+    extra, unmapped = mapped_sysctls(sc, tcp_keys())
     if not sc.deterministic:
         truth = json.loads((d / "truth.json").read_text())
         drops = list(truth["dropped_nth"])
-        toml.write_text(toml_for(sc, drops))
+        toml.write_text(toml_for(sc, drops, extra))
         run_sim(toml, out)
         passes = 1
     else:
         drops = sorted(i for i, c in sc.drop_seg if c == 0)  # first guess: nothing resent before
         passes = 0
         while True:
-            toml.write_text(toml_for(sc, drops))
+            toml.write_text(toml_for(sc, drops, extra))
             run_sim(toml, out)
             passes += 1
             found = nth_of(sc, out)
@@ -185,6 +224,8 @@ def simulate(sc: Scenario, d: Path) -> dict:
         if found != drops:
             raise RuntimeError(f"{sc.name}: drop occurrences did not settle in {MAX_PASSES} passes")
     res = summarise(sc, out, drops, passes)
+    res["mapped"] = extra
+    res["unmapped"] = unmapped
     (sim / "sim.json").write_text(json.dumps(res, indent=1) + "\n")
     return res
 
