@@ -19,14 +19,15 @@ What is asserted:
 
 Issue 10 goals NOT yet met on these fixtures (sender, ``--model linux``; today's numbers are
 in the constants below and in docs/validation-linux.md):
-- cause accuracy >= 0.99: today TODAY_CAUSE_CORRECT right of the 30 retransmissions (TLPs, tail timeouts and the
-  first retransmission of some recoveries come out ``unknown``);
+- cause accuracy >= 0.99: today TODAY_CAUSE_CORRECT right of the 30 retransmissions (TLPs,
+  tail timeouts and the first retransmission of some recoveries come out ``unknown``);
 - at most 5 % of verdicts undecided on connections with D-SACK or timestamps: today
   TODAY_UNDECIDED_MAX of the 30 undecided.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -52,6 +53,7 @@ TODAY_UNDECIDED_MAX = 5
 TODAY_RECEIVER_FOUND = 22
 
 
+@functools.lru_cache(maxsize=None)
 def run(case: Path, vantage: str, model: str) -> dict:
     cap = case / ("sender.pcap" if vantage == "sender" else "receiver.pcap")
     return score.score(score.read_truth(case / "truth.csv"), score.analyzer_rows(cap, model), vantage)
