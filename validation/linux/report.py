@@ -85,6 +85,16 @@ def linux_profile() -> str:
     return "unknown"
 
 
+def repeats(d: Path) -> list[dict]:
+    """truth.json of every real run of one scenario: the first, then repeat-2, repeat-3, ..."""
+    out = [json.loads((d / "truth.json").read_text())]
+    k = 2
+    while (d / f"repeat-{k}" / "truth.json").exists():
+        out.append(json.loads((d / f"repeat-{k}" / "truth.json").read_text()))
+        k += 1
+    return out
+
+
 def build(runs: Path) -> str:
     real, sim, scores = {}, {}, {}
     for sc in SCENARIOS:
@@ -177,6 +187,24 @@ def build(runs: Path) -> str:
               f"{sc.queue_pkts} pkt | {sysctl_diff(sc)} | {real[sc.name]['data_packets']} | "
               f"{fmt(la['p50'], 1)} / {fmt(la['p99'], 1)} / {fmt(la['max'], 1)} |")
     w("")
+    w("## How repeatable the real kernel is")
+    w("")
+    w("Each scenario run K times on the same machine (`--repeat`); the first run is the one")
+    w("compared below and analysed. Same causes = the retransmissions by cause are identical in")
+    w("every run.")
+    w("")
+    w("| scenario | runs | retransmissions (each run) | same causes in all runs | completion min / max (ms) | spread (max/min − 1) |")
+    w("|---|---|---|---|---|---|")
+    for sc in SCENARIOS:
+        if sc.name not in real:
+            continue
+        reps = repeats(runs / sc.name)
+        fct = [r["completion_ms"] for r in reps if r["completion_ms"] is not None]
+        same = all(r["by_cause"] == reps[0]["by_cause"] for r in reps)
+        w(f"| `{sc.name}` | {len(reps)} | {', '.join(str(r['retransmissions']) for r in reps)} | "
+          f"{'yes' if same else 'no'} | {fmt(min(fct), 1) if fct else 'n/a'} / {fmt(max(fct), 1) if fct else 'n/a'} | "
+          f"{pct(max(fct) / min(fct) - 1) if fct else 'n/a'} |")
+    w("")
     w("## Real kernel vs simulator (`profile = \"linux\"`)")
     w("")
     w("Retransmissions by cause, spurious (ground truth of each side), RTO values at each expiry,")
@@ -191,7 +219,7 @@ def build(runs: Path) -> str:
         if sc.name not in real:
             continue
         r, s = real[sc.name], sim[sc.name]
-        trig = ", ".join(f"{k} {v}" for k, v in r["by_trigger"].items())
+        trig = ", ".join(f"{k} {v}" for k, v in r["by_trigger"].items()) or "-"
         if s.get("skipped"):
             w(f"| `{sc.name}` | {r['retransmissions']}: {causes(r)} ({trig}) | not simulated: {s['skipped']} | "
               f"{r['spurious']} / n/a | {r['rto_at_expiry_ms'] or '-'} / n/a | {fmt(r['first_retransmission_ms'], 1)} / n/a | "
@@ -299,7 +327,7 @@ def build(runs: Path) -> str:
                 for x in srows[:DETAIL_ROWS]) or "none") + more(len(srows)))
         del score_rows
     w("")
-    w(FINDINGS)
+    L += findings(runs, real, sim)
     return "\n".join(L) + "\n"
 
 
@@ -318,25 +346,94 @@ def csv_rows(path: Path):
         yield from csv.DictReader(fh)
 
 
-FINDINGS = """## What the kernel does that a reader of the RFCs may not expect
+def ack_after(runs: Path, name: str, rows: list[dict]) -> float | None:
+    """ms from the first retransmission of a real run to the first ACK above it (sender capture)."""
+    import truth as truth_mod
 
-Observed in these runs (the traces are in each run's `retransmit_trace.txt`):
+    if not rows:
+        return None
+    last = rows[0]
+    pk = list(truth_mod.read_pcap(runs / name / "sender.pcap"))
+    syn = next(p for p in pk if p[8] & 0x02 and not p[8] & 0x10)
+    t0 = int(last["ts_ns"])
+    end = int(last["seq"]) + int(last["len"])
+    for p in pk:
+        if p[1] > t0 and p[2] != syn[2] and (p[7] - syn[6]) % (1 << 32) >= end:
+            return (p[1] - t0) / 1e6
+    return None
 
-- The tail-loss probe (`tcp_send_loss_probe`) retransmits the last segment from the Open
-  state; the hole before it is then repaired from ACK processing in Recovery (RACK marks it
-  lost once the probe is SACKed) - a real tail loss costs one PTO, not an RTO.
-- A retransmission lost again is re-sent within the same Recovery episode (same `high_seq`,
-  trigger `ack`): RACK's lost-retransmission detection, no timeout.
-- `cwnd` read at the retransmission in Recovery is often far below ssthresh (1 in the tail
-  case): PRR sets `snd_cwnd` = in flight + sndcnt on every ACK.
-- The RTO at the first expiry is `icsk_rto` in jiffies (multiples of 4 ms at HZ = 250), and
-  with the default `rto_min` it is 200 ms + the mdev term, so a queue-filling slow start
-  shows RTOs well above 200 ms on a 20 ms path.
-- bpftrace prints each CPU's buffer in turn: trace records are not in time order and must be
-  sorted before they are matched to the capture.
-- A namespace cannot default to `cubic` when the host lists only `reno bbr` as allowed
-  (`sysctl` fails with EPERM); per-socket `TCP_CONGESTION` works for root.
-"""
+
+def sim_ack_after(runs: Path, name: str) -> float | None:
+    """The same in the simulator's events: first data retransmission -> first ACK above it."""
+    import pandas as pd
+
+    f = runs / name / "sim" / "out" / "events.parquet"
+    if not f.exists():
+        return None
+    ev = pd.read_parquet(f)
+    ev = ev[(ev.flow == 0) & (ev.node.astype(str) == "snd")].sort_values("t_ns", kind="stable")
+    rx = ev[(ev.kind == "segment_retransmitted") & (ev["len"] > 0)]
+    if not len(rx):
+        return None
+    t0, end = int(rx["t_ns"].iloc[0]), int(rx["seq"].iloc[0]) + int(rx["len"].iloc[0])
+    acks = ev[(ev.kind == "ack_received") & (ev["t_ns"] > t0)]
+    acks = acks[acks["ack"].astype("int64") >= end]
+    return (int(acks["t_ns"].iloc[0]) - t0) / 1e6 if len(acks) else None
+
+
+def findings(runs: Path, real: dict, sim: dict) -> list[str]:
+    """What the kernel did, read off the runs (each item only if its scenario was run)."""
+    out = ["## What the kernel does that a reader of the RFCs may not expect", "",
+           "Read off these runs by report.py (the traces are in each run's `retransmit_trace.txt`):", ""]
+    rows = {n: list(csv_rows(runs / n / "truth.csv")) for n in real}
+    r = rows.get("tail-loss")
+    if r and len(r) >= 2 and r[0]["trigger"] == "tlp":
+        out.append(f"- **Tail loss costs a probe, not a timeout** (`tail-loss`): the first retransmission, "
+                   f"{float(r[0]['t_ms']):.1f} ms after the SYN, is the loss probe of the last segment "
+                   f"(`tcp_send_loss_probe`, state {r[0]['ca_state']}); its SACK lets RACK mark the hole, "
+                   f"re-sent {float(r[1]['t_ms']) - float(r[0]['t_ms']):.1f} ms later from ACK processing in "
+                   f"{r[1]['ca_state']}. The simulator: {causes(sim.get('tail-loss', {}))}.")
+    r = rows.get("lost-retransmission")
+    if r and len(r) >= 2:
+        out.append(f"- **A lost retransmission is re-sent in the same recovery** (`lost-retransmission`): "
+                   f"both copies of seq {r[0]['seq']} were sent in state {r[1]['ca_state']} with the same "
+                   f"`high_seq`, {float(r[1]['t_ms']) - float(r[0]['t_ms']):.1f} ms apart (RACK's "
+                   f"lost-retransmission detection), no timeout. The simulator: "
+                   f"{causes(sim.get('lost-retransmission', {}))}.")
+    r = rows.get("tail-loss-no-tlp")
+    if r:
+        ra, sa = ack_after(runs, "tail-loss-no-tlp", r), sim_ack_after(runs, "tail-loss-no-tlp")
+        out.append(f"- **The receiver ACKs after an idle gap at once** (`tail-loss-no-tlp`): the "
+                   f"timeout's retransmission was acknowledged {fmt(ra, 1)} ms later on the real path "
+                   f"(one RTT, i.e. at once: consistent with `tcp_event_data_recv` re-entering quick-ACK mode "
+                   f"when the gap since the last segment exceeds the RTO; Linux's delayed-ACK timeout is "
+                   f"adaptive from 40 ms anyway), {fmt(sa, 1)} ms in the simulator (its receiver does not "
+                   f"re-enter quick ACKs, so it waits for the delayed-ACK timer).")
+    r = rows.get("reorder-many")
+    sc = next((x for x in SCENARIOS if x.name == "reorder-many"), None)
+    if r is not None and sc is not None:
+        sp = sum(1 for x in r if x["spurious"] == "True")
+        out.append(f"- **D-SACK teaches RACK the reordering** (`reorder-many`): of {len(sc.reorder_seg)} "
+                   f"segments delayed alike, {len(r)} caused a retransmission ({sp} spurious, each reported "
+                   f"by D-SACK); after them the reordering window had grown and later ones caused none.")
+    for n in ("spike-data", "spike-ack"):
+        if n in real and not sim.get(n, {}).get("skipped") and n in sim:
+            out.append(f"- **F-RTO after a delay spike** (`{n}`, `tcp_frto=2`): the kernel retransmitted "
+                       f"{real[n]['retransmissions']} segment(s), all by the timer, and did not go back N once "
+                       f"the held packets arrived; the simulator's `linux` profile: "
+                       f"{sim[n]['retransmissions']} retransmissions ({causes(sim[n])}).")
+    out += [
+        "- **Harness surprises**: a namespace cannot default to `cubic` when the host allows only",
+        "  `reno bbr` (`sysctl` EPERM; per-socket `TCP_CONGESTION` works for root); `ip netns exec`",
+        "  remounts `/sys`, so bpftrace must run in the initial namespace (tracepoints are global);",
+        "  bpftrace prints each CPU's buffer in turn, so records must be sorted by time; bpftrace",
+        "  0.17 reads `skb->cb` as bytes and pointer arithmetic on `void *` scales, so the",
+        "  `tcp_skb_cb` is found at `(uint64)skb + offsetof(cb)`; libpcap's TPACKET_V3 blocks keep",
+        "  the last packets until the block times out (`--immediate-mode`); the FIN rides on the last",
+        "  data segment, also on its retransmissions.",
+        "",
+    ]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -344,10 +441,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--out", required=True, type=Path, help="directory of the real runs")
     ap.add_argument("--reuse", action="store_true", help="do not run the real kernel again")
     ap.add_argument("--no-sim", action="store_true", help="do not run the simulator again")
+    ap.add_argument("--repeat", type=int, default=3, help="real runs per scenario (default 3)")
     ap.add_argument("--doc", type=Path, default=DOC)
     a = ap.parse_args(argv)
     if not a.reuse:
-        r = subprocess.run([sys.executable, str(HERE / "run.py"), "-o", str(a.out)])
+        r = subprocess.run([sys.executable, str(HERE / "run.py"), "-o", str(a.out), "--repeat", str(a.repeat)])
         if r.returncode != 0:
             return r.returncode
     if not a.no_sim:

@@ -261,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--out", required=True, type=Path)
     ap.add_argument("--scenario", action="append", help="run only these (repeatable)")
     ap.add_argument("--no-truth", action="store_true", help="skip truth.py after each run")
+    ap.add_argument("--repeat", type=int, default=1, metavar="K",
+                    help="run each scenario K times; runs 2..K go to NAME/repeat-K/ (the report shows their spread)")
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
         print("run.py: error: needs root (network namespaces, tc, bpftrace)", file=sys.stderr)
@@ -271,15 +273,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run.py: error: unknown scenario {n!r}; known: {', '.join(BY_NAME)}", file=sys.stderr)
             return 2
     for n in names:
-        t = time.monotonic()
-        run_one(BY_NAME[n], a.out / n)
-        msg = f"{n}: {time.monotonic() - t:.1f} s"
-        if not a.no_truth:
-            import truth
+        for k in range(1, a.repeat + 1):
+            d = a.out / n if k == 1 else a.out / n / f"repeat-{k}"
+            t = time.monotonic()
+            run_one(BY_NAME[n], d)
+            msg = f"{n}{'' if k == 1 else f' (repeat {k})'}: {time.monotonic() - t:.1f} s"
+            if not a.no_truth:
+                import truth
 
-            tr = truth.write(a.out / n, BY_NAME[n])
-            msg += f", {tr['retransmissions']} retransmissions ({tr['by_cause']}), spurious {tr['spurious']}"
-        print(msg, flush=True)
+                tr = truth.write(d, BY_NAME[n])
+                msg += f", {tr['retransmissions']} retransmissions ({tr['by_cause']}), spurious {tr['spurious']}"
+            print(msg, flush=True)
     return 0
 
 
