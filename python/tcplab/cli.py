@@ -370,7 +370,8 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     click.echo(line)
     if s.executed:
         click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, "
-                   f"{s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator")
+                   f"{s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator "
+                   f"({s.sim_cpu_s:.1f} s CPU); driver process {s.driver_cpu_s:.1f} s CPU")
     click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
 
 

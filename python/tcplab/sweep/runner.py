@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
+import resource
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,8 +73,13 @@ class SweepStats:
     exec_wall_s: float = 0.0
     #: Wall seconds to write flows.parquet and the summary.
     tabulate_s: float = 0.0
-    #: Seconds spent inside the simulator, summed over the runs executed now.
+    #: Seconds spent inside the simulator, summed over the runs executed now (wall clock and
+    #: CPU time of the worker processes).
     sim_s: float = 0.0
+    sim_cpu_s: float = 0.0
+    #: CPU seconds of the driver process itself (all its threads: client, scheduler and
+    #: nannies of a LocalCluster, filing), from getrusage(RUSAGE_SELF).
+    driver_cpu_s: float = 0.0
     #: Ledger repair at start: torn lines skipped, files re-entered.
     torn_lines: int = 0
     recovered: int = 0
@@ -116,13 +124,23 @@ def _client(workers: int | None, scheduler: str | None):
             raise SweepError(f"--scheduler {scheduler}: cannot connect ({e})") from None
         return client, None
     n = workers or _cores()
-    cluster = LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
-        silence_logs=logging.ERROR,
-    )
+    # Workers ignore Ctrl-C (the driver handles it): started with SIGINT ignored, which they
+    # inherit, and the preload keeps it so for workers restarted later (see _worker.py). A
+    # Ctrl-C during these seconds of start-up is ignored too; once running, it stops the sweep.
+    in_main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+    try:
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
+            silence_logs=logging.ERROR,
+            preload=["tcplab.sweep._worker"],
+        )
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, old)
     return Client(cluster), cluster
 
 
@@ -160,11 +178,19 @@ def run_study(
         say(f"{stats.reused} of {len(runs)} runs already in {out}/runs, {len(todo)} to run")
     filed: dict[str, pa.Table] = {}
     if todo:
-        _execute(study, todo, led, stats, filed, workers=workers, scheduler=scheduler, progress=progress, total=len(runs))
+        try:
+            _execute(study, todo, led, stats, filed, workers=workers, scheduler=scheduler, progress=progress,
+                     total=len(runs))
+        except KeyboardInterrupt:
+            print(f"tcplab: {stats.reused + stats.executed} of {len(runs)} runs filed in {out}/runs; "
+                  "run the same command again to resume", file=sys.stderr)
+            raise
     t_tab = time.perf_counter()
     result = tabulate(study, out, led, runs, filed)
     stats.tabulate_s = time.perf_counter() - t_tab
     stats.wall_s = time.perf_counter() - t_start
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    stats.driver_cpu_s = ru.ru_utime + ru.ru_stime
     result.stats = stats
     return result
 
@@ -204,6 +230,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
                 filed[r.key] = _file(led, study, r, outcome, types)
                 stats.executed += 1
                 stats.sim_s += outcome.sim_wall_s
+                stats.sim_cpu_s += outcome.sim_cpu_s
                 bar.update(1)
         stats.exec_wall_s = time.perf_counter() - t0
     finally:
@@ -231,6 +258,7 @@ def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, p
         "tcplab_version": study.version,
         "flows": o.flows.num_rows,
         "sim_wall_s": round(o.sim_wall_s, 6),
+        "sim_cpu_s": round(o.sim_cpu_s, 6),
         "task_wall_s": round(o.task_wall_s, 6),
         "sim_time_s": o.summary.get("sim_time_s"),
         "events": o.summary.get("events"),

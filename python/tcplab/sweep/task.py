@@ -40,6 +40,8 @@ class RunOutcome:
     summary: dict[str, Any]
     #: Wall-clock seconds spent inside the simulator (``_core.run``), measured on the worker.
     sim_wall_s: float
+    #: CPU seconds of the worker process inside the simulator.
+    sim_cpu_s: float
     #: Wall-clock seconds of the whole task on the worker (loading, simulating, converting).
     task_wall_s: float
     worker: str
@@ -56,8 +58,10 @@ def run_task(task: RunTask) -> RunOutcome:
     try:
         spec = _core.load_scenario(task.scenario_text, task.scenario_name, list(task.overrides))
         t1 = time.perf_counter()
+        c1 = time.process_time()
         raw = _core.run(spec, task.seed, False, [])
         t2 = time.perf_counter()
+        c2 = time.process_time()
     except _core.ScenarioError as e:
         raise _translate(e) from None
     summary = json.loads(raw.summary_json)
@@ -68,6 +72,7 @@ def run_task(task: RunTask) -> RunOutcome:
         flows=flows,
         summary=summary,
         sim_wall_s=t2 - t1,
+        sim_cpu_s=c2 - c1,
         task_wall_s=time.perf_counter() - t0,
         worker=f"{socket.gethostname()}:{os.getpid()}",
     )
