@@ -368,3 +368,18 @@ def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path)
     flows = pd.read_parquet(out / "flows.parquet")
     assert len(flows) == total and flows["run_key"].is_unique
     assert sorted(flows["run_key"]) == sorted(keys)
+
+
+def test_scheduler_address_runs_on_that_cluster(tmp_path):
+    from dask.distributed import LocalCluster
+
+    from tcplab.sweep.runner import run_study
+
+    st = study('seeds = "1..3"\n[parameters]\n"tcp.sack" = [true, false]\n', tmp_path)
+    # An existing cluster: one in-process worker thread (its pid is the test's own).
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        res = run_study(st, tmp_path / "out", scheduler=cluster.scheduler_address, progress=False)
+    assert res.stats.executed == 6 and res.stats.workers == 1
+    workers = {json.loads(x)["worker"].rsplit(":", 1)[1] for x in (tmp_path / "out" / L.LEDGER).read_text().splitlines()}
+    assert workers == {str(os.getpid())}
+    assert len(res.flows) == 6
