@@ -2,8 +2,9 @@
 
 Execution is Dask's (``dask.distributed``): a ``LocalCluster`` of single-threaded worker
 processes on this machine by default, or an existing cluster given by its scheduler address
-(``tcp://host:8786``; its workers need tcplab installed). The driver submits one task per
-missing run (:func:`tcplab.sweep.task.run_task`) and files each result as it arrives
+(``tcp://host:8786``; its workers need tcplab installed). The driver cuts the missing runs
+into tasks of a few runs each (:func:`chunk_size`, :func:`tcplab.sweep.task.run_tasks`) and
+files each run as its task's result arrives
 (:mod:`tcplab.sweep.ledger`). Failure handling is Dask's, not ours: when a worker process
 dies, its nanny restarts it and the scheduler gives its tasks to a worker again (up to
 ``distributed.scheduler.allowed-failures`` times, 3 by default); a task that raises is
@@ -35,7 +36,21 @@ from ..tables import to_pandas
 from . import ledger as L
 from .results import column_types, format_summary, metrics_of, run_table, summarize
 from .study import Run, Study, StudyError, label
-from .task import RunOutcome, RunTask, run_task
+from .task import RunOutcome, RunTask, run_tasks
+
+#: Dask tasks per worker the runs are cut into, at least: enough for the scheduler to balance
+#: the load (a worker that gets faster runs takes more tasks) and for a lost task to cost
+#: little, few enough that Dask's per-task cost (scheduling, messages, result transfer; some
+#: milliseconds of the driver's CPU) is spread over many runs.
+TASKS_PER_WORKER = 8
+#: Most runs in one task: the progress bar and the filing still advance every few runs.
+MAX_RUNS_PER_TASK = 16
+
+
+def chunk_size(n_runs: int, n_workers: int) -> int:
+    """Runs per Dask task: n_runs / (workers x TASKS_PER_WORKER), between 1 and
+    MAX_RUNS_PER_TASK."""
+    return max(1, min(MAX_RUNS_PER_TASK, n_runs // max(1, n_workers * TASKS_PER_WORKER)))
 
 
 class SweepError(TcplabError):
@@ -209,29 +224,37 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
     failures: list[tuple[Run, BaseException]] = []
     try:
         stats.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        by_key = {f"tcplab-run-{r.key}": r for r in todo}
+        size = chunk_size(len(todo), stats.workers)
+        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+        by_key = {f"tcplab-runs-{c[0].key}-{len(c)}": c for c in chunks}
         tasks = [
-            RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed)
-            for r in todo
+            [RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed) for r in c]
+            for c in chunks
         ]
         t0 = time.perf_counter()
-        futures = client.map(run_task, tasks, key=list(by_key), pure=False)
+        futures = client.map(run_tasks, tasks, key=list(by_key), pure=False)
         with tqdm(total=total, initial=total - len(todo), unit="run", desc=study.name,
                   disable=None if progress is None else not progress, file=sys.stderr, smoothing=0.1) as bar:
             for fut in as_completed(futures):
-                r = by_key[fut.key]
+                chunk = by_key[fut.key]
                 if fut.status != "finished":
-                    failures.append((r, fut.exception()))
+                    # The task itself failed (a worker killed more often than Dask allows).
+                    failures.extend((r, fut.exception()) for r in chunk)
                     fut.release()
                     bar.set_postfix(failed=len(failures))
                     continue
-                outcome: RunOutcome = fut.result()
+                outcomes: list[RunOutcome | BaseException] = fut.result()
                 fut.release()
-                filed[r.key] = _file(led, study, r, outcome, types)
-                stats.executed += 1
-                stats.sim_s += outcome.sim_wall_s
-                stats.sim_cpu_s += outcome.sim_cpu_s
-                bar.update(1)
+                for r, outcome in zip(chunk, outcomes):
+                    if isinstance(outcome, BaseException):
+                        failures.append((r, outcome))
+                        bar.set_postfix(failed=len(failures))
+                        continue
+                    filed[r.key] = _file(led, study, r, outcome, types)
+                    stats.executed += 1
+                    stats.sim_s += outcome.sim_wall_s
+                    stats.sim_cpu_s += outcome.sim_cpu_s
+                    bar.update(1)
         stats.exec_wall_s = time.perf_counter() - t0
     finally:
         client.close()

@@ -76,3 +76,15 @@ def run_task(task: RunTask) -> RunOutcome:
         task_wall_s=time.perf_counter() - t0,
         worker=f"{socket.gethostname()}:{os.getpid()}",
     )
+
+
+def run_tasks(tasks: list[RunTask]) -> list[RunOutcome | BaseException]:
+    """Several runs in one Dask task (to spread Dask's per-task cost): each run's outcome, or
+    the exception it raised, so that one failing point does not discard the others."""
+    out: list[RunOutcome | BaseException] = []
+    for t in tasks:
+        try:
+            out.append(run_task(t))
+        except Exception as e:  # noqa: BLE001 - handed back to the driver, which reports it
+            out.append(e)
+    return out
