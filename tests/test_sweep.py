@@ -383,3 +383,20 @@ def test_scheduler_address_runs_on_that_cluster(tmp_path):
     workers = {json.loads(x)["worker"].rsplit(":", 1)[1] for x in (tmp_path / "out" / L.LEDGER).read_text().splitlines()}
     assert workers == {str(os.getpid())}
     assert len(res.flows) == 6
+
+
+def test_a_run_that_fails_is_reported_and_the_others_filed(tmp_path):
+    from tcplab.sweep.runner import SweepError, run_study
+
+    # "island" is a host with no link: the scenario loads (validation passes) and the
+    # simulator refuses the flow when the run starts.
+    island = SMALL.replace('[[links]]', '[[nodes]]\nname = "island"\nkind = "host"\n\n[[links]]', 1)
+    st = study('seeds = [1, 2]\n[parameters]\n"flows.0.dst" = ["b", "island"]\n', tmp_path, island)
+    validate(st)
+    with pytest.raises(SweepError) as e:
+        run_study(st, tmp_path / "out", workers=1, progress=False)
+    msg = str(e.value)
+    assert msg.startswith("2 of 4 runs failed") and 'flows.0.dst = "island"' in msg and "\n" not in msg
+    led = L.Ledger.open(tmp_path / "out")
+    assert sorted(e["seed"] for e in led.entries.values()) == [1, 2]
+    assert all(e["point"] == {"flows.0.dst": "b"} for e in led.entries.values())
