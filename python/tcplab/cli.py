@@ -141,6 +141,8 @@ def main() -> None:
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
+    tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
+    tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
     """
 
 
