@@ -41,7 +41,7 @@ pub mod vantage;
 
 pub use anomalies::Anomalies;
 pub use conn_tracker::{
-    ConnRecord, ConnTracker, Dir, DirStats, EndReason, Negotiated, Observation, SegKind,
+    ConnRecord, ConnTracker, Dir, DirStats, EndReason, Negotiated, ObservedEnd, Observation, SegKind,
     TrackerConfig, TrackerStats,
 };
 pub use error::{show_path, ReadError};
