@@ -53,6 +53,47 @@ pub struct NodeSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
     DropTail { limit: QueueLimit },
+    /// Random Early Detection (`sim::red`) in front of a buffer of `limit`.
+    Red { limit: QueueLimit, red: RedSpec },
+}
+
+impl QueueSpec {
+    /// The physical buffer limit.
+    pub fn limit(&self) -> QueueLimit {
+        match *self {
+            QueueSpec::DropTail { limit } | QueueSpec::Red { limit, .. } => limit,
+        }
+    }
+}
+
+/// Whether RED measures the queue in packets or bytes (Floyd & Jacobson §4).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum RedMode {
+    #[default]
+    Packets,
+    Bytes,
+}
+
+/// RED parameters (Floyd & Jacobson 1993; semantics and defaults in `sim::red`). Thresholds
+/// are in the mode's unit (packets or bytes).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RedSpec {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight of the average queue.
+    pub w_q: f64,
+    /// Floyd's gentle variant (p from max_p to 1 between max_th and 2·max_th).
+    pub gentle: bool,
+    pub mode: RedMode,
+    /// Mark ECN-capable packets CE instead of dropping them (RFC 3168 §5).
+    pub ecn: bool,
+    /// Drop every packet (ECT or not) in the forced region.
+    pub hard_drop: bool,
+    /// Bytes of the "small packet" whose transmission time is the idle-decay unit s.
+    pub small_packet: u32,
+    /// MaximumPacketSize of byte mode.
+    pub max_packet: u32,
 }
 
 /// Loss model of one link direction; each direction gets its own RNG stream derived from the

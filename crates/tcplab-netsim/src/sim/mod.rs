@@ -6,6 +6,7 @@
 //! | [`packet`] | packets and their arena |
 //! | [`link`] | one link direction: transmitter, queue, loss, delay |
 //! | [`queue`] | DropTail |
+//! | [`red`] | RED (Floyd & Jacobson) with ECN marking, in front of the drop-tail buffer |
 //! | [`loss`] | Bernoulli, Gilbert-Elliott, DropNth |
 //! | [`delay_spike`] | delay spikes (link stalls) and hand-overs on wireless links |
 //! | [`reorder`] | packet reordering (netem-like extra delay and jitter) |
@@ -51,6 +52,7 @@ pub mod loss;
 pub mod packet;
 pub mod queue;
 pub mod recorder;
+pub mod red;
 pub mod reorder;
 pub mod routing;
 pub mod seed;
@@ -65,14 +67,14 @@ use crate::spec::SimSpec;
 use event_queue::EventQueue;
 use ground_truth::{SeqUnwrap, SpuriousTracker};
 use host::{node_ip, port, receiver_of, Endpoint, EndpointId, WakeAction};
-use link::{Admit, LinkDir, LinkDirState};
+use link::{Admit, LinkDir, LinkDirState, Offer};
 use packet::{Packet, PacketArena, PacketId, DEFAULT_TTL};
 use queue::DropReason;
 use recorder::{Cause, EventKind, EventRow, Recorder};
 use routing::Routes;
 use std::path::PathBuf;
 use tcplab_record::Table;
-use tcplab_tcp::{Connection, SeqNum, TcpEvent, TcpFlags, Transmit};
+use tcplab_tcp::{Connection, Ecn, SeqNum, TcpEvent, TcpFlags, Transmit};
 use tcplab_time::{SimDuration, SimTime};
 
 /// What a `packet_dropped` row says of the dropped packet (copied out before it is freed).
@@ -115,6 +117,9 @@ pub struct RunOutput {
     /// Empty (zero rows, same columns) unless `RunOptions::trace`.
     pub events: Table,
     pub timeseries: Table,
+    /// Occupancy of the RED queues over time (`recorder::QueueSeries`); `None` when no link
+    /// runs RED.
+    pub queues: Option<Table>,
 }
 
 /// Wake-ups pack the endpoint into 28 bits.
@@ -376,6 +381,11 @@ impl<'a> Sim<'a> {
 
     fn on_sample(&mut self) {
         let now = self.now;
+        for d in 0..self.links.len() {
+            if self.links[d].red.is_some() {
+                self.record_queue(d as u32);
+            }
+        }
         if let Some(rec) = self.rec.as_deref_mut() {
             for (f, fl) in self.flows.iter().enumerate() {
                 if fl.start <= now {
@@ -473,14 +483,25 @@ impl<'a> Sim<'a> {
         let now = self.now;
         let link = &mut self.links[dir as usize];
         let p = self.packets.get_mut(id);
-        match link.admit(p.wire_len, p.flow, p.len, now) {
+        let ect = matches!(p.ecn(), Ecn::Ect0 | Ecn::Ect1);
+        let admit = link.admit(Offer { wire_len: p.wire_len, flow: p.flow, payload: p.len, ect }, now);
+        if link.red.is_some() && self.rec.is_some() && self.spec.timeseries_interval.is_none() {
+            self.record_queue(dir);
+        }
+        let link = &mut self.links[dir as usize];
+        let p = self.packets.get_mut(id);
+        match admit {
             Admit::Dropped(reason) => {
                 let what = Dropped::of(p);
                 self.packets.free(id);
                 self.record_drop(now, what, dir, reason);
             }
-            Admit::Transmit { start, arrive, lost } => {
+            Admit::Transmit { start, arrive, lost, marked } => {
                 p.set_lost(lost);
+                if marked {
+                    // RFC 3168 §5: "the router sets the CE codepoint".
+                    p.set_ecn(Ecn::Ce);
+                }
                 let what = Dropped::of(p);
                 let capture = link.capture();
                 let head = if lost {
@@ -504,6 +525,25 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+    }
+
+    /// A `queues` row for RED link direction `dir` now (when tracing).
+    #[inline(never)]
+    fn record_queue(&mut self, dir: u32) {
+        let now = self.now;
+        let Some(rec) = self.rec.as_deref_mut() else { return };
+        let l = &mut self.links[dir as usize];
+        let (packets, bytes) = (l.queue.len_at(now) as u64, l.queue.bytes_at(now));
+        let Some(red) = l.red.as_deref() else { return };
+        rec.queues.push(recorder::QueueRow {
+            t: now,
+            dir,
+            packets,
+            bytes,
+            avg: red.avg,
+            marks: red.stats.marks,
+            drops: l.stats.drops_queue,
+        });
     }
 
     /// A `packet_dropped` row: which segment (relative seq and ack in its own direction's
@@ -660,6 +700,8 @@ impl<'a> Sim<'a> {
                     drops_ba: ba.stats.drops_queue + ba.stats.drops_loss,
                     max_queue_ab: ab.queue.max_packets(),
                     max_queue_ba: ba.queue.max_packets(),
+                    red_ab: red_summary(ab),
+                    red_ba: red_summary(ba),
                 }
             })
             .collect();
@@ -683,9 +725,21 @@ impl<'a> Sim<'a> {
         }
         let node_names: Vec<String> = spec.nodes.iter().map(|n| n.name.clone()).collect();
         let link_names: Vec<String> = spec.links.iter().map(|l| l.name.clone()).collect();
-        let (events, timeseries) = rec.finish(&node_names, &link_names);
-        Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries })
+        let (events, timeseries, queues) = rec.finish(&node_names, &link_names);
+        let queues = self.links.iter().any(|l| l.red.is_some()).then_some(queues);
+        Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries, queues })
     }
+}
+
+/// RED's counters of a link direction, if it runs RED.
+fn red_summary(d: &LinkDirState) -> Option<summary::RedSummary> {
+    d.red.as_deref().map(|r| summary::RedSummary {
+        marks: r.stats.marks,
+        early_drops: r.stats.early_drops,
+        forced_drops: r.stats.forced_drops,
+        overflow_drops: d.stats.drops_queue - r.stats.early_drops - r.stats.forced_drops,
+        avg_end: r.avg,
+    })
 }
 
 /// The `events` row of an engine event at endpoint (`flow`, `node`); `seq` unwraps the

@@ -659,3 +659,72 @@ fn with_a_delay_spike_the_extra_delay_of_a_reordered_packet_counts_from_its_rele
         ]
     );
 }
+
+/// RED on the first link with avg = q (w_q = 1), thresholds 1 and 3 packets.
+fn red_line(hard_drop: bool) -> SimSpec {
+    let mut spec = line();
+    let red = crate::spec::RedSpec { min_th: 1.0, max_th: 3.0, w_q: 1.0, hard_drop, ..Default::default() };
+    spec.links[0].queue = QueueSpec::Red { limit: QueueLimit::Packets(100), red };
+    spec
+}
+
+/// Ten back-to-back 1040-byte packets from h0, ECN-capable or not; returns the run's output.
+fn burst_through_red(spec: &SimSpec, ecn: Ecn) -> (Vec<(SimTime, u64)>, RunOutput) {
+    let mut sim = Sim::new(spec, &opts(true)).unwrap();
+    for i in 0..10 {
+        let seg = Segment { ecn, ..data(&sim, 1 + 1000 * i, 1000) };
+        sim.emit(0, Transmit { segment: seg, retransmission: None });
+    }
+    sim.run_loop().unwrap();
+    let delivered = sim.delivered.clone();
+    (delivered, sim.finish(&opts(true)).unwrap())
+}
+
+#[test]
+fn red_marks_ect_packets_above_max_th_instead_of_dropping_them() {
+    // Waiting packets at arrival: 0 (idle), 0, 1, 2, 3, ..., 8. With avg = q, q = 1 gives
+    // p_b = 0, q = 2 an early mark with p_a = 0.05/(1 - 0.05), q >= 3 the forced region: six
+    // forced marks, perhaps one early.
+    let (delivered, out) = burst_through_red(&red_line(false), Ecn::Ect0);
+    assert_eq!(delivered.len(), 10, "no packet is dropped");
+    let red = out.summary.links[0].red_ab.unwrap();
+    assert!((6..=7).contains(&red.marks), "{red:?}");
+    assert_eq!((red.early_drops, red.forced_drops, red.overflow_drops), (0, 0, 0));
+    assert_eq!(out.summary.links[0].red_ba.map(|r| r.marks), Some(0));
+    assert!(out.summary.links[1].red_ab.is_none(), "drop-tail links have no RED counters");
+    // Without a timeseries interval the queues table has a row per RED arrival.
+    let q = out.queues.unwrap();
+    assert_eq!(q.num_rows(), 10);
+    let ColumnData::U64(marks) = &q.column("marks").unwrap().data else { panic!() };
+    assert_eq!(marks.last(), Some(&red.marks));
+}
+
+#[test]
+fn red_drops_packets_that_are_not_ect_and_says_so_in_the_events() {
+    let (delivered, out) = burst_through_red(&red_line(false), Ecn::NotEct);
+    let red = out.summary.links[0].red_ab.unwrap();
+    assert_eq!(red.marks, 0);
+    assert_eq!(red.forced_drops, 6);
+    assert_eq!(delivered.len() as u64, 10 - red.forced_drops - red.early_drops);
+    assert_eq!(out.summary.links[0].drops_ab, red.forced_drops + red.early_drops);
+    let col = out.events.column("reason").unwrap();
+    let ColumnData::Dict { codes, values } = &col.data else { panic!() };
+    let valid = col.valid.clone().unwrap();
+    assert!(codes.iter().zip(valid).filter(|(_, v)| *v).all(|(c, _)| values[*c as usize] == "red"));
+    // With hard drop (the default) ECT packets are dropped in the forced region too.
+    let (_, hard) = burst_through_red(&red_line(true), Ecn::Ect0);
+    let hard = hard.summary.links[0].red_ab.unwrap();
+    assert_eq!(hard.forced_drops, 6);
+    assert!(hard.marks <= 1, "only the early mark at q = 2 can be a mark: {hard:?}");
+}
+
+#[test]
+fn runs_without_red_keep_the_three_classic_drop_reasons_and_have_no_queues_table() {
+    let mut spec = line();
+    spec.links[0].queue = QueueSpec::DropTail { limit: QueueLimit::Packets(1) };
+    let (_, out) = burst_through_red(&spec, Ecn::NotEct);
+    let ColumnData::Dict { values, .. } = &out.events.column("reason").unwrap().data else { panic!() };
+    assert_eq!(values, &["queue_full", "loss_model", "ttl_expired"]);
+    assert!(out.queues.is_none());
+    assert!(out.summary.links[0].red_ab.is_none());
+}
