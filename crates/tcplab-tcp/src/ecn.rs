@@ -27,7 +27,10 @@
 //!   recovery is never acted on (H is at least the recovery point).
 //! - **No cwnd growth on ECE ACKs** (§6.1.2: "SHOULD NOT increase the congestion window in
 //!   response to the receipt of an ECN-Echo ACK packet"): an ECE ACK that is not acted on does
-//!   not grow cwnd either.
+//!   not grow cwnd in congestion avoidance; in slow start it does (Linux `tcp_may_raise_cwnd`:
+//!   `!(flag & FLAG_ECE) || snd_cwnd < snd_ssthresh`). Without that exception a sender in
+//!   timeout recovery stays at one segment until its go-back-N ends: retransmissions carry no
+//!   CWR (§6.1.5), so the receiver keeps echoing the whole time.
 //! - **The cwnd of one segment** (§6.1.2: with cwnd already one segment the sender "MUST reset
 //!   the retransmit timer" and send on its expiry) is not modelled: the reduction stops at
 //!   the controller's minimum ssthresh (2·SMSS for Reno).

@@ -600,14 +600,15 @@ impl Sender {
     /// start threshold "ssthresh"" — the controller's loss response with RFC 6675 arithmetic
     /// (cwnd = ssthresh), no retransmission — at most once per window of data; otherwise
     /// "SHOULD NOT increase the congestion window in response to the receipt of an ECN-Echo
-    /// ACK": cwnd stays at `before`.
+    /// ACK": in congestion avoidance cwnd stays at `before` (in slow start it grows, as Linux
+    /// `tcp_may_raise_cwnd` allows; see `crate::ecn`).
     fn ecn_on_ack(&mut self, seg: &Segment, before: CcState) {
         let open = matches!(self.phase, RecoveryPhase::Open | RecoveryPhase::Disorder { .. });
         if open && self.ecn.should_react(seg) {
             self.cc = self.ccalg.on_enter_recovery(before, &self.loss_event(RecoveryStyle::Sack));
             self.ecn.reactions += 1;
             self.ecn.on_window_reduced(self.snd_nxt);
-        } else {
+        } else if before.cwnd >= before.ssthresh {
             self.cc.cwnd = self.cc.cwnd.min(before.cwnd);
         }
     }
