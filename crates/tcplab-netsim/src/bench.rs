@@ -126,6 +126,7 @@ pub fn dumbbell(
         links,
         routes: Vec::new(),
         flows,
+        workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
     }

@@ -253,6 +253,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         links,
         routes,
         flows,
+        workloads: Vec::new(),
         timeseries_interval,
         default_seed: raw.simulation.seed.unwrap_or(DEFAULT_SEED),
     })

@@ -14,6 +14,8 @@
 //! | [`seed`] | per-component seeds (SplitMix64) |
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
 //! | [`host`] | TCP endpoints, wake-ups, addresses |
+//! | [`traffic`] | the traffic-source seam: fixed flows, Poisson workloads; when connections open |
+//! | `lifecycle` | opening a connection's endpoints at its start, freeing them when it has ended |
 //! | [`ground_truth`] | spurious-retransmission ground truth |
 //! | [`recorder`] | `events` / `timeseries` tables |
 //! | [`summary`] | `Summary` and the `flows` table |
@@ -57,6 +59,7 @@ pub mod reorder;
 pub mod routing;
 pub mod seed;
 pub mod summary;
+pub mod traffic;
 pub mod validate;
 
 pub use error::SimError;
@@ -74,7 +77,7 @@ use recorder::{Cause, EventKind, EventRow, Recorder};
 use routing::Routes;
 use std::path::PathBuf;
 use tcplab_record::Table;
-use tcplab_tcp::{Connection, Ecn, SeqNum, TcpEvent, TcpFlags, Transmit};
+use tcplab_tcp::{Ecn, TcpEvent, TcpFlags, Transmit};
 use tcplab_time::{SimDuration, SimTime};
 
 /// What a `packet_dropped` row says of the dropped packet (copied out before it is freed).
@@ -167,9 +170,25 @@ impl Event {
     }
 }
 
-/// Per-flow driver state.
+/// Per-flow driver state (one per connection ever drawn: the `flows` table's rows). The
+/// connection's endpoints live in `Sim::endpoints` only while it is open (`slot`).
 #[derive(Debug)]
 struct FlowState {
+    /// Sender and receiver nodes.
+    src: u32,
+    dst: u32,
+    /// The endpoint pair (`2 * slot`, `2 * slot + 1`) while the connection is open;
+    /// `lifecycle::NO_SLOT` before it opens and after it is freed.
+    slot: u32,
+    /// Packets of this flow in the arena (in flight, or waiting for their capture record).
+    in_flight: u32,
+    /// The lazy source that drew this flow (its next arrival is drawn when this one opens),
+    /// or `lifecycle::NO_SOURCE`.
+    source: u32,
+    /// Settings, held from the draw until the connection opens.
+    pending: Option<Box<tcplab_tcp::TcpConfig>>,
+    /// What the results need once the endpoints are freed.
+    closed: Option<Box<lifecycle::Closed>>,
     start: SimTime,
     size: Option<u64>,
     fct: Option<SimDuration>,
@@ -195,7 +214,13 @@ struct Sim<'a> {
     links: Vec<LinkDirState>,
     routes: Routes,
     endpoints: Vec<Endpoint>,
+    /// Endpoint pairs free for reuse.
+    free_slots: Vec<u32>,
     flows: Vec<FlowState>,
+    /// Where connections come from (`traffic`).
+    sources: Vec<Box<dyn traffic::TrafficSource>>,
+    seed: u64,
+    trace: bool,
     next_copy: u64,
     events: u64,
     /// Time of the last event processed.
@@ -239,47 +264,7 @@ impl<'a> Sim<'a> {
             links[2 * i + 1].set_capture(idx);
             captures.push(Capture { path: path.clone(), writer });
         }
-        let mut endpoints = Vec::with_capacity(spec.flows.len() * 2);
-        let mut flows = Vec::with_capacity(spec.flows.len());
-        for (i, f) in spec.flows.iter().enumerate() {
-            routes.check_path(spec, f.src, f.dst, &format!("flows[{i}].dst"))?;
-            routes.check_path(spec, f.dst, f.src, &format!("flows[{i}].src"))?;
-            let mut cfg = f.tcp.clone();
-            cfg.trace = opts.trace;
-            let start = SimTime::ZERO + f.start;
-            let iss_c = SeqNum(seed::derive(opts.seed, seed::DOMAIN_ISS, i as u64, 0) as u32);
-            let iss_s = SeqNum(seed::derive(opts.seed, seed::DOMAIN_ISS, i as u64, 1) as u32);
-            for (is_client, node, peer, iss) in [(true, f.src, f.dst, iss_c), (false, f.dst, f.src, iss_s)] {
-                let conn = if is_client {
-                    Connection::client(cfg.clone(), iss, start)
-                } else {
-                    Connection::server(cfg.clone(), iss)
-                };
-                let out_link = routes.next_hop(node as u32, peer as u32).unwrap_or(0);
-                endpoints.push(Endpoint {
-                    conn,
-                    flow: i as u32,
-                    is_client,
-                    node: node as u32,
-                    peer_node: peer as u32,
-                    out_link,
-                    iss,
-                    ip_id: 0,
-                    wake_gen: 0,
-                    wake_at: None,
-                    queued_at: None,
-                    last_cc: Default::default(),
-                });
-            }
-            flows.push(FlowState {
-                start,
-                size: f.size,
-                fct: None,
-                data_seq: SeqUnwrap::new(iss_c),
-                ack_seq: SeqUnwrap::new(iss_s),
-                truth: SpuriousTracker::new(),
-            });
-        }
+        let sources = lifecycle::sources(spec, &routes, opts.seed)?;
         Ok(Sim {
             spec,
             queue: EventQueue::with_capacity(1024),
@@ -288,8 +273,12 @@ impl<'a> Sim<'a> {
             packets: PacketArena::new(),
             links,
             routes,
-            endpoints,
-            flows,
+            endpoints: Vec::new(),
+            free_slots: Vec::new(),
+            flows: Vec::with_capacity(spec.flows.len()),
+            sources,
+            seed: opts.seed,
+            trace: opts.trace,
             next_copy: 0,
             events: 0,
             last_t: SimTime::ZERO,
@@ -307,10 +296,7 @@ impl<'a> Sim<'a> {
     }
 
     fn schedule_initial(&mut self) {
-        for i in 0..self.flows.len() {
-            let t = self.flows[i].start;
-            self.push(t, Event::FlowStart(i as u32));
-        }
+        self.draw_initial();
         if self.rec.is_some() {
             if let Some(iv) = self.spec.timeseries_interval {
                 self.push(SimTime::ZERO + iv, Event::Sample);
@@ -367,7 +353,7 @@ impl<'a> Sim<'a> {
     }
 
     fn on_flow_start(&mut self, f: u32) {
-        let ep = 2 * f;
+        let ep = self.open(f);
         let conn = &mut self.endpoints[ep as usize].conn;
         match self.flows[f as usize].size {
             Some(n) => {
@@ -389,7 +375,12 @@ impl<'a> Sim<'a> {
         if let Some(rec) = self.rec.as_deref_mut() {
             for (f, fl) in self.flows.iter().enumerate() {
                 if fl.start <= now {
-                    rec.sample(now, f as u32, &self.endpoints[2 * f].conn.cc_snapshot());
+                    let cc = match (&fl.closed, fl.slot) {
+                        (Some(c), _) => c.cc,
+                        (None, lifecycle::NO_SLOT) => continue, // drawn, opens at this very time
+                        (None, slot) => self.endpoints[2 * slot as usize].conn.cc_snapshot(),
+                    };
+                    rec.sample(now, f as u32, &cc);
                 }
             }
         }
@@ -427,9 +418,11 @@ impl<'a> Sim<'a> {
         } else {
             e.conn.drain_events().for_each(drop);
         }
+        let flow = e.flow;
         if let Some((t, gen)) = e.reschedule(e.conn.poll_timeout(), now) {
             self.push(t, Event::Wake { ep, gen });
         }
+        self.maybe_free(flow);
     }
 
     /// Puts one segment from endpoint `ep` on its first link.
@@ -441,6 +434,7 @@ impl<'a> Sim<'a> {
         let copy_id = self.next_copy;
         self.next_copy += 1;
         let fl = &mut self.flows[e.flow as usize];
+        fl.in_flight += 1;
         let (own, peer) =
             if e.is_client { (&mut fl.data_seq, &mut fl.ack_seq) } else { (&mut fl.ack_seq, &mut fl.data_seq) };
         let rel = own.rel(seg.seq);
@@ -493,7 +487,7 @@ impl<'a> Sim<'a> {
         match admit {
             Admit::Dropped(reason) => {
                 let what = Dropped::of(p);
-                self.packets.free(id);
+                self.free_packet(id);
                 self.record_drop(now, what, dir, reason);
             }
             Admit::Transmit { start, arrive, lost, marked } => {
@@ -519,7 +513,7 @@ impl<'a> Sim<'a> {
                 }
                 if lost {
                     if capture.is_none() {
-                        self.packets.free(id);
+                        self.free_packet(id);
                     }
                     self.record_drop(start, what, dir, DropReason::LossModel);
                 }
@@ -566,7 +560,8 @@ impl<'a> Sim<'a> {
     fn on_capture(&mut self, c: u32, id: PacketId) -> Result<(), SimError> {
         let p = *self.packets.get(id);
         let seg = self.packets.segment(&p);
-        let (src, dst) = (self.endpoints[2 * p.flow as usize].node, self.endpoints[2 * p.flow as usize + 1].node);
+        let fl = &self.flows[p.flow as usize];
+        let (src, dst) = (fl.src, fl.dst);
         let (src, dst) = if p.from_client() { (src, dst) } else { (dst, src) };
         let wire = WirePacket {
             src_ip: node_ip(src),
@@ -582,7 +577,7 @@ impl<'a> Sim<'a> {
             .write(self.now, &wire)
             .map_err(|source| SimError::PcapWrite { path: cap.path.clone(), source })?;
         if p.lost() {
-            self.packets.free(id);
+            self.free_packet(id);
         }
         Ok(())
     }
@@ -594,7 +589,7 @@ impl<'a> Sim<'a> {
         if node == p.dst_node {
             let p = *p;
             let seg = self.packets.segment(&p);
-            self.packets.free(id);
+            self.free_packet(id);
             self.deliver(node, &p, &seg);
             return;
         }
@@ -602,14 +597,14 @@ impl<'a> Sim<'a> {
         p.ttl = p.ttl.saturating_sub(1);
         let (what, dst, ttl) = (Dropped::of(p), p.dst_node, p.ttl);
         if ttl == 0 {
-            self.packets.free(id);
+            self.free_packet(id);
             let dir = self.routes.next_hop(node, dst).unwrap_or(0);
             self.record_drop(self.now, what, dir, DropReason::TtlExpired);
             return;
         }
         match self.routes.next_hop(node, dst) {
             Some(dir) => self.send_on_link(dir, id),
-            None => self.packets.free(id), // unreachable after check_path
+            None => self.free_packet(id), // unreachable after check_path
         }
     }
 
@@ -618,8 +613,9 @@ impl<'a> Sim<'a> {
         let now = self.now;
         #[cfg(test)]
         self.delivered.push((now, p.copy_id));
-        let ep = receiver_of(p.flow, p.from_client());
         let fl = &mut self.flows[p.flow as usize];
+        debug_assert_ne!(fl.slot, lifecycle::NO_SLOT, "a packet outlived its connection");
+        let ep = receiver_of(fl.slot, p.from_client());
         if p.from_client() && seg.len > 0 {
             let rel = fl.data_seq.rel(seg.seq);
             fl.truth.on_arrival(rel, rel + u64::from(seg.len), p.copy_id);
@@ -655,33 +651,7 @@ impl<'a> Sim<'a> {
         }
         let spec = self.spec;
         let end = self.last_t;
-        let flows: Vec<FlowSummary> = spec
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let fl = &self.flows[i];
-                let client = self.endpoints[2 * i].conn.stats();
-                let server = self.endpoints[2 * i + 1].conn.stats();
-                let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
-                let delivered = server.bytes_delivered;
-                FlowSummary {
-                    id: i as u32,
-                    src: spec.nodes[f.src].name.clone(),
-                    dst: spec.nodes[f.dst].name.clone(),
-                    bytes_requested: f.size,
-                    bytes_delivered: delivered,
-                    start_s: fl.start.as_secs_f64(),
-                    fct_s: fl.fct.map(|d| d.as_secs_f64()),
-                    goodput_bps: if span.as_nanos() == 0 { 0.0 } else { delivered as f64 * 8.0 / span.as_secs_f64() },
-                    data_segments_sent: client.data_segments_sent,
-                    retransmissions: client.retransmissions.iter().sum(),
-                    retransmissions_by_cause: summary::by_cause(&client.retransmissions),
-                    spurious_retransmissions: fl.truth.spurious(),
-                    timeouts: client.timeouts,
-                }
-            })
-            .collect();
+        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end)).collect();
         let links = spec
             .links
             .iter()
@@ -777,5 +747,6 @@ fn engine_row(te: TcpEvent, flow: u32, node: u32, seq: &mut SeqUnwrap) -> EventR
     }
 }
 
+mod lifecycle;
 #[cfg(test)]
 mod tests;
