@@ -20,20 +20,22 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, Union
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 from . import _core
 from . import scenarios as shipped
 from .errors import ScenarioError, TcplabError, _translate
+from .outdir import show
 from .tables import TableResult, to_arrow
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast CLI start)
+    import pandas as pd
+    import pyarrow as pa
 
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
-#: Table names written by ``RunResult.write`` (as ``<name>.parquet``).
+#: Table names written by ``RunResult.write`` (as ``<name>.parquet``); a run with a RED
+#: queue also has ``queues`` (see docs/outputs.md).
 TABLES = ("flows", "events", "timeseries")
 
 #: Parquet key-value metadata key holding the provenance JSON of every table written.
@@ -120,18 +122,22 @@ def _load(scenario: ScenarioLike, ov: list[str], validate: bool) -> Scenario:
             else:
                 spec = _core.load_scenario_json(text, name, ov)
         else:
-            path = _resolve(Path(scenario))
+            path = _resolve(Path(os.fsdecode(os.fspath(scenario))))
             if path.is_dir():
-                raise ScenarioError(f"{path}: is a directory, not a scenario file")
+                raise ScenarioError(f"{show(path)}: is a directory, not a scenario file")
             try:
                 text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise ScenarioError(f"{path}: cannot read scenario file ({e})") from None
+            except OSError as e:
+                raise ScenarioError(f"{show(path)}: cannot read scenario file ({e.strerror or e})") from None
+            except UnicodeDecodeError as e:
+                raise ScenarioError(f"{show(path)}: cannot read scenario file ({e})") from None
+            # The scenario's default name: the file stem as shown in messages (escaped when
+            # it is not UTF-8).
             source = str(path)
             if validate:
-                spec = _core.validate_overrides(text, path.stem, ov, False)
+                spec = _core.validate_overrides(text, show(path.stem), ov, False)
             else:
-                spec = _core.load_scenario(text, path.stem, ov)
+                spec = _core.load_scenario(text, show(path.stem), ov)
     except _core.ScenarioError as e:
         raise _translate(e) from None
     return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), tuple(ov), source)
@@ -147,7 +153,7 @@ def _resolve(path: Path) -> Path:
         except KeyError:
             pass
     raise ScenarioError(
-        f"{path}: no such scenario file (shipped scenarios: {', '.join(shipped.names())})"
+        f"{show(path)}: no such scenario file (shipped scenarios: {', '.join(shipped.names())})"
     )
 
 
@@ -174,6 +180,11 @@ class RunResult(TableResult):
         ``git_dirty`` of the build, ``source``. Also in ``summary.json`` and, as JSON under
         the key ``tcplab.provenance``, in the metadata of every Parquet table written."""
         return self.summary["provenance"]
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """Occupancy of the RED queues over time (only runs with a RED queue have it)."""
+        return self._frame("queues")
 
     def __repr__(self) -> str:
         s = self.summary
@@ -228,7 +239,7 @@ def run(
     meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
     tables = {
         name: _with_provenance(_with_flow_names(to_arrow(raw.table(name)), sc.flow_names), meta)
-        for name in TABLES
+        for name in raw.table_names
     }
     result = RunResult(summary, tables)
     if out is not None:
@@ -252,10 +263,13 @@ def provenance(sc: Scenario, seed: int) -> dict:
     }
 
 
-def _with_flow_names(table: pa.Table, names: Sequence[str | None]) -> pa.Table:
+def _with_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table":
     """``table`` with a dictionary-encoded ``flow_name`` column after its flow id column
     (``flow``, or ``id`` in the flows table); ids without a flow (4294967295 on link rows of
-    the events table) and unnamed flows give null."""
+    the events table) and unnamed flows give null. Tables without a flow id are unchanged."""
+    import numpy as np
+    import pyarrow as pa
+
     id_col = "flow" if "flow" in table.column_names else "id"
     if id_col not in table.column_names or FLOW_NAME in table.column_names:
         return table
@@ -272,7 +286,7 @@ def _with_flow_names(table: pa.Table, names: Sequence[str | None]) -> pa.Table:
     return table.add_column(at, pa.field(FLOW_NAME, arr.type, nullable=True), arr)
 
 
-def _with_provenance(table: pa.Table, meta: Mapping[str, str]) -> pa.Table:
+def _with_provenance(table: "pa.Table", meta: Mapping[str, str]) -> "pa.Table":
     """``table`` whose schema metadata (written to Parquet as key-value metadata) holds the
     provenance."""
     return table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
