@@ -30,6 +30,7 @@
 //!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
 //!   RFC 6675's DupThresh for IsLost.
 
+pub mod rules;
 pub mod scoreboard;
 pub mod startup;
 mod tlp;
@@ -38,7 +39,7 @@ use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, Recovery
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
 use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
-use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase, Rfc6675Detector};
+use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase};
 use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{Segment, TcpFlags};
 use crate::seq::SeqNum;
@@ -297,13 +298,7 @@ impl Sender {
         self.cc = CcState { cwnd: self.startup.initial_cwnd(&ev), ssthresh: self.startup.initial_ssthresh(&ev) };
         self.initial_cwnd = self.cc.cwnd;
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
-        if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
-            self.loss = Box::new(Rfc6675Detector);
-        } else if self.recovery_cfg == RecoveryAlgorithm::Reno {
-            self.loss = Box::new(crate::loss::RenoDetector);
-        } else {
-            self.loss = Box::new(NewRenoDetector);
-        }
+        self.loss = crate::loss::for_connection(self.recovery_cfg, sack_ok);
         if handshake_rtx {
             self.rtt.on_handshake_retransmitted();
         }
@@ -341,15 +336,9 @@ impl Sender {
     /// The fast-retransmit threshold D now (003 §V-D when adaptive; module docs).
     #[inline]
     pub fn dupack_threshold(&self) -> u32 {
-        match (self.dupthresh, self.phase) {
-            (DupAckThreshold::Fixed(d), _) => d.max(1),
-            (DupAckThreshold::Adaptive, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. }) => {
-                self.episode_dupthresh
-            }
-            (DupAckThreshold::Adaptive, _) => {
-                self.dupthresh.for_flight(self.flight_size().div_ceil(self.smss.max(1)))
-            }
-        }
+        let episode = matches!(self.phase, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. })
+            .then_some(self.episode_dupthresh);
+        rules::dupack_threshold(self.dupthresh, episode, self.flight_size(), self.smss)
     }
 
     /// RFC 6675 pipe.
@@ -439,11 +428,7 @@ impl Sender {
             self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, acked_originals, trace);
             // RFC 6298 (5.2)/(5.3), as below (Linux resets the timer on every ACK of new data,
             // 002 L1633–1635).
-            if self.snd_una == self.snd_nxt {
-                timers.cancel(TimerKind::Rto);
-            } else if bytes_acked > 0 {
-                timers.arm(TimerKind::Rto, now, self.rtt.rto());
-            }
+            rules::rto_timer_on_ack(timers, now, self.rtt.rto(), self.snd_una == self.snd_nxt, bytes_acked);
             out.fin_acked = self.fin_acked();
             return out;
         }
@@ -455,19 +440,16 @@ impl Sender {
             self.sb.update_lost(dupthresh, self.smss);
         }
 
-        let is_dupack = bytes_acked == 0
-            && had_outstanding
-            && match self.loss.style() {
-                // RFC 6675 §2: a duplicate ACK carries new SACK information.
-                RecoveryStyle::Sack => newly_sacked > 0,
-                // RFC 5681 §2: no data, no SYN/FIN, same ACK, same window, data outstanding.
-                RecoveryStyle::NewReno => {
-                    seg.len == 0
-                        && !seg.flags.contains(TcpFlags::SYN)
-                        && !seg.flags.contains(TcpFlags::FIN)
-                        && !window_changed
-                }
-            };
+        // RFC 6675 §2 / RFC 5681 §2 duplicate ACK (`rules.rs`, shared with the observer).
+        let shape = rules::AckShape {
+            bytes_acked,
+            had_outstanding,
+            seg_len: seg.len,
+            syn_or_fin: seg.flags.contains(TcpFlags::SYN) || seg.flags.contains(TcpFlags::FIN),
+            window_changed,
+            newly_sacked,
+        };
+        let is_dupack = rules::is_dupack(&shape, self.loss.style());
         let ev = LossAckEvent {
             phase: self.phase,
             snd_una: self.snd_una,
@@ -481,12 +463,7 @@ impl Sender {
         // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
         let consumed = self.spurious.kind() != SpuriousDetection::None && {
             // RFC 5681 §2 duplicate ACK, whatever the recovery style (F-RTO, RFC 5682 §2).
-            let dup5681 = bytes_acked == 0
-                && had_outstanding
-                && seg.len == 0
-                && !seg.flags.contains(TcpFlags::SYN)
-                && !seg.flags.contains(TcpFlags::FIN)
-                && !window_changed;
+            let dup5681 = rules::is_dupack_rfc5681(&shape);
             let sev = self.spurious_ack_event(now, seg, ack, prior_snd_una, bytes_acked, dup5681, dsack);
             let verdict = self.spurious.on_ack(&sev);
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
@@ -505,11 +482,7 @@ impl Sender {
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.
-        if self.snd_una == self.snd_nxt {
-            timers.cancel(TimerKind::Rto);
-        } else if bytes_acked > 0 {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_ack(timers, now, self.rtt.rto(), self.snd_una == self.snd_nxt, bytes_acked);
         if self.tlp.enabled {
             // RFC 8985 §7.2: restart the PTO on an ACK of new data (after the RTO, which
             // bounds it).
@@ -533,9 +506,7 @@ impl Sender {
         } else if self.rtt_sampling == RttSampling::PerAck {
             // Linux 2.4 tcp_clean_rtx_queue: the oldest newly acknowledged segment, unless a
             // retransmitted one was among them (Karn).
-            if !acked.ever_retransmitted {
-                rtt = acked.oldest_sent.map(|t| now.saturating_since(t));
-            }
+            rtt = acked.karn_sample(now);
             self.rtt_timing = None;
         } else if let Some((end, sent)) = self.rtt_timing {
             // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is cancelled
@@ -681,9 +652,7 @@ impl Sender {
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
         // RFC 6298 (5.1): start the timer if it is not running.
-        if !timers.is_armed(TimerKind::Rto) {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_send(timers, now, self.rtt.rto());
         DataOut { seq: g.start, len: g.len, fin: g.fin, cause: Some(cause) }
     }
 
@@ -815,9 +784,7 @@ impl Sender {
             self.rtt_timing = Some((self.snd_nxt, now));
         }
         // RFC 6298 (5.1)
-        if !timers.is_armed(TimerKind::Rto) {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_send(timers, now, self.rtt.rto());
         if self.tlp.enabled && self.tlp.probe != crate::loss::tlp::TlpProbe::SendingNewData {
             // RFC 8985 §7.2: (re)start the PTO after new data that was not itself a probe.
             self.tlp_schedule(now, timers);
