@@ -55,12 +55,14 @@ pub fn retransmissions_table(rows: &[RetxRow], captures: &[String]) -> Table {
     let mut dir = Interner::default();
     let mut vantage = Interner::default();
     let mut cause = Interner::default();
+    let mut trigger = Interner::default();
     let mut evidence = Interner::default();
     for r in rows {
         cap.push(captures.get(r.capture as usize).map_or("", |s| s.as_str()));
         dir.push(dir_name(r.dir));
         vantage.push(r.vantage.name());
         cause.push(r.r.cause.name());
+        trigger.push(r.r.trigger.name());
         evidence.push(r.r.evidence.name());
     }
     t.push("capture", cap.finish());
@@ -71,6 +73,7 @@ pub fn retransmissions_table(rows: &[RetxRow], captures: &[String]) -> Table {
     t.push("seq", ColumnData::U64(rows.iter().map(|r| r.r.seq).collect()));
     t.push("len", ColumnData::U32(rows.iter().map(|r| r.r.len).collect()));
     t.push("cause", cause.finish());
+    t.push("trigger", trigger.finish());
     t.push_nullable(
         "spurious",
         ColumnData::Bool(rows.iter().map(|r| r.r.spurious.unwrap_or(false)).collect()),

@@ -222,6 +222,29 @@ impl Observer {
     pub fn dupacks(&self) -> u32 {
         self.dupacks
     }
+    /// When the DupThresh-th duplicate ACK arrived since SND.UNA last advanced.
+    pub fn dupthresh_at(&self) -> Option<SimTime> {
+        self.dupthresh_at
+    }
+    /// When IsLost(SND.UNA) first held since SND.UNA last advanced.
+    pub fn islost_una_at(&self) -> Option<SimTime> {
+        self.islost_una_at
+    }
+
+    /// Bounds the state of a capture that never shows the ACKs releasing it (one direction
+    /// only): beyond `max_segments` recorded segments, the oldest are forgotten as if
+    /// acknowledged (SND.UNA moves up to the oldest one kept).
+    pub fn bound_state(&mut self, max_segments: usize) {
+        let n = self.sb.len();
+        if n <= max_segments {
+            return;
+        }
+        if let Some(keep) = self.sb.get(n - max_segments).map(|g| g.start) {
+            self.sb.cum_ack(keep);
+            self.snd_una = keep;
+        }
+    }
+
     pub fn smss(&self) -> u64 {
         self.smss
     }
