@@ -80,7 +80,9 @@ pub struct CauseInput {
     pub sack_lost: bool,
     /// Time since the retransmission timer was last (re)started.
     pub elapsed_ns: u64,
-    pub min_rto_ns: u64,
+    /// The shortest retransmission timeout the sender can have had (the profile's minimum
+    /// RTO).
+    pub rto_ns: u64,
     /// Ends at the highest sequence number sent.
     pub is_tail: bool,
     pub tlp_model: bool,
@@ -103,7 +105,7 @@ pub struct CauseDecision {
 }
 
 fn timer_could_have_fired(i: &CauseInput) -> bool {
-    i.elapsed_ns as f64 >= RTO_ELAPSED_FRACTION * i.min_rto_ns as f64
+    i.elapsed_ns as f64 >= RTO_ELAPSED_FRACTION * i.rto_ns as f64
 }
 
 /// Rule 3's elimination where the timer cannot be read: the capture sees every duplicate
@@ -161,7 +163,7 @@ mod tests {
             dupack_threshold: 3,
             sack_lost: false,
             elapsed_ns: 0,
-            min_rto_ns: S,
+            rto_ns: S,
             is_tail: false,
             tlp_model: false,
             timer_unobservable: false,

@@ -645,7 +645,11 @@ impl DirReplay {
             dupack_threshold,
             sack_lost: ex.is_some_and(|e| e.islost_una_at.is_some()),
             elapsed_ns: elapsed,
-            min_rto_ns: self.min_rto_ns,
+            // The profile's minimum RTO, the bound the timer can never beat (RFC 6298 (2.4)),
+            // not the observer's estimate: the observer takes its RTT samples from capture
+            // times, not from the sender's timestamp clock, and its RTO drifts from the
+            // sender's after delay spikes (docs/design.md, measured).
+            rto_ns: self.min_rto_ns,
             is_tail: rend >= self.snd_max,
             tlp_model: self.tlp_model,
             timer_unobservable: !silent_enough || ack_held,

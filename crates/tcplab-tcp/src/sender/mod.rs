@@ -30,6 +30,7 @@
 //!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
 //!   RFC 6675's DupThresh for IsLost.
 
+pub mod recovery;
 pub mod rules;
 pub mod scoreboard;
 pub mod startup;
@@ -49,6 +50,7 @@ use crate::config::SpuriousDetection;
 use crate::startup::{StartupEvent, StartupPolicy};
 use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
 use crate::trace::Trace;
+use recovery::{AckInput, SenderRecovery};
 use scoreboard::{Scoreboard, SentSeg};
 use tcplab_time::{SimDuration, SimTime};
 
@@ -155,9 +157,10 @@ pub struct Sender {
     initial_cwnd: u64,
     /// 000 §4.2 ssthresh estimation and pacing state (`startup.rs`).
     pub ss: startup::StartupState,
-    /// The Linux 2.4 engine (`crate::linux`) when `TcpConfig::sender` is `Linux`; it then
-    /// replaces the loss/cc/spurious seams (`None`: the RFC sender, unchanged).
-    pub linux: Option<crate::linux::LinuxCa>,
+    /// The sender engine (`recovery.rs`): the RFC engine, or the Linux 2.4 engine
+    /// (`crate::linux::Linux24`) when `TcpConfig::sender` is `Linux`, which then replaces the
+    /// loss/cc/spurious seams. Taken out while one of its hooks runs (`with_recovery`).
+    pub recovery: Option<Box<dyn SenderRecovery>>,
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
@@ -209,7 +212,7 @@ impl Clone for Sender {
             recovery_started_at: self.recovery_started_at,
             initial_cwnd: self.initial_cwnd,
             ss: self.ss.clone(),
-            linux: self.linux.clone(),
+            recovery: self.recovery.clone(),
             tlp: self.tlp,
         }
     }
@@ -262,16 +265,7 @@ impl Sender {
             recovery_started_at: None,
             initial_cwnd: smss,
             ss: startup::StartupState::new(cfg),
-            linux: (cfg.sender == crate::config::SenderModel::Linux).then(|| {
-                let reordering = match cfg.dupack_threshold {
-                    DupAckThreshold::Fixed(d) => d,
-                    DupAckThreshold::Adaptive => crate::linux::TCP_FASTRETRANS_THRESH,
-                };
-                let mut l = crate::linux::LinuxCa::new(SimTime::ZERO, reordering);
-                l.rate_halving = cfg.linux_rate_halving;
-                l.fack = cfg.linux_fack;
-                l
-            }),
+            recovery: Some(recovery::build(cfg)),
             tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
         }
     }
@@ -303,9 +297,18 @@ impl Sender {
             self.rtt.on_handshake_retransmitted();
         }
         self.established = true;
-        if self.linux.is_some() {
-            self.linux_established();
-        }
+        self.with_recovery(|r, s| r.on_established(s));
+    }
+
+    /// Runs one hook of the sender engine with the engine taken out of `self` (so it gets
+    /// `&mut Sender` and its own state without aliasing). Allocation-free: the stand-in
+    /// while an engine is out is never used, and the RFC engine is a zero-sized box.
+    #[inline]
+    fn with_recovery<R>(&mut self, f: impl FnOnce(&mut dyn SenderRecovery, &mut Sender) -> R) -> R {
+        let mut r = self.recovery.take().unwrap_or_else(|| Box::new(recovery::RfcRecovery));
+        let out = f(r.as_mut(), self);
+        self.recovery = Some(r);
+        out
     }
 
     pub fn send(&mut self, bytes: u64) {
@@ -349,10 +352,15 @@ impl Sender {
 
     /// What `cc_snapshot` reports as bytes in flight.
     pub fn bytes_in_flight(&self) -> u64 {
-        if self.linux.is_some() {
-            // 002 L1359–1361 in bytes (the same tags; `linux_counters` has the packets).
-            return self.pipe();
+        match self.recovery.as_deref() {
+            Some(r) => r.bytes_in_flight(self),
+            None => self.rfc_bytes_in_flight(),
         }
+    }
+
+    /// The RFC engine's bytes in flight: `pipe` where RFC 6675 / timeout recovery send by
+    /// it, FlightSize otherwise.
+    pub(crate) fn rfc_bytes_in_flight(&self) -> u64 {
         match self.phase {
             RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. } | RecoveryPhase::Loss { .. } => self.pipe(),
             _ => self.flight_size(),
@@ -423,15 +431,16 @@ impl Sender {
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
         }
-        if self.linux.is_some() {
-            let acked_originals = newest_sent.is_some();
-            self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, acked_originals, trace);
-            // RFC 6298 (5.2)/(5.3), as below (Linux resets the timer on every ACK of new data,
-            // 002 L1633–1635).
-            rules::rto_timer_on_ack(timers, now, self.rtt.rto(), self.snd_una == self.snd_nxt, bytes_acked);
-            out.fin_acked = self.fin_acked();
-            return out;
-        }
+        let a = AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent };
+        self.with_recovery(|r, s| r.on_ack(s, &a, timers, trace));
+        out.fin_acked = self.fin_acked();
+        out
+    }
+
+    /// The RFC engine's ACK path (`recovery::RfcRecovery`), after the shared plumbing.
+    pub(crate) fn rfc_on_ack(&mut self, a: &AckInput<'_>, timers: &mut Timers, trace: &mut Trace) {
+        let AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent } = *a;
+        let ack = seg.ack;
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
@@ -488,8 +497,6 @@ impl Sender {
             // bounds it).
             self.tlp_after_ack(now, bytes_acked, timers);
         }
-        out.fin_acked = self.fin_acked();
-        out
     }
 
     fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, acked: scoreboard::CumAck, trace: &mut Trace) {
@@ -601,9 +608,14 @@ impl Sender {
 
     /// Can a new segment of `len` bytes go out now?
     fn can_send_new(&self, len: u32) -> bool {
-        if self.linux.is_some() {
-            return self.linux_can_send_new();
+        match self.recovery.as_deref() {
+            Some(r) => r.can_send_new(self, len),
+            None => self.rfc_can_send_new(len),
         }
+    }
+
+    /// The RFC engine's transmission rule for new data.
+    pub(crate) fn rfc_can_send_new(&self, len: u32) -> bool {
         if let FrtoGate::SendNew { .. } = self.frto_gate {
             // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
             return true;
@@ -661,9 +673,11 @@ impl Sender {
         if !self.established {
             return None;
         }
-        if self.linux.is_some() {
-            return self.linux_next_segment(now, timers, stats);
-        }
+        self.with_recovery(|r, s| r.next_segment(s, now, timers, stats))
+    }
+
+    /// The RFC engine's next segment (`recovery::RfcRecovery`).
+    pub(crate) fn rfc_next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if self.tlp.probe != crate::loss::tlp::TlpProbe::Idle {
             // RFC 8985 §7.3: the probe the expired PTO decided on goes first.
             if let Some(d) = self.tlp_send_probe(now, timers, stats) {
@@ -740,6 +754,18 @@ impl Sender {
     }
 
     pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        self.new_data_gated(now, timers, stats, &|s: &Sender, len| s.can_send_new(len))
+    }
+
+    /// New data if the peer window, the send buffer and the engine's transmission rule
+    /// `may_send` (called with the segment's length) allow it.
+    pub(crate) fn new_data_gated(
+        &mut self,
+        now: SimTime,
+        timers: &mut Timers,
+        stats: &mut ConnStats,
+        may_send: &dyn Fn(&Sender, u32) -> bool,
+    ) -> Option<DataOut> {
         let unsent = self.unsent();
         let fin_pending = self.fin_queued && !self.fin_sent && !self.unlimited;
         if unsent == 0 && !fin_pending {
@@ -762,7 +788,7 @@ impl Sender {
                 return None;
             }
         }
-        if !self.can_send_new(len) {
+        if !may_send(self, len) {
             return None;
         }
         let fin = fin_pending && u64::from(len) == unsent;
@@ -794,9 +820,11 @@ impl Sender {
 
     /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)-(5.6)).
     pub fn on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
-        if self.linux.is_some() {
-            return self.linux_on_rto(now, timers, stats, trace);
-        }
+        self.with_recovery(|r, s| r.on_rto(s, now, timers, stats, trace));
+    }
+
+    /// The RFC engine's timeout (`recovery::RfcRecovery`).
+    pub(crate) fn rfc_on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
         if self.snd_una == self.snd_nxt {
             return;
         }
@@ -893,7 +921,7 @@ impl Sender {
     /// `next_segment` while F-RTO or CC 3 holds the sender.
     fn next_segment_held(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         match self.frto_gate {
-            FrtoGate::Off => self.next_segment(now, timers, stats),
+            FrtoGate::Off => self.rfc_next_segment(now, timers, stats),
             FrtoGate::Probe => {
                 // F-RTO step 1: the one retransmission, regardless of cwnd.
                 self.frto_gate = FrtoGate::Hold;
