@@ -224,6 +224,9 @@ pub struct DirReplay {
     handshake_rtt_ns: Option<u64>,
     min_rto_ns: u64,
     tlp_model: bool,
+    /// The receiver reports duplicates with D-SACK: assumed from the handshake (SACK
+    /// permitted, with a model whose receivers send D-SACK), proven once this connection
+    /// showed one (RFC 2883 §4 is then in use, RFC 3708 §3 applies).
     dsack_receiver: bool,
     started: bool,
     base: u32,
@@ -783,6 +786,8 @@ impl DirReplay {
         // "outstanding data" holds whatever the capture shows.)
         let away = self.pos != Position::Sender;
         let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now), seg, away)).unwrap_or_default();
+        // A D-SACK on this connection proves the receiver sends them.
+        self.dsack_receiver |= view.dsack.is_some();
         let dsack_block = view.dsack.map(|b| {
             (unwrap_seq(self.snd_max, b.left.0.wrapping_sub(self.base)), unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base)))
         });
