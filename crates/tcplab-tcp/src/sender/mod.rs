@@ -34,7 +34,7 @@ pub mod scoreboard;
 pub mod startup;
 mod tlp;
 
-use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
+use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
 use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
@@ -160,6 +160,10 @@ pub struct Sender {
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
+    /// Linux `ca_rtt_us` of the ACK being processed (`cc::CcAckEvent::rtt`).
+    ca_rtt: Option<SimDuration>,
+    /// RFC 6937 PRR state (`loss/prr.rs`; inert unless `TcpConfig::prr`).
+    pub prr: crate::loss::prr::Prr,
 }
 
 impl Clone for Sender {
@@ -210,6 +214,8 @@ impl Clone for Sender {
             ss: self.ss.clone(),
             linux: self.linux.clone(),
             tlp: self.tlp,
+            ca_rtt: self.ca_rtt,
+            prr: self.prr,
         }
     }
 }
@@ -249,7 +255,7 @@ impl Sender {
             send_buffer: cfg.send_buffer,
             recovery_cfg: cfg.recovery,
             rtt: crate::rtt::build(cfg),
-            ccalg: Box::new(Reno::new()),
+            ccalg: crate::cc::build(cfg),
             loss: Box::new(NewRenoDetector),
             startup: crate::startup::build(cfg),
             spurious: crate::spurious::build(&cfg.spurious),
@@ -272,6 +278,8 @@ impl Sender {
                 l
             }),
             tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
+            ca_rtt: None,
+            prr: crate::loss::prr::Prr::new(cfg.prr),
         }
     }
 
@@ -425,11 +433,14 @@ impl Sender {
         }
 
         let bytes_acked = u64::from(ack - self.snd_una);
+        self.ca_rtt = None;
         let had_outstanding = self.snd_nxt != self.snd_una;
         let mut newest_sent = None;
         if bytes_acked > 0 {
             let acked = self.sb.cum_ack(ack);
             newest_sent = acked.newest_sent.filter(|_| !acked.ever_retransmitted);
+            // Linux tcp_clean_rtx_queue: ca_rtt_us from the newest newly acknowledged segment.
+            self.ca_rtt = newest_sent.map(|t| now.saturating_since(t));
             self.snd_una = ack;
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
@@ -451,8 +462,9 @@ impl Sender {
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
         // only the segment at SND.UNA even if the peer sends SACK blocks.
+        let mut newly_lost = 0;
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
-            self.sb.update_lost(dupthresh, self.smss);
+            newly_lost = self.sb.update_lost(dupthresh, self.smss);
         }
 
         let is_dupack = bytes_acked == 0
@@ -494,6 +506,10 @@ impl Sender {
         if !consumed {
             let decision = self.loss.on_ack(&ev);
             self.apply(now, decision, bytes_acked, trace);
+        }
+        if self.prr.active {
+            // RFC 6937 / Linux tcp_cwnd_reduction: the recovery window after this ACK.
+            self.prr_on_ack(bytes_acked + newly_sacked, bytes_acked > 0, newly_lost > 0);
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
@@ -553,6 +569,25 @@ impl Sender {
         }
     }
 
+    /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt (`loss/prr.rs`).
+    fn prr_on_ack(&mut self, delivered: u64, snd_una_advanced: bool, newly_lost: bool) {
+        if !matches!(self.phase, RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. }) {
+            self.prr.on_exit();
+            return;
+        }
+        let ev = crate::loss::prr::PrrAckEvent {
+            delivered,
+            pipe: self.pipe(),
+            ssthresh: self.cc.ssthresh,
+            smss: self.smss,
+            snd_una_advanced,
+            newly_lost,
+        };
+        if let Some(cwnd) = self.prr.on_ack(&ev) {
+            self.cc.cwnd = cwnd;
+        }
+    }
+
     fn kind_of(style: RecoveryStyle) -> RecoveryKind {
         match style {
             RecoveryStyle::NewReno => RecoveryKind::FastRecovery,
@@ -560,8 +595,8 @@ impl Sender {
         }
     }
 
-    fn ack_event(&self, bytes_acked: u64) -> CcAckEvent {
-        CcAckEvent { bytes_acked, smss: self.smss }
+    fn ack_event(&self, now: SimTime, bytes_acked: u64) -> CcAckEvent {
+        CcAckEvent { bytes_acked, smss: self.smss, now, rtt: self.ca_rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt }
     }
 
     fn loss_event(&self, style: RecoveryStyle) -> CcLossEvent {
@@ -570,6 +605,10 @@ impl Sender {
 
     fn enter_recovery(&mut self, now: SimTime, trace: &mut Trace) {
         let style = self.loss.style();
+        if style == RecoveryStyle::Sack {
+            // RFC 6937 §3.1 / Linux tcp_init_cwnd_reduction: RecoverFS = prior_cwnd.
+            self.prr.on_enter(self.cc.cwnd);
+        }
         // RFC 5681 §3.2 step 2 / RFC 6675 (4.2): ssthresh from FlightSize.
         self.cc = self.ccalg.on_enter_recovery(self.cc, &self.loss_event(style));
         // RFC 6582 §3.2 step 2 / RFC 6675 (4.1): recover / RecoveryPoint = HighData.
@@ -589,7 +628,7 @@ impl Sender {
             LossDecision::None => {}
             LossDecision::Advance => {
                 self.phase = RecoveryPhase::Open;
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::Dupack { dupacks } => self.phase = RecoveryPhase::Disorder { dupacks },
             LossDecision::EnterRecovery => self.enter_recovery(now, trace),
@@ -602,7 +641,7 @@ impl Sender {
                 if let RecoveryPhase::Recovery { style: RecoveryStyle::NewReno, .. } = self.phase {
                     // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment and
                     // deflate the window.
-                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(bytes_acked));
+                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(now, bytes_acked));
                     self.sb.mark_front_lost();
                 }
             }
@@ -612,16 +651,17 @@ impl Sender {
                     _ => self.loss.style(),
                 };
                 self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                self.prr.on_exit();
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
                 // No re-entry on this (cumulative) ACK: RFC 6675 §5 starts a recovery only on
                 // a duplicate ACK, so losses already on the scoreboard wait for the next one.
             }
             LossDecision::LossAdvance => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::ExitLoss => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
             }
@@ -677,6 +717,7 @@ impl Sender {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
+        self.prr.on_sent(u64::from(g.len));
         self.spurious.on_retransmit(g.start, g.len);
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
@@ -802,6 +843,7 @@ impl Sender {
         self.sb.push(g);
         self.snd_nxt += g.seq_len();
         self.app_sent += u64::from(len);
+        self.prr.on_sent(u64::from(len));
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
@@ -855,6 +897,7 @@ impl Sender {
             rtx_tsval: self.ts_ok.then(|| ts_now(now)),
         });
         stats.timeouts += 1;
+        self.prr.on_exit();
         let first = self.consecutive_rtos == 0;
         self.consecutive_rtos += 1;
         if let RecoveryPhase::Recovery { style, .. } = self.phase {
