@@ -567,6 +567,13 @@ pub struct TcpConfig {
     /// RFC 6937 Proportional Rate Reduction (PRR-SSRB, Linux `tcp_cwnd_reduction`) for the
     /// window during SACK recovery (`loss::prr`); off by default (RFC 6675 cwnd = ssthresh).
     pub prr: bool,
+    /// RFC 8985 RACK loss detection (time-based marking, D-SACK-adapted reordering window,
+    /// reordering timer, lost retransmissions) in the RFC sender with SACK (`loss::rack`);
+    /// off by default.
+    pub rack: bool,
+    /// The TLP probe timeout rule: RFC 8985 §7.2 or Linux `tcp_schedule_loss_probe`
+    /// (`loss::tlp`); used only with `tlp`.
+    pub tlp_pto: crate::loss::tlp::PtoRule,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -601,6 +608,8 @@ impl Default for TcpConfig {
             hystart: crate::cc::hystart::HystartMode::Off,
             abc: false,
             prr: false,
+            rack: false,
+            tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             trace: true,
         }
     }

@@ -16,6 +16,7 @@
 
 pub mod newreno;
 pub mod prr;
+pub mod rack;
 pub mod reno;
 pub mod rfc6675;
 pub mod tlp;

@@ -36,7 +36,11 @@
 //! ```
 //!
 //! Ambiguities resolved:
-//! - **Units**: bytes, as RFC 6937 (Linux counts packets); Linux's `sndcnt++` is one SMSS.
+//! - **Units**: packets, as Linux (RFC 6937 counts bytes): DeliveredData is rounded up to
+//!   whole segments, every transmission counts one, ssthresh and RecoverFS are whole
+//!   segments, and the result is `pipe + sndcnt · SMSS` bytes. In bytes, the ceiling of the
+//!   proportional share is taken per byte, so the first segment of each pair goes one ACK later
+//!   than Linux sends it.
 //! - **RecoverFS**: Linux's `prior_cwnd` (cwnd when the recovery began,
 //!   `tcp_init_cwnd_reduction`), not RFC 6937's "RecoverFS = snd.nxt - snd.una" (they differ
 //!   only when the sender was not cwnd-limited).
@@ -54,11 +58,11 @@ pub struct Prr {
     /// A fast recovery with PRR is running.
     pub active: bool,
     /// RFC 6937 "prr_delivered: total bytes delivered to the receiver since the start of
-    /// recovery".
+    /// recovery" (Linux `tp->prr_delivered`, packets).
     pub prr_delivered: u64,
-    /// RFC 6937 "prr_out: total bytes sent during recovery".
+    /// RFC 6937 "prr_out: total bytes sent during recovery" (Linux `tp->prr_out`, packets).
     pub prr_out: u64,
-    /// RFC 6937 "RecoverFS" (Linux `prior_cwnd`), bytes.
+    /// RFC 6937 "RecoverFS" (Linux `prior_cwnd`), packets.
     pub recover_fs: u64,
 }
 
@@ -84,18 +88,20 @@ impl Prr {
 
     /// RFC 6937 §3.1 "At the beginning of recovery, initialize the PRR state": prr_delivered =
     /// prr_out = 0, RecoverFS (Linux `tcp_init_cwnd_reduction`: `prior_cwnd = snd_cwnd`).
-    pub fn on_enter(&mut self, prior_cwnd: u64) {
+    pub fn on_enter(&mut self, prior_cwnd: u64, smss: u64) {
         if !self.enabled {
             return;
         }
-        *self = Prr { enabled: true, active: true, prr_delivered: 0, prr_out: 0, recover_fs: prior_cwnd };
+        let recover_fs = (prior_cwnd / smss.max(1)).max(1);
+        *self = Prr { enabled: true, active: true, prr_delivered: 0, prr_out: 0, recover_fs };
     }
 
-    /// RFC 6937 §3.1 "On any data transmission or retransmission: prr_out += (data sent)".
+    /// RFC 6937 §3.1 "On any data transmission or retransmission: prr_out += (data sent)"
+    /// (one segment).
     #[inline]
-    pub fn on_sent(&mut self, bytes: u64) {
+    pub fn on_sent(&mut self) {
         if self.active {
-            self.prr_out += bytes;
+            self.prr_out += 1;
         }
     }
 
@@ -110,28 +116,33 @@ impl Prr {
         if !self.active || ev.delivered == 0 || self.recover_fs == 0 {
             return None;
         }
-        let smss = ev.smss.max(1) as i128;
+        let smss = ev.smss.max(1);
+        let delivered = ev.delivered.div_ceil(smss);
         // tp->prr_delivered += newly_acked_sacked;
-        self.prr_delivered += ev.delivered;
-        let delta = ev.ssthresh as i128 - ev.pipe as i128;
+        self.prr_delivered += delivered;
+        let ssthresh = i128::from(u32::try_from(ev.ssthresh / smss).unwrap_or(u32::MAX));
+        let in_flight = ev.pipe.div_ceil(smss) as i128;
+        // int delta = tp->snd_ssthresh - tcp_packets_in_flight(tp);
+        let delta = ssthresh - in_flight;
         let prr_out = self.prr_out as i128;
         let mut sndcnt = if delta < 0 {
             // RFC 6937: "if (pipe > ssthresh) { // Proportional Rate Reduction
             //   sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out }"
-            let dividend = ev.ssthresh as i128 * self.prr_delivered as i128 + self.recover_fs as i128 - 1;
+            let dividend = ssthresh * self.prr_delivered as i128 + self.recover_fs as i128 - 1;
             dividend / self.recover_fs as i128 - prr_out
         } else {
             // RFC 6937 PRR-SSRB: "limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS;
             // sndcnt = MIN(ssthresh - pipe, limit)" — the + MSS as Linux grants it.
-            let mut s = (self.prr_delivered as i128 - prr_out).max(ev.delivered as i128);
+            let mut s = (self.prr_delivered as i128 - prr_out).max(delivered as i128);
             if ev.snd_una_advanced && !ev.newly_lost {
-                s += smss;
+                s += 1;
             }
             s.min(delta)
         };
         // "Force a fast retransmit upon entering fast recovery"
-        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { smss });
-        Some(ev.pipe + sndcnt.max(0) as u64)
+        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
+        // tcp_snd_cwnd_set(tp, tcp_packets_in_flight(tp) + sndcnt);
+        Some(ev.pipe + sndcnt.max(0) as u64 * smss)
     }
 }
 
@@ -150,21 +161,21 @@ mod tests {
     #[test]
     fn above_ssthresh_sending_is_proportional_to_delivery() {
         let mut p = Prr::new(true);
-        p.on_enter(20 * S);
+        p.on_enter(20 * S, S);
         let mut pipe = 19u64; // one segment lost
         let mut sent = 0;
         for _ in 0..10 {
             pipe -= 1; // one segment delivered (SACKed)
             let cwnd = p.on_ack(&ev(1, pipe, false)).unwrap_or(0) / S;
             while pipe < cwnd {
-                p.on_sent(S);
+                p.on_sent();
                 pipe += 1;
                 sent += 1;
             }
         }
         assert_eq!(sent, 7);
-        assert_eq!(p.prr_delivered, 10 * S);
-        assert_eq!(p.prr_out, 7 * S);
+        assert_eq!(p.prr_delivered, 10);
+        assert_eq!(p.prr_out, 7);
     }
 
     // "Force a fast retransmit upon entering fast recovery": the first ACK allows one segment
@@ -172,7 +183,7 @@ mod tests {
     #[test]
     fn the_first_ack_always_allows_the_fast_retransmission() {
         let mut p = Prr::new(true);
-        p.on_enter(20 * S);
+        p.on_enter(20 * S, S);
         let cwnd = p.on_ack(&PrrAckEvent { delivered: 1, ..ev(0, 19, false) });
         assert_eq!(cwnd, Some(20 * S));
     }
@@ -184,8 +195,8 @@ mod tests {
     #[test]
     fn below_ssthresh_the_slow_start_reduction_bound_rebuilds_by_one_extra_segment() {
         let mut p = Prr::new(true);
-        p.on_enter(20 * S);
-        p.on_sent(S);
+        p.on_enter(20 * S, S);
+        p.on_sent();
         let cwnd = p.on_ack(&ev(2, 5, true)).unwrap_or(0);
         // prr_delivered - prr_out = 1, DeliveredData = 2 -> 2 + 1 = 3 segments
         assert_eq!(cwnd, 8 * S);
@@ -199,10 +210,10 @@ mod tests {
     #[test]
     fn prr_off_or_outside_recovery_changes_nothing() {
         let mut p = Prr::new(false);
-        p.on_enter(20 * S);
+        p.on_enter(20 * S, S);
         assert_eq!(p.on_ack(&ev(1, 10, true)), None);
         let mut p = Prr::new(true);
-        p.on_enter(20 * S);
+        p.on_enter(20 * S, S);
         p.on_exit();
         assert_eq!(p.on_ack(&ev(1, 10, true)), None);
     }

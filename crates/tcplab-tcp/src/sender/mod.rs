@@ -32,6 +32,7 @@
 
 pub mod scoreboard;
 pub mod startup;
+mod rack;
 mod tlp;
 
 use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle};
@@ -164,6 +165,9 @@ pub struct Sender {
     ca_rtt: Option<SimDuration>,
     /// RFC 6937 PRR state (`loss/prr.rs`; inert unless `TcpConfig::prr`).
     pub prr: crate::loss::prr::Prr,
+    /// RFC 8985 RACK state (`loss/rack.rs`, `rack.rs`; inert unless `TcpConfig::rack` with
+    /// SACK).
+    pub rack: crate::loss::rack::Rack,
 }
 
 impl Clone for Sender {
@@ -216,6 +220,7 @@ impl Clone for Sender {
             tlp: self.tlp,
             ca_rtt: self.ca_rtt,
             prr: self.prr,
+            rack: self.rack.clone(),
         }
     }
 }
@@ -277,9 +282,13 @@ impl Sender {
                 l.fack = cfg.linux_fack;
                 l
             }),
-            tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
+            tlp: crate::loss::tlp::Tlp {
+                pto_rule: cfg.tlp_pto,
+                ..crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc)
+            },
             ca_rtt: None,
             prr: crate::loss::prr::Prr::new(cfg.prr),
+            rack: crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc),
         }
     }
 
@@ -312,6 +321,8 @@ impl Sender {
         } else {
             self.loss = Box::new(NewRenoDetector);
         }
+        // RACK needs SACK (Linux `tcp_is_rack`; without SACK the NewReno rules run).
+        self.rack.enabled &= sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack;
         if handshake_rtx {
             self.rtt.on_handshake_retransmitted();
         }
@@ -425,6 +436,7 @@ impl Sender {
         let mut newly_sacked = 0;
         let mut dsack = false;
         self.sb.orig_newly_acked = false;
+        self.sb.delivered = Default::default();
         let prior_snd_una = self.snd_una;
         if self.sack_ok && !seg.options.sack.is_empty() {
             let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, ack, self.snd_nxt);
@@ -463,8 +475,19 @@ impl Sender {
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
         // only the segment at SND.UNA even if the peer sends SACK blocks.
         let mut newly_lost = 0;
+        if self.rack.enabled {
+            // RFC 8985 §6.2 steps 1-4.
+            self.rack_on_ack(now, dsack);
+        }
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
-            newly_lost = self.sb.update_lost(dupthresh, self.smss);
+            newly_lost = if !self.rack.enabled {
+                self.sb.update_lost(dupthresh, self.smss)
+            } else if self.rack.advanced {
+                // RFC 8985 step 5 replaces IsLost (Linux: no tcp_update_scoreboard with RACK).
+                self.rack_detect(now, timers)
+            } else {
+                0
+            };
         }
 
         let is_dupack = bytes_acked == 0
@@ -486,8 +509,10 @@ impl Sender {
             bytes_acked,
             is_dupack,
             new_sack_info: newly_sacked > 0,
-            front_is_lost: self.sb.front_is_lost(),
-            dupack_threshold: dupthresh,
+            // With RACK, recovery starts when RACK proved a loss (Linux tcp_time_to_recover
+            // "Trick#1: The loss is proven"), never by counting duplicate ACKs.
+            front_is_lost: if self.rack.enabled { self.sb.lost_bytes() > 0 } else { self.sb.front_is_lost() },
+            dupack_threshold: if self.rack.enabled { u32::MAX } else { dupthresh },
         };
         // Spurious-timeout detection (skipped entirely without a detector, so the RFC sender
         // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
@@ -504,7 +529,12 @@ impl Sender {
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
         };
         if !consumed {
-            let decision = self.loss.on_ack(&ev);
+            let mut decision = self.loss.on_ack(&ev);
+            if self.rack.enabled && decision == LossDecision::Advance && newly_sacked > 0 && self.sb.lost_bytes() > 0 {
+                // Linux tcp_ack_is_dubious (FLAG_DATA_SACKED) -> tcp_fastretrans_alert ->
+                // tcp_time_to_recover: an ACK that also SACKs enters recovery on a RACK loss.
+                decision = LossDecision::EnterRecovery;
+            }
             self.apply(now, decision, bytes_acked, trace);
         }
         if self.prr.active {
@@ -607,7 +637,7 @@ impl Sender {
         let style = self.loss.style();
         if style == RecoveryStyle::Sack {
             // RFC 6937 §3.1 / Linux tcp_init_cwnd_reduction: RecoverFS = prior_cwnd.
-            self.prr.on_enter(self.cc.cwnd);
+            self.prr.on_enter(self.cc.cwnd, self.smss);
         }
         // RFC 5681 §3.2 step 2 / RFC 6675 (4.2): ssthresh from FlightSize.
         self.cc = self.ccalg.on_enter_recovery(self.cc, &self.loss_event(style));
@@ -652,6 +682,9 @@ impl Sender {
                 };
                 self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
                 self.prr.on_exit();
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
                 // No re-entry on this (cumulative) ACK: RFC 6675 §5 starts a recovery only on
@@ -661,6 +694,9 @@ impl Sender {
                 self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::ExitLoss => {
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
                 self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
@@ -717,7 +753,8 @@ impl Sender {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
-        self.prr.on_sent(u64::from(g.len));
+        self.prr.on_sent();
+        self.rack.on_retransmit(g.start, now);
         self.spurious.on_retransmit(g.start, g.len);
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
@@ -770,6 +807,11 @@ impl Sender {
                             // NextSeg() rule (2): new data.
                             if let Some(d) = self.new_data(now, timers, stats) {
                                 return Some(d);
+                            }
+                            if self.rack.enabled {
+                                // Linux tcp_xmit_retransmit_queue with RACK: only segments
+                                // marked lost are retransmitted (no NextSeg rules 3 and 4).
+                                return None;
                             }
                             // NextSeg() rule (3): an un-SACKed segment below the highest SACK.
                             if let Some(i) = self.sb.next_retransmit(true) {
@@ -843,7 +885,7 @@ impl Sender {
         self.sb.push(g);
         self.snd_nxt += g.seq_len();
         self.app_sent += u64::from(len);
-        self.prr.on_sent(u64::from(len));
+        self.prr.on_sent();
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
@@ -898,6 +940,10 @@ impl Sender {
         });
         stats.timeouts += 1;
         self.prr.on_exit();
+        if self.rack.enabled {
+            self.rack.on_rto();
+            timers.cancel(TimerKind::RackReo);
+        }
         let first = self.consecutive_rtos == 0;
         self.consecutive_rtos += 1;
         if let RecoveryPhase::Recovery { style, .. } = self.phase {
