@@ -407,6 +407,7 @@ impl Connection {
             self.timers.cancel(TimerKind::Rto);
             self.timers.cancel(TimerKind::Persist);
             self.timers.cancel(TimerKind::Pto);
+            self.timers.cancel(TimerKind::RackReo);
         }
     }
 
@@ -419,6 +420,10 @@ impl Connection {
         // so it is looked at first. Never armed without `TcpConfig::tlp`.
         if self.timers.take_expired(TimerKind::Pto, now) {
             self.snd.on_pto(now, &mut self.timers, &mut self.trace);
+        }
+        // RFC 8985 §6.3 RACK reordering timer (never armed without `TcpConfig::rack`).
+        if self.timers.take_expired(TimerKind::RackReo, now) {
+            self.snd.on_rack_timer(now, &mut self.timers, &mut self.trace);
         }
         if self.timers.take_expired(TimerKind::Rto, now) {
             match self.state {

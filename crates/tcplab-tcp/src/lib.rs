@@ -90,7 +90,7 @@ pub mod trace;
 
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
-    AckPolicy, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
+    AckPolicy, CongestionControl, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
     SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;

@@ -15,6 +15,8 @@
 //! is for (RFC 6582 §4 "Avoiding multiple fast retransmits").
 
 pub mod newreno;
+pub mod prr;
+pub mod rack;
 pub mod reno;
 pub mod rfc6675;
 pub mod tlp;

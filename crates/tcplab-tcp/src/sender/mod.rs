@@ -34,9 +34,10 @@ pub mod recovery;
 pub mod rules;
 pub mod scoreboard;
 pub mod startup;
+mod rack;
 mod tlp;
 
-use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
+use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
 use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
@@ -164,6 +165,13 @@ pub struct Sender {
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
+    /// Linux `ca_rtt_us` of the ACK being processed (`cc::CcAckEvent::rtt`).
+    ca_rtt: Option<SimDuration>,
+    /// RFC 6937 PRR state (`loss/prr.rs`; inert unless `TcpConfig::prr`).
+    pub prr: crate::loss::prr::Prr,
+    /// RFC 8985 RACK state (`loss/rack.rs`, `rack.rs`; inert unless `TcpConfig::rack` with
+    /// SACK).
+    pub rack: crate::loss::rack::Rack,
 }
 
 impl Clone for Sender {
@@ -214,6 +222,9 @@ impl Clone for Sender {
             ss: self.ss.clone(),
             recovery: self.recovery.clone(),
             tlp: self.tlp,
+            ca_rtt: self.ca_rtt,
+            prr: self.prr,
+            rack: self.rack.clone(),
         }
     }
 }
@@ -253,7 +264,7 @@ impl Sender {
             send_buffer: cfg.send_buffer,
             recovery_cfg: cfg.recovery,
             rtt: crate::rtt::build(cfg),
-            ccalg: Box::new(Reno::new()),
+            ccalg: crate::cc::build(cfg),
             loss: Box::new(NewRenoDetector),
             startup: crate::startup::build(cfg),
             spurious: crate::spurious::build(&cfg.spurious),
@@ -266,7 +277,13 @@ impl Sender {
             initial_cwnd: smss,
             ss: startup::StartupState::new(cfg),
             recovery: Some(recovery::build(cfg)),
-            tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
+            tlp: crate::loss::tlp::Tlp {
+                pto_rule: cfg.tlp_pto,
+                ..crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc)
+            },
+            ca_rtt: None,
+            prr: crate::loss::prr::Prr::new(cfg.prr),
+            rack: crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc),
         }
     }
 
@@ -293,6 +310,8 @@ impl Sender {
         self.initial_cwnd = self.cc.cwnd;
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
         self.loss = crate::loss::for_connection(self.recovery_cfg, sack_ok);
+        // RACK needs SACK (Linux `tcp_is_rack`; without SACK the NewReno rules run).
+        self.rack.enabled &= sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack;
         if handshake_rtx {
             self.rtt.on_handshake_retransmitted();
         }
@@ -414,6 +433,7 @@ impl Sender {
         let mut newly_sacked = 0;
         let mut dsack = false;
         self.sb.orig_newly_acked = false;
+        self.sb.delivered = Default::default();
         let prior_snd_una = self.snd_una;
         if self.sack_ok && !seg.options.sack.is_empty() {
             let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, ack, self.snd_nxt);
@@ -422,11 +442,14 @@ impl Sender {
         }
 
         let bytes_acked = u64::from(ack - self.snd_una);
+        self.ca_rtt = None;
         let had_outstanding = self.snd_nxt != self.snd_una;
         let mut newest_sent = None;
         if bytes_acked > 0 {
             let acked = self.sb.cum_ack(ack);
             newest_sent = acked.newest_sent.filter(|_| !acked.ever_retransmitted);
+            // Linux tcp_clean_rtx_queue: ca_rtt_us from the newest newly acknowledged segment.
+            self.ca_rtt = newest_sent.map(|t| now.saturating_since(t));
             self.snd_una = ack;
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
@@ -445,8 +468,20 @@ impl Sender {
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
         // only the segment at SND.UNA even if the peer sends SACK blocks.
+        let mut newly_lost = 0;
+        if self.rack.enabled {
+            // RFC 8985 §6.2 steps 1-4.
+            self.rack_on_ack(now, dsack);
+        }
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
-            self.sb.update_lost(dupthresh, self.smss);
+            newly_lost = if !self.rack.enabled {
+                self.sb.update_lost(dupthresh, self.smss)
+            } else if self.rack.advanced {
+                // RFC 8985 step 5 replaces IsLost (Linux: no tcp_update_scoreboard with RACK).
+                self.rack_detect(now, timers)
+            } else {
+                0
+            };
         }
 
         // RFC 6675 §2 / RFC 5681 §2 duplicate ACK (`rules.rs`, shared with the observer).
@@ -465,8 +500,10 @@ impl Sender {
             bytes_acked,
             is_dupack,
             new_sack_info: newly_sacked > 0,
-            front_is_lost: self.sb.front_is_lost(),
-            dupack_threshold: dupthresh,
+            // With RACK, recovery starts when RACK proved a loss (Linux tcp_time_to_recover
+            // "Trick#1: The loss is proven"), never by counting duplicate ACKs.
+            front_is_lost: if self.rack.enabled { self.sb.lost_bytes() > 0 } else { self.sb.front_is_lost() },
+            dupack_threshold: if self.rack.enabled { u32::MAX } else { dupthresh },
         };
         // Spurious-timeout detection (skipped entirely without a detector, so the RFC sender
         // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
@@ -478,8 +515,17 @@ impl Sender {
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
         };
         if !consumed {
-            let decision = self.loss.on_ack(&ev);
+            let mut decision = self.loss.on_ack(&ev);
+            if self.rack.enabled && decision == LossDecision::Advance && newly_sacked > 0 && self.sb.lost_bytes() > 0 {
+                // Linux tcp_ack_is_dubious (FLAG_DATA_SACKED) -> tcp_fastretrans_alert ->
+                // tcp_time_to_recover: an ACK that also SACKs enters recovery on a RACK loss.
+                decision = LossDecision::EnterRecovery;
+            }
             self.apply(now, decision, bytes_acked, trace);
+        }
+        if self.prr.active {
+            // RFC 6937 / Linux tcp_cwnd_reduction: the recovery window after this ACK.
+            self.prr_on_ack(bytes_acked + newly_sacked, bytes_acked > 0, newly_lost > 0);
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
@@ -531,6 +577,25 @@ impl Sender {
         }
     }
 
+    /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt (`loss/prr.rs`).
+    fn prr_on_ack(&mut self, delivered: u64, snd_una_advanced: bool, newly_lost: bool) {
+        if !matches!(self.phase, RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. }) {
+            self.prr.on_exit();
+            return;
+        }
+        let ev = crate::loss::prr::PrrAckEvent {
+            delivered,
+            pipe: self.pipe(),
+            ssthresh: self.cc.ssthresh,
+            smss: self.smss,
+            snd_una_advanced,
+            newly_lost,
+        };
+        if let Some(cwnd) = self.prr.on_ack(&ev) {
+            self.cc.cwnd = cwnd;
+        }
+    }
+
     fn kind_of(style: RecoveryStyle) -> RecoveryKind {
         match style {
             RecoveryStyle::NewReno => RecoveryKind::FastRecovery,
@@ -538,8 +603,8 @@ impl Sender {
         }
     }
 
-    fn ack_event(&self, bytes_acked: u64) -> CcAckEvent {
-        CcAckEvent { bytes_acked, smss: self.smss }
+    fn ack_event(&self, now: SimTime, bytes_acked: u64) -> CcAckEvent {
+        CcAckEvent { bytes_acked, smss: self.smss, now, rtt: self.ca_rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt }
     }
 
     fn loss_event(&self, style: RecoveryStyle) -> CcLossEvent {
@@ -548,6 +613,10 @@ impl Sender {
 
     fn enter_recovery(&mut self, now: SimTime, trace: &mut Trace) {
         let style = self.loss.style();
+        if style == RecoveryStyle::Sack {
+            // RFC 6937 §3.1 / Linux tcp_init_cwnd_reduction: RecoverFS = prior_cwnd.
+            self.prr.on_enter(self.cc.cwnd, self.smss);
+        }
         // RFC 5681 §3.2 step 2 / RFC 6675 (4.2): ssthresh from FlightSize.
         self.cc = self.ccalg.on_enter_recovery(self.cc, &self.loss_event(style));
         // RFC 6582 §3.2 step 2 / RFC 6675 (4.1): recover / RecoveryPoint = HighData.
@@ -567,7 +636,7 @@ impl Sender {
             LossDecision::None => {}
             LossDecision::Advance => {
                 self.phase = RecoveryPhase::Open;
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::Dupack { dupacks } => self.phase = RecoveryPhase::Disorder { dupacks },
             LossDecision::EnterRecovery => self.enter_recovery(now, trace),
@@ -580,7 +649,7 @@ impl Sender {
                 if let RecoveryPhase::Recovery { style: RecoveryStyle::NewReno, .. } = self.phase {
                     // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment and
                     // deflate the window.
-                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(bytes_acked));
+                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(now, bytes_acked));
                     self.sb.mark_front_lost();
                 }
             }
@@ -590,16 +659,23 @@ impl Sender {
                     _ => self.loss.style(),
                 };
                 self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                self.prr.on_exit();
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
                 // No re-entry on this (cumulative) ACK: RFC 6675 §5 starts a recovery only on
                 // a duplicate ACK, so losses already on the scoreboard wait for the next one.
             }
             LossDecision::LossAdvance => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::ExitLoss => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
             }
@@ -660,6 +736,8 @@ impl Sender {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
+        self.prr.on_sent();
+        self.rack.on_retransmit(g.start, now);
         self.spurious.on_retransmit(g.start, g.len);
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
@@ -712,6 +790,11 @@ impl Sender {
                             // NextSeg() rule (2): new data.
                             if let Some(d) = self.new_data(now, timers, stats) {
                                 return Some(d);
+                            }
+                            if self.rack.enabled {
+                                // Linux tcp_xmit_retransmit_queue with RACK: only segments
+                                // marked lost are retransmitted (no NextSeg rules 3 and 4).
+                                return None;
                             }
                             // NextSeg() rule (3): an un-SACKed segment below the highest SACK.
                             if let Some(i) = self.sb.next_retransmit(true) {
@@ -797,6 +880,7 @@ impl Sender {
         self.sb.push(g);
         self.snd_nxt += g.seq_len();
         self.app_sent += u64::from(len);
+        self.prr.on_sent();
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
@@ -850,6 +934,11 @@ impl Sender {
             rtx_tsval: self.ts_ok.then(|| ts_now(now)),
         });
         stats.timeouts += 1;
+        self.prr.on_exit();
+        if self.rack.enabled {
+            self.rack.on_rto();
+            timers.cancel(TimerKind::RackReo);
+        }
         let first = self.consecutive_rtos == 0;
         self.consecutive_rtos += 1;
         if let RecoveryPhase::Recovery { style, .. } = self.phase {
