@@ -26,12 +26,12 @@ CONN_COLUMNS = {
     "timestamps", "mss_client", "vantage", "anomalies",
 }
 CAUSES = {"rto", "fast_retransmit", "sack_recovery", "tlp", "unknown"}
-TRIGGERS = {"dupthresh", "islost", "partial_ack", "nextseg", "tlp", "rto", "unknown"}
+TRIGGERS = {"dupthresh", "islost", "partial_ack", "rack", "rack_timer", "nextseg", "tlp", "rto", "unknown"}
 # Which triggers each cause may rest on (docs/outputs.md, `trigger`).
 CAUSE_TRIGGERS = {
     "rto": {"rto"},
-    "fast_retransmit": {"dupthresh", "islost"},
-    "sack_recovery": {"islost", "partial_ack", "nextseg"},
+    "fast_retransmit": {"dupthresh", "islost", "rack", "rack_timer"},
+    "sack_recovery": {"islost", "partial_ack", "nextseg", "rack", "rack_timer"},
     "tlp": {"tlp"},
     "unknown": {"unknown"},
 }

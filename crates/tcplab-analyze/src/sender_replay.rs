@@ -285,10 +285,14 @@ fn trigger_of(cause: Cause, i: &CauseInput, ex: Option<&Explanation>) -> Trigger
         Cause::Rto => Trigger::Rto,
         Cause::Tlp => Trigger::Tlp,
         Cause::Unknown => Trigger::Unknown,
+        Cause::FastRetransmit if i.rack_lost => match ex.map(|e| e.trigger) {
+            Some(Trigger::RackTimer) => Trigger::RackTimer,
+            _ => Trigger::Rack,
+        },
         Cause::FastRetransmit if i.dupacks >= i.dupack_threshold => Trigger::DupThresh,
         Cause::FastRetransmit => Trigger::IsLost,
         Cause::SackRecovery => match ex.map(|e| (e.trigger, e.islost)) {
-            Some((t @ (Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg), _)) => t,
+            Some((t @ (Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg | Trigger::Rack | Trigger::RackTimer), _)) => t,
             Some((_, true)) => Trigger::IsLost,
             _ => Trigger::NextSeg,
         },
@@ -609,7 +613,11 @@ impl DirReplay {
             }
         }
         // The engine's sender model in observe mode: which of its triggers had fired.
-        let ex: Option<Explanation> = self.obs.as_ref().map(|o| o.explain(SimTime(now), self.wire(start), self.wire(rend)));
+        let (ws, we) = (self.wire(start), self.wire(rend));
+        let ex: Option<Explanation> = self.obs.as_mut().map(|o| {
+            o.advance(SimTime(now));
+            o.explain(SimTime(now), ws, we)
+        });
         let mut phase = self.phase;
         let mut una = self.snd_una;
         let mut dupacks = ex.map_or(0, |e| e.dupacks);
@@ -647,6 +655,7 @@ impl DirReplay {
             dupacks,
             dupack_threshold,
             sack_lost: ex.is_some_and(|e| e.islost_una_at.is_some()),
+            rack_lost: ex.is_some_and(|e| e.rack_lost),
             elapsed_ns: elapsed,
             // The profile's minimum RTO, the bound the timer can never beat (RFC 6298 (2.4)),
             // not the observer's estimate: the observer takes its RTT samples from capture

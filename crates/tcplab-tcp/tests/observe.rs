@@ -29,8 +29,10 @@ fn cfg(sack: bool, tlp: bool) -> TcpConfig {
 /// Which triggers explain each cause the sender records.
 fn consistent(cause: RetransCause, t: Trigger) -> bool {
     match cause {
-        RetransCause::FastRetransmit => matches!(t, Trigger::DupThresh | Trigger::IsLost),
-        RetransCause::SackRecovery => matches!(t, Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg),
+        RetransCause::FastRetransmit => matches!(t, Trigger::DupThresh | Trigger::IsLost | Trigger::Rack | Trigger::RackTimer),
+        RetransCause::SackRecovery => {
+            matches!(t, Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg | Trigger::Rack | Trigger::RackTimer)
+        }
         RetransCause::Rto => t == Trigger::Rto,
         RetransCause::Tlp => t == Trigger::Tlp,
         _ => false,
@@ -148,4 +150,32 @@ fn a_tail_loss_probe_is_explained_by_the_pto() {
 fn without_tlp_a_tail_loss_waits_for_the_rto() {
     let v = replay(cfg(true, false), 10 * MSS, drop_first_copy_of(&[10]));
     assert_consistent(&v, &[RetransCause::Rto]);
+}
+
+fn rack_cfg() -> TcpConfig {
+    TcpConfig { rack: true, ..cfg(true, false) }
+}
+
+#[test]
+fn with_rack_the_losses_are_explained_by_rack_not_by_counting() {
+    let v = replay(rack_cfg(), 40 * MSS, drop_first_copy_of(&[12, 14]));
+    assert_consistent(&v, &[RetransCause::FastRetransmit, RetransCause::SackRecovery]);
+    assert!(v.iter().all(|x| matches!(x.1, Trigger::Rack | Trigger::RackTimer)), "{v:?}");
+}
+
+#[test]
+fn with_rack_a_lost_retransmission_is_repaired_by_rack_and_explained_so() {
+    let mut dropped_rtx = false;
+    let v = replay(rack_cfg(), 40 * MSS, move |p: &Pkt| {
+        let seg12 = p.dir == Dir::AtoB && p.rel_seq == 11 * MSS as u32 && p.seg.len > 0;
+        if seg12 && (p.rtx.is_none() || !dropped_rtx) {
+            dropped_rtx |= p.rtx.is_some();
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    // RFC 8985 §6.2: the lost retransmission is marked again one RACK.rtt later, no RTO.
+    assert_consistent(&v, &[RetransCause::FastRetransmit, RetransCause::SackRecovery]);
+    assert!(v.iter().all(|x| matches!(x.1, Trigger::Rack | Trigger::RackTimer)), "{v:?}");
 }

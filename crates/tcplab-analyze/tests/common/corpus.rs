@@ -369,8 +369,10 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
         use tcplab_analyze::{Cause, Trigger};
         let ok = match r.r.cause {
             Cause::Rto => r.r.trigger == Trigger::Rto,
-            Cause::FastRetransmit => matches!(r.r.trigger, Trigger::DupThresh | Trigger::IsLost),
-            Cause::SackRecovery => matches!(r.r.trigger, Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg),
+            Cause::FastRetransmit => matches!(r.r.trigger, Trigger::DupThresh | Trigger::IsLost | Trigger::Rack | Trigger::RackTimer),
+            Cause::SackRecovery => {
+                matches!(r.r.trigger, Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg | Trigger::Rack | Trigger::RackTimer)
+            }
             Cause::Tlp => r.r.trigger == Trigger::Tlp,
             Cause::Unknown => r.r.trigger == Trigger::Unknown,
         };

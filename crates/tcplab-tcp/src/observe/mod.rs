@@ -30,11 +30,16 @@
 //!   samples come from the capture's own times — one timed segment per RTT
 //!   (`RttSampling::PerFlight`, or `Auto` without timestamps) or the per-ACK Karn sample
 //!   otherwise. At the sender they are the sender's samples to within the capture's delay.
-//! - RACK (RFC 8985 §6) is not part of the engine yet, so no RACK trigger is reported.
+//! - RACK (RFC 8985 §6, `loss::rack`, when the profile has it): the observer runs the
+//!   sender's RACK on the capture's times; a reordering-timer expiry is applied when the
+//!   capture next shows something (`Observer::advance`). A retransmission of a segment RACK
+//!   marked is `rack`, or `rack_timer` when the latest marking came from the timer rather
+//!   than from an ACK.
 
 use crate::cc::RecoveryStyle;
 use crate::config::{DupAckThreshold, RttSampling, TcpConfig};
-use crate::loss::tlp::calc_pto;
+use crate::loss::rack::{Rack, RackAckEvent, TCP_TIMEOUT_MIN};
+use crate::loss::tlp::PtoRule;
 use crate::loss::{LossAckEvent, LossDecision, LossDetector, RecoveryPhase};
 use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{SackBlock, Segment, TcpFlags};
@@ -54,6 +59,11 @@ pub enum Trigger {
     IsLost,
     /// RFC 6582 §3.2 step 5: a partial ACK in NewReno recovery reached the segment.
     PartialAck,
+    /// RFC 8985 §6.2 step 5: RACK marked the segment lost on an ACK (a segment sent after it
+    /// was delivered, and RACK.rtt + RACK.reo_wnd passed since it was sent).
+    Rack,
+    /// RFC 8985 §6.3: RACK's reordering timer expired and marked it.
+    RackTimer,
     /// RFC 6675 §4 NextSeg() rules (3)/(4): an un-SACKed segment not (yet) deemed lost.
     NextSeg,
     /// RFC 8985 §7.3: the probe timeout expired with this segment the tail.
@@ -65,13 +75,24 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    pub const ALL: [Trigger; 7] =
-        [Trigger::DupThresh, Trigger::IsLost, Trigger::PartialAck, Trigger::NextSeg, Trigger::Tlp, Trigger::Rto, Trigger::Unknown];
+    pub const ALL: [Trigger; 9] = [
+        Trigger::DupThresh,
+        Trigger::IsLost,
+        Trigger::PartialAck,
+        Trigger::Rack,
+        Trigger::RackTimer,
+        Trigger::NextSeg,
+        Trigger::Tlp,
+        Trigger::Rto,
+        Trigger::Unknown,
+    ];
     pub const fn name(self) -> &'static str {
         match self {
             Trigger::DupThresh => "dupthresh",
             Trigger::IsLost => "islost",
             Trigger::PartialAck => "partial_ack",
+            Trigger::Rack => "rack",
+            Trigger::RackTimer => "rack_timer",
             Trigger::NextSeg => "nextseg",
             Trigger::Tlp => "tlp",
             Trigger::Rto => "rto",
@@ -109,6 +130,10 @@ pub struct Explanation {
     pub islost: bool,
     /// When IsLost(SND.UNA) first held since the last advance.
     pub islost_una_at: Option<SimTime>,
+    /// The profile runs RACK and the segment is marked lost by it.
+    pub rack_lost: bool,
+    /// When RACK's reordering timer fires, if armed.
+    pub rack_deadline: Option<SimTime>,
     /// When the retransmission timer was last started, and for how long (the profile's RTO,
     /// backed off, on its timer clock).
     pub rto_started: Option<SimTime>,
@@ -146,7 +171,13 @@ pub struct Observer {
     episode_dupthresh: Option<u32>,
     sampling: RttSampling,
     tlp: bool,
+    pto_rule: PtoRule,
     loss: Box<dyn LossDetector>,
+    /// RFC 8985 §6 RACK state (inert unless the profile has RACK and SACK is in use).
+    rack: Rack,
+    rack_deadline: Option<SimTime>,
+    /// The latest RACK marking: (when, by the reordering timer).
+    rack_marked: Option<(SimTime, bool)>,
     rtt: Box<dyn RttEstimator>,
     timers: Timers,
     rto_started: Option<SimTime>,
@@ -173,7 +204,14 @@ impl Observer {
             episode_dupthresh: None,
             sampling: cfg.rtt_sampling,
             tlp: cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc,
+            pto_rule: cfg.tlp_pto,
             loss: crate::loss::for_connection(cfg.recovery, sack_ok),
+            // RACK needs SACK (Linux `tcp_is_rack`), as in `Sender::on_established`.
+            rack: Rack::new(
+                cfg.rack && cfg.sender == crate::config::SenderModel::Rfc && sack_ok && cfg.recovery == crate::config::RecoveryAlgorithm::Sack,
+            ),
+            rack_deadline: None,
+            rack_marked: None,
             rtt: crate::rtt::build(cfg),
             timers: Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast)),
             rto_started: None,
@@ -289,12 +327,14 @@ impl Observer {
             return;
         }
         let rto_remaining = self.timers.get(TimerKind::Rto).map(|t| t.saturating_since(now));
-        self.pto_deadline = Some(now.saturating_add(calc_pto(self.rtt.srtt(), flight, self.smss, rto_remaining)));
+        let pto = rules::probe_timeout(self.pto_rule, self.rtt.srtt(), flight, self.smss, rto_remaining);
+        self.pto_deadline = Some(now.saturating_add(pto));
     }
 
     /// A data segment the capture shows. Returns the explanation when it is a
     /// retransmission (applied with the trigger the observer found).
     pub fn on_transmit(&mut self, now: SimTime, seq: SeqNum, len: u32, fin: bool) -> Option<Explanation> {
+        self.advance(now);
         let end = seq + (len + u32::from(fin));
         if !seq.lt(self.snd_nxt) {
             self.on_new_data(now, seq, len, fin);
@@ -340,10 +380,14 @@ impl Observer {
         let at_una = !seq.gt(self.snd_una);
         let is_tail = !end.lt(self.snd_nxt);
         let islost = self.sb.is_lost_at(seq);
+        let rack_lost = self.rack.enabled && islost && !matches!(self.phase, RecoveryPhase::Loss { .. });
+        let rack = if self.rack_marked.is_some_and(|m| m.1) { Trigger::RackTimer } else { Trigger::Rack };
         let trigger = match self.phase {
             // RFC 6298 (5.4): go-back-N after a timeout, or the backed-off repeat.
             RecoveryPhase::Loss { .. } => Trigger::Rto,
             _ if rto_fired && at_una => Trigger::Rto,
+            // RFC 8985 §6: with RACK, losses are marked by time, not by IsLost or DupThresh.
+            _ if rack_lost => rack,
             RecoveryPhase::Recovery { style, .. } => {
                 if islost && (style == RecoveryStyle::Sack || !at_una) {
                     Trigger::IsLost
@@ -378,6 +422,8 @@ impl Observer {
             dupthresh_at: self.dupthresh_at,
             islost,
             islost_una_at: self.islost_una_at,
+            rack_lost,
+            rack_deadline: self.rack_deadline,
             rto_started: self.rto_started,
             rto_deadline,
             rto_fired,
@@ -408,13 +454,16 @@ impl Observer {
             _ if expired => {
                 // RFC 6298 (5.4)-(5.6): back off, go-back-N, restart the timer.
                 self.rtt.on_timeout();
+                self.rack.on_rto();
                 self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
                 self.phase = RecoveryPhase::Loss { recover: self.snd_nxt };
                 self.pto_deadline = None;
                 let rto = self.rtt.rto();
                 self.track_rto(now, |t| t.arm(TimerKind::Rto, now, rto));
             }
-            Trigger::DupThresh | Trigger::IsLost if matches!(self.phase, RecoveryPhase::Open | RecoveryPhase::Disorder { .. }) => {
+            Trigger::DupThresh | Trigger::IsLost | Trigger::Rack | Trigger::RackTimer
+                if matches!(self.phase, RecoveryPhase::Open | RecoveryPhase::Disorder { .. }) =>
+            {
                 // RFC 5681 §3.2 step 2 / RFC 6675 (4): fast retransmit enters recovery.
                 self.sb.mark_front_lost();
                 self.phase = RecoveryPhase::Recovery { recover: self.snd_nxt, style: self.loss.style(), first_rtx_done: true };
@@ -434,6 +483,7 @@ impl Observer {
                     break;
                 }
                 self.sb.on_retransmit(i, now);
+                self.rack.on_retransmit(g.start, now);
                 i += 1;
             }
         }
@@ -449,6 +499,8 @@ impl Observer {
         if !seg.flags.contains(TcpFlags::ACK) {
             return view;
         }
+        self.advance(now);
+        self.sb.delivered = Default::default();
         // An ACK beyond what the capture showed covers data sent upstream of it.
         let ack = if seg.ack.gt(self.snd_nxt) { self.snd_nxt } else { seg.ack };
         if ack.lt(self.snd_una) {
@@ -466,8 +518,11 @@ impl Observer {
         let bytes_acked = u64::from(ack - self.snd_una);
         view.bytes_acked = bytes_acked;
         let had_outstanding = self.snd_nxt != self.snd_una || unseen_outstanding;
+        let mut ca_rtt = None;
         if bytes_acked > 0 {
             view.acked = self.sb.cum_ack(ack);
+            // Linux tcp_clean_rtx_queue: ca_rtt_us from the newest newly acknowledged segment.
+            ca_rtt = view.acked.newest_sent.filter(|_| !view.acked.ever_retransmitted).map(|t| now.saturating_since(t));
             self.snd_una = ack;
             self.take_rtt_sample(now, ack, &view.acked);
             self.dupacks = 0;
@@ -477,9 +532,26 @@ impl Observer {
         }
         let dupthresh = self.dupack_threshold();
         let style = self.loss.style();
+        if self.rack.enabled {
+            // RFC 8985 §6.2 steps 1-4.
+            let ev = RackAckEvent {
+                now,
+                delivered: self.sb.delivered,
+                rtt_sample: ca_rtt,
+                dsack: view.dsack.is_some(),
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            self.rack.on_ack(&ev);
+        }
         if (view.newly_sacked > 0 || bytes_acked > 0) && style == RecoveryStyle::Sack {
-            // RFC 6675 §4 IsLost over the scoreboard.
-            self.sb.update_lost(dupthresh, self.smss);
+            if !self.rack.enabled {
+                // RFC 6675 §4 IsLost over the scoreboard.
+                self.sb.update_lost(dupthresh, self.smss);
+            } else if self.rack.advanced {
+                // RFC 8985 §6.2 step 5 replaces IsLost.
+                self.rack_detect(now, false);
+            }
         }
         let shape = AckShape {
             bytes_acked,
@@ -499,10 +571,14 @@ impl Observer {
                 self.dupthresh_at = Some(now);
             }
         }
-        let front_is_lost = self.sb.front_is_lost();
-        if front_is_lost && self.islost_una_at.is_none() && !matches!(self.phase, RecoveryPhase::Loss { .. }) {
+        if !self.rack.enabled
+            && self.sb.front_is_lost()
+            && self.islost_una_at.is_none()
+            && !matches!(self.phase, RecoveryPhase::Loss { .. })
+        {
             self.islost_una_at = Some(now);
         }
+        let (front_is_lost, entry_dupthresh) = rules::loss_entry_inputs(self.rack.enabled, &self.sb, dupthresh);
         let ev = LossAckEvent {
             phase: self.phase,
             snd_una: self.snd_una,
@@ -510,12 +586,18 @@ impl Observer {
             is_dupack: view.is_dupack,
             new_sack_info: view.newly_sacked > 0,
             front_is_lost,
-            dupack_threshold: dupthresh,
+            dupack_threshold: entry_dupthresh,
         };
-        let d = self.loss.on_ack(&ev);
+        let d = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, view.newly_sacked, &self.sb);
         view.decision = Some(d);
         match d {
-            LossDecision::Advance | LossDecision::ExitRecovery | LossDecision::ExitLoss => self.phase = RecoveryPhase::Open,
+            LossDecision::ExitRecovery | LossDecision::ExitLoss => {
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
+                self.phase = RecoveryPhase::Open;
+            }
+            LossDecision::Advance => self.phase = RecoveryPhase::Open,
             LossDecision::Dupack { dupacks } => self.phase = RecoveryPhase::Disorder { dupacks },
             // The fast retransmit itself is applied when the capture shows it.
             LossDecision::EnterRecovery => {}
@@ -529,6 +611,30 @@ impl Observer {
             self.schedule_pto(now);
         }
         view
+    }
+
+    /// RFC 8985 §6.2 step 5 / §6.3 at `now`: marks what RACK deems lost and re-arms the
+    /// reordering timer (`sender/rack.rs` does the same for the sender).
+    fn rack_detect(&mut self, now: SimTime, by_timer: bool) {
+        let reo_wnd = rules::rack_reo_wnd(&self.rack, self.phase, self.sb.sacked_bytes(), self.smss, self.dupack_threshold(), self.rtt.srtt());
+        let out = self.rack.detect_loss(&mut self.sb, now, reo_wnd);
+        // Linux tcp_rack_mark_lost: "timeout = usecs_to_jiffies(timeout) + TCP_TIMEOUT_MIN".
+        self.rack_deadline = out.timeout.map(|t| now.saturating_add(t + TCP_TIMEOUT_MIN));
+        if out.newly_lost > 0 {
+            self.rack_marked = Some((now, by_timer));
+        }
+    }
+
+    /// Applies the timers that expired before `now` and act without a packet: RACK's
+    /// reordering timer (RFC 8985 §6.3; Linux `tcp_rack_reo_timeout` marks, then the sender
+    /// retransmits, which the capture shows next).
+    pub fn advance(&mut self, now: SimTime) {
+        while let Some(d) = self.rack_deadline.filter(|&d| d <= now) {
+            self.rack_deadline = None;
+            if self.snd_una != self.snd_nxt {
+                self.rack_detect(d, true);
+            }
+        }
     }
 
     fn take_rtt_sample(&mut self, now: SimTime, ack: SeqNum, acked: &CumAck) {

@@ -494,6 +494,8 @@ impl Sender {
             newly_sacked,
         };
         let is_dupack = rules::is_dupack(&shape, self.loss.style());
+        // With RACK recovery starts on a proven loss, not on a duplicate count (`rules.rs`).
+        let (front_is_lost, entry_dupthresh) = rules::loss_entry_inputs(self.rack.enabled, &self.sb, dupthresh);
         let ev = LossAckEvent {
             phase: self.phase,
             snd_una: self.snd_una,
@@ -502,8 +504,8 @@ impl Sender {
             new_sack_info: newly_sacked > 0,
             // With RACK, recovery starts when RACK proved a loss (Linux tcp_time_to_recover
             // "Trick#1: The loss is proven"), never by counting duplicate ACKs.
-            front_is_lost: if self.rack.enabled { self.sb.lost_bytes() > 0 } else { self.sb.front_is_lost() },
-            dupack_threshold: if self.rack.enabled { u32::MAX } else { dupthresh },
+            front_is_lost,
+            dupack_threshold: entry_dupthresh,
         };
         // Spurious-timeout detection (skipped entirely without a detector, so the RFC sender
         // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
@@ -515,12 +517,8 @@ impl Sender {
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
         };
         if !consumed {
-            let mut decision = self.loss.on_ack(&ev);
-            if self.rack.enabled && decision == LossDecision::Advance && newly_sacked > 0 && self.sb.lost_bytes() > 0 {
-                // Linux tcp_ack_is_dubious (FLAG_DATA_SACKED) -> tcp_fastretrans_alert ->
-                // tcp_time_to_recover: an ACK that also SACKs enters recovery on a RACK loss.
-                decision = LossDecision::EnterRecovery;
-            }
+            // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
+            let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
             self.apply(now, decision, bytes_acked, trace);
         }
         if self.prr.active {

@@ -8,6 +8,10 @@
 
 use crate::cc::RecoveryStyle;
 use crate::config::DupAckThreshold;
+use crate::loss::rack::Rack;
+use crate::loss::tlp::{calc_pto, calc_pto_linux, PtoRule};
+use crate::loss::{LossDecision, RecoveryPhase};
+use crate::sender::scoreboard::Scoreboard;
 use crate::timer::{TimerKind, Timers};
 use tcplab_time::{SimDuration, SimTime};
 
@@ -90,6 +94,48 @@ pub fn rto_timer_on_ack(timers: &mut Timers, now: SimTime, rto: SimDuration, all
     } else if bytes_acked > 0 {
         timers.arm(TimerKind::Rto, now, rto);
     }
+}
+
+/// The probe timeout of the profile's rule: RFC 8985 §7.2 TLP_calc_PTO() or Linux
+/// `tcp_schedule_loss_probe` (`loss::tlp`). `flight_size` in bytes.
+#[inline]
+pub fn probe_timeout(rule: PtoRule, srtt: Option<SimDuration>, flight_size: u64, smss: u64, rto_remaining: Option<SimDuration>) -> SimDuration {
+    match rule {
+        PtoRule::Rfc8985 => calc_pto(srtt, flight_size, smss, rto_remaining),
+        PtoRule::Linux => calc_pto_linux(srtt, flight_size.div_ceil(smss.max(1)), rto_remaining),
+    }
+}
+
+/// What the loss detector is told about IsLost(SND.UNA) and DupThresh. With RACK (RFC 8985
+/// §6) recovery starts when RACK proved a loss anywhere on the scoreboard (Linux
+/// `tcp_time_to_recover`: "Trick#1: The loss is proven"), never by counting duplicate ACKs.
+#[inline]
+pub fn loss_entry_inputs(rack: bool, sb: &Scoreboard, dupthresh: u32) -> (bool, u32) {
+    if rack {
+        (sb.lost_bytes() > 0, u32::MAX)
+    } else {
+        (sb.front_is_lost(), dupthresh)
+    }
+}
+
+/// Linux `tcp_ack_is_dubious` (FLAG_DATA_SACKED) → `tcp_fastretrans_alert` →
+/// `tcp_time_to_recover`: with RACK an ACK that advances SND.UNA and also SACKs enters
+/// recovery when the scoreboard holds a RACK loss.
+#[inline]
+pub fn rack_entry(d: LossDecision, rack: bool, newly_sacked: u64, sb: &Scoreboard) -> LossDecision {
+    if rack && d == LossDecision::Advance && newly_sacked > 0 && sb.lost_bytes() > 0 {
+        LossDecision::EnterRecovery
+    } else {
+        d
+    }
+}
+
+/// RFC 8985 §6.2 step 4 RACK.reo_wnd for a sender in `phase` with `sacked_bytes` SACKed
+/// (RACK.segs_sacked in whole segments against DupThresh).
+#[inline]
+pub fn rack_reo_wnd(rack: &Rack, phase: RecoveryPhase, sacked_bytes: u64, smss: u64, dupthresh: u32, srtt: Option<SimDuration>) -> SimDuration {
+    let in_recovery = matches!(phase, RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. });
+    rack.reo_wnd(in_recovery, sacked_bytes.div_ceil(smss.max(1)), dupthresh, srtt)
 }
 
 #[cfg(test)]
