@@ -281,15 +281,18 @@ def build(runs: Path) -> str:
                 tot["ok"] += round((s["cause_acc"] or 0) * s["found"])
                 tot["sp"] += s["spurious_truth"]
                 tot["rec"] += round((s["recall"] or 0) * s["spurious_truth"])
+                tot["said"] += s["said_spurious"]
+                tot["said_ok"] += s["said_spurious_right"]
                 tot["und"] += s["undecided"]
             scores[("_total", v, m)] = tot
-    w("| model | vantage | truth | found | extra | cause acc. | spurious (truth) | spurious R | undecided |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    w("| model | vantage | truth | found | extra | cause acc. | spurious (truth) | spurious P | spurious R | undecided |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     for m in MODELS:
         for v, _ in VANTAGES:
             t = scores[("_total", v, m)]
             w(f"| `{m}` | {v} | {t['truth']} | {t['found']} | {t['extra']} | "
               f"{fmt(t['ok'] / t['found'] if t['found'] else None)} | {t['sp']} | "
+              f"{fmt(t['said_ok'] / t['said'] if t['said'] else None)} | "
               f"{fmt(t['rec'] / t['sp'] if t['sp'] else None)} | {t['und']} |")
     w("")
     w("Per scenario (wrong causes as `kernel->analyzer: count`):")

@@ -60,6 +60,8 @@ def score(truth: list[dict], analyzer_rows: list[dict], vantage: str) -> dict:
         "cause_unknown": sum(1 for _, a in matched if a["cause"] == "unknown"),
         "cause_confusion": dict(sorted(confusion.items())),
         "spurious_truth": len(true_sp),
+        "said_spurious": len(said_sp),
+        "said_spurious_right": sum(1 for t, _ in said_sp if t["spurious"]),
         "precision": sum(1 for t, _ in said_sp if t["spurious"]) / len(said_sp) if said_sp else None,
         "recall": sum(1 for _, a in true_sp if a["spurious"] is True) / len(true_sp) if true_sp else None,
         "undecided": undecided,
