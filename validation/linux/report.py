@@ -301,8 +301,11 @@ def build(runs: Path) -> str:
     w("")
     w("Per scenario (wrong causes as `kernel->analyzer: count`):")
     w("")
-    w("| scenario | vantage | model | truth | found | extra | cause acc. | wrong causes | spurious (truth) | P | R | undecided |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    w("*trigger* = share of matched rows whose analyzer `trigger` is one the kernel's stack allows")
+    w("(`score.TRIGGER_COMPATIBLE`; n/a while the analyzer has no `trigger` column).")
+    w("")
+    w("| scenario | vantage | model | truth | found | extra | cause acc. | wrong causes | trigger | spurious (truth) | P | R | undecided |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sc in SCENARIOS:
         for v, _ in VANTAGES:
             for m in MODELS:
@@ -311,7 +314,7 @@ def build(runs: Path) -> str:
                     continue
                 conf = ", ".join(f"{k}: {n}" for k, n in s["cause_confusion"].items()) or "-"
                 w(f"| `{sc.name}` | {v} | `{m}` | {s['truth']} | {s['found']} | {s['extra']} | {fmt(s['cause_acc'])} | "
-                  f"{conf} | {s['spurious_truth']} | {fmt(s['precision'])} | {fmt(s['recall'])} | {s['undecided']} |")
+                  f"{conf} | {fmt(s['trigger_acc'])} | {s['spurious_truth']} | {fmt(s['precision'])} | {fmt(s['recall'])} | {s['undecided']} |")
     w("")
     w("## Per-retransmission detail (deterministic scenarios)")
     w("")
