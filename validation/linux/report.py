@@ -109,7 +109,7 @@ def build(runs: Path) -> str:
             for m in MODELS:
                 scores[(sc.name, v, m)] = score.score(truth, score.analyzer_rows(d / cap, m), v)
     if not real:
-        raise SystemExit(f"report.py: error: no real runs in {runs}")
+        raise RuntimeError(f"no real runs in {runs} (run.py first, or drop --reuse)")
     any_real = next(iter(real.values()))
     hz = any_real["hz"]
     L: list[str] = []
@@ -480,4 +480,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (RuntimeError, OSError, ValueError) as e:  # one line, no traceback
+        print(f"report.py: error: {e}", file=sys.stderr)
+        sys.exit(2)
