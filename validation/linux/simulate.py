@@ -56,7 +56,7 @@ SYSCTL_KEYS = {
     "tcp_early_retrans": ("tlp", {0: "false", 1: "false", 2: "false", 3: "true", 4: "true"}),
     "tcp_recovery": ("rack", {0: "false", 1: "true"}),
     "tcp_congestion_control": ("cc", {"reno": '"reno"', "cubic": '"cubic"'}),
-    "tcp_frto": ("frto", {0: "false", 2: "true"}),
+    "tcp_frto": ("spurious_detection", {0: '"none"', 2: '"frto-sack"'}),
 }
 
 
