@@ -299,6 +299,7 @@ def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, p
         "sim_wall_s": round(o.sim_wall_s, 6),
         "sim_cpu_s": round(o.sim_cpu_s, 6),
         "task_wall_s": round(o.task_wall_s, 6),
+        "task_cpu_s": round(o.task_cpu_s, 6),
         "sim_time_s": o.summary.get("sim_time_s"),
         "events": o.summary.get("events"),
         "worker": o.worker,
