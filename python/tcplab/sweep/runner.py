@@ -365,7 +365,7 @@ def dry_run_text(study: Study, out: Path | None = None) -> str:
     lines.append("seeds: " + _seed_text(study.seeds))
     if out is not None and (Path(out) / L.LEDGER).exists():
         led = L.Ledger(Path(out))
-        on_disk = {p.stem for p in led.runs_dir.glob("*.parquet")}
+        on_disk = L.run_keys_on_disk(led.runs_dir)
         done = sum(1 for r in study.runs() if r.key in on_disk)
         lines.append(f"{done} of {len(points) * len(study.seeds)} runs already in {out}/runs")
     return "\n".join(lines)
