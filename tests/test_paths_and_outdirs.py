@@ -48,6 +48,9 @@ def test_output_names_that_look_like_uris_are_plain_directories(cap: Path, tmp_p
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     out = tmp_path / name
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o777 & ~umask, "the mode mkdir would give, not mkdtemp's 0700"
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [MANIFEST, "summary.json", "retransmissions.parquet", "retransmissions.csv", "connections.parquet", "connections.csv"]
     )
