@@ -205,3 +205,9 @@ def test_the_cli_starts_without_pandas_pyarrow_or_matplotlib(cap: Path, tmp_path
     assert _heavy_imports("scenarios", cwd=tmp_path) == []
     # analyze needs pyarrow to write Parquet, but neither pandas nor matplotlib.
     assert _heavy_imports("analyze", str(cap), "-o", "o", "-q", cwd=tmp_path) == ["pyarrow"]
+
+
+def test_click_s_path_checks_speak_the_project_s_style(tmp_path: Path, cap: Path):
+    r = tcplab_cli("plot", str(cap), "-o", str(tmp_path / "x.png"))
+    assert r.returncode == 2
+    assert r.stderr == f"tcplab: error: RESULTS: {cap}: is a file, not a directory (see 'tcplab plot --help')\n"
