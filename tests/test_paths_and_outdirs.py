@@ -211,3 +211,14 @@ def test_click_s_path_checks_speak_the_project_s_style(tmp_path: Path, cap: Path
     r = tcplab_cli("plot", str(cap), "-o", str(tmp_path / "x.png"))
     assert r.returncode == 2
     assert r.stderr == f"tcplab: error: RESULTS: {cap}: is a file, not a directory (see 'tcplab plot --help')\n"
+
+
+def test_run_takes_scenario_and_output_names_that_are_not_utf8(small_scenario: Path, tmp_path: Path):
+    scenario = os.fsencode(tmp_path) + b"/sc\xe9nario.toml"
+    with open(scenario, "wb") as fh:
+        fh.write(small_scenario.read_bytes())
+    out = os.fsencode(tmp_path) + b"/r\xe9sultats"
+    r = _cli_bytes("run", scenario, "-o", out, "--no-trace", "--pcap", "bottleneck", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert os.path.getsize(out + b"/bottleneck.pcap") > 24
+    assert f"results in {show(out)}/".encode() in r.stdout
