@@ -3,13 +3,14 @@
 One sans-IO TCP engine (Rust) drives a packet-level simulator; results come back as Arrow
 tables / pandas DataFrames and Parquet files.
 
-Entry points: :func:`run`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
+Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
 """
 
 from typing import TYPE_CHECKING
 
 from . import _core
 from .errors import ScenarioError, TcplabError
+from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
 
 if TYPE_CHECKING:
     from .api import RunResult, Scenario, load_scenario, run
@@ -35,5 +36,6 @@ __all__ = [
     "TcplabError",
     "load_scenario",
     "run",
+    "sweep",
     "__version__",
 ]

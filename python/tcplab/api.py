@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast
 
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
-#: Table names written by ``RunResult.write`` (as ``<name>.parquet``).
+#: Table names written by ``RunResult.write`` (as ``<name>.parquet``); a run with a RED
+#: queue also has ``queues`` (see docs/outputs.md).
 TABLES = ("flows", "events", "timeseries")
 
 
@@ -119,6 +120,11 @@ class RunResult(TableResult):
     def timeseries(self) -> pd.DataFrame:
         return self._frame("timeseries")
 
+    @property
+    def queues(self) -> pd.DataFrame:
+        """Occupancy of the RED queues over time (only runs with a RED queue have it)."""
+        return self._frame("queues")
+
     def __repr__(self) -> str:
         s = self.summary
         return (
@@ -168,7 +174,7 @@ def run(
     wall_s = time.perf_counter() - t0
     summary = json.loads(raw.summary_json)
     summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s}
-    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
+    tables = {name: to_arrow(raw.table(name)) for name in raw.table_names}
     result = RunResult(summary, tables)
     if out is not None:
         result.write(out)

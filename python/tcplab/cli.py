@@ -173,6 +173,8 @@ def main() -> None:
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
+    tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
+    tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
     """
 
 
@@ -280,14 +282,30 @@ def check(scenario: Path, overrides) -> None:
 
 @main.command()
 @click.argument("results", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--flow", type=int, default=0, show_default=True, help="Flow id to draw.")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
 @click.option("--start", type=float, default=None, help="Start of the time axis (s).")
 @click.option("--end", type=float, default=None, help="End of the time axis (s).")
+@click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
+@click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
 @_user_errors
-def plot(results: Path, flow: int, out: Path, start, end) -> None:
-    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory."""
+def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_key) -> None:
+    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory.
+
+    `tcplab plot sweep DIR --metric M --x KEY -o IMG`: a metric of a sweep against one swept
+    key, with 95 % confidence bands, one series per combination of the other keys."""
+    if sweep_dir is not None or (results == Path("sweep") and (metric or x_key)):
+        if results != Path("sweep") or sweep_dir is None:
+            raise click.UsageError("one directory only; for a sweep write: tcplab plot sweep DIR --metric M --x KEY -o IMG")
+        if not metric or not x_key:
+            raise click.UsageError("plot sweep needs --metric and --x")
+        from .sweep.plot import plot_sweep
+
+        plot_sweep(sweep_dir, metric, x_key, out)
+        click.echo(f"wrote {out}")
+        return
     from .plot import plot_flow
 
     plot_flow(results, flow, out, t_start=start, t_end=end)
@@ -384,6 +402,51 @@ def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> Non
         path = report.write()
     click.echo(f"wrote {_shown(out / path.name)} and {_shown(out / 'results.csv')}")
 
+@main.command()
+@click.argument("study", type=click.Path(path_type=Path))
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Sweep directory (created if missing; an existing one is resumed).")
+@click.option("--dry-run", is_flag=True, help="Validate every point, print the expansion and the number of runs; run nothing.")
+@click.option("--workers", type=click.IntRange(1, 4096), default=None,
+              help="Local worker processes (default: one per core).")
+@click.option("--scheduler", metavar="ADDR", default=None,
+              help="Use the Dask cluster of this scheduler (tcp://host:8786) instead of local workers.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no table.")
+@_user_errors
+def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> None:
+    """Run a parameter study: every point of STUDY (a study file, or a shipped study's name)
+    times every seed, on Dask; writes OUT/runs/, OUT/flows.parquet and OUT/summary.csv.
+
+    Runs already filed in OUT are not run again: re-run the same command to resume."""
+    from .sweep.runner import dry_run_text, run_study, validate
+    from .sweep.study import load_study
+
+    st = load_study(study)
+    if dry_run:
+        validate(st)
+        click.echo(dry_run_text(st, out))
+        return
+    if out is None:
+        raise click.UsageError("missing option -o/--out (or use --dry-run)")
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers and --scheduler exclude each other (the cluster has its own workers)")
+    res = run_study(st, out, workers=workers, scheduler=scheduler, progress=False if quiet else None,
+                    echo=None if quiet else click.echo)
+    if quiet:
+        return
+    s = res.stats
+    click.echo(res.table())
+    line = f"{_plural(s.runs, 'run')}: {s.executed} ran now, {s.reused} reused; {s.wall_s:.1f} s"
+    if s.outside_fraction is not None:
+        line += f" on {_plural(s.workers, 'worker')}, {100 * s.outside_fraction:.1f} % of worker time outside the simulator"
+    click.echo(line)
+    if s.executed:
+        click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, "
+                   f"{s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator "
+                   f"({s.sim_cpu_s:.1f} s CPU); driver process {s.driver_cpu_s:.1f} s CPU")
+    click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
+
+
 def _print_analysis(summary: dict, out: Path) -> None:
     t = summary["table_iv"]
     caps = summary["captures"]
@@ -451,6 +514,23 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
         res.write(tmp)
     if not quiet:
         _print_analysis(res.summary, out)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("analyze_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the scores and the confusion as JSON.")
+@_user_errors
+def compare(run_dir: Path, analyze_dir: Path, as_json: bool) -> None:
+    """Score an analysis of a simulated capture against the simulator's ground truth.
+
+    RUN_DIR: a `tcplab run --pcap LINK` output (with its trace); ANALYZE_DIR: `tcplab analyze`
+    of that run's captures. Prints per capture the retransmissions found, matched, cause
+    accuracy and spurious precision/recall, and the per-cause confusion (docs/validation.md)."""
+    from .compare import compare as api_compare, format_result, to_json
+
+    res = api_compare(run_dir, analyze_dir)
+    click.echo(to_json(res) if as_json else format_result(res))
 
 
 @main.command()

@@ -75,6 +75,11 @@ impl PyRunOutput {
     fn table<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
         tables::take_table(py, &mut self.tables, name)
     }
+    /// Names of the tables this run produced (`queues` only when a link runs RED).
+    #[getter]
+    fn table_names(&self) -> Vec<String> {
+        self.tables.iter().map(|t| t.name.clone()).collect()
+    }
 }
 
 fn scenario_err(e: impl std::fmt::Display) -> PyErr {
@@ -117,7 +122,9 @@ fn run(
     let out = py.detach(|| tcplab_netsim::run(spec, &opts)).map_err(scenario_err)?;
     let summary_json = serde_json::to_string(&out.summary)
         .map_err(|e| PyValueError::new_err(format!("summary serialization: {e}")))?;
-    Ok(PyRunOutput { summary_json, tables: vec![out.flows, out.events, out.timeseries] })
+    let mut tables = vec![out.flows, out.events, out.timeseries];
+    tables.extend(out.queues);
+    Ok(PyRunOutput { summary_json, tables })
 }
 
 #[pyfunction]

@@ -228,6 +228,8 @@ impl Connection {
 
     /// Records the peer's SYN options and derives what is used on the connection.
     fn negotiate(&mut self, seg: &Segment) {
+        // RFC 3168 §6.1.1 (before `irs_seen` is set: it tells a server from a client).
+        self.snd.ecn.on_peer_syn(seg, self.state == ConnState::Listen);
         self.peer_syn = seg.options;
         self.irs_seen = true;
         // RFC 7323 §2.2 / RFC 2018 §2: used only if both ends offered them.
@@ -353,6 +355,8 @@ impl Connection {
         if !f.contains(TcpFlags::ACK) {
             return;
         }
+        // RFC 3168 §6.1.3: the receiver's echo (CWR stops it, CE data starts it).
+        self.snd.ecn.on_segment(seg);
         {
             let out = self.snd.on_ack(now, seg, &mut self.timers, &mut self.trace);
             if out.ack_unsent {
@@ -407,6 +411,7 @@ impl Connection {
             self.timers.cancel(TimerKind::Rto);
             self.timers.cancel(TimerKind::Persist);
             self.timers.cancel(TimerKind::Pto);
+            self.timers.cancel(TimerKind::RackReo);
         }
     }
 
@@ -419,6 +424,10 @@ impl Connection {
         // so it is looked at first. Never armed without `TcpConfig::tlp`.
         if self.timers.take_expired(TimerKind::Pto, now) {
             self.snd.on_pto(now, &mut self.timers, &mut self.trace);
+        }
+        // RFC 8985 §6.3 RACK reordering timer (never armed without `TcpConfig::rack`).
+        if self.timers.take_expired(TimerKind::RackReo, now) {
+            self.snd.on_rack_timer(now, &mut self.timers, &mut self.trace);
         }
         if self.timers.take_expired(TimerKind::Rto, now) {
             match self.state {
@@ -453,7 +462,9 @@ impl Connection {
         }
         self.ack_now = false;
         self.timers.cancel(TimerKind::DelayedAck);
-        Segment { seq, ack, flags: flags | TcpFlags::ACK, window, len: 0, options, ecn: Default::default() }
+        // RFC 3168 §6.1.3: ECE on every ACK while echoing.
+        let flags = flags | TcpFlags::ACK | self.snd.ecn.ack_flags();
+        Segment { seq, ack, flags, window, len: 0, options, ecn: Default::default() }
     }
 
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
@@ -484,11 +495,21 @@ impl Connection {
         }
         if let Some(DataOut { seq, len, fin, cause }) = self.snd.next_segment(now, &mut self.timers, &mut self.stats) {
             let mut flags = TcpFlags::default();
+            let mut ecn = crate::segment::Ecn::NotEct;
             if fin {
                 flags.insert(TcpFlags::FIN);
             }
+            if len > 0 {
+                // RFC 3168 §6.1.2, §6.1.5: ECT on new data, CWR after a window reduction.
+                let m = self.snd.ecn.data_marking(cause.is_some());
+                if m.cwr {
+                    flags.insert(TcpFlags::CWR);
+                }
+                ecn = m.ecn;
+            }
             let mut seg = self.base_segment(now, seq, flags);
             seg.len = len;
+            seg.ecn = ecn;
             return Some(Transmit { segment: seg, retransmission: cause });
         }
         if self.ack_now {
@@ -517,6 +538,8 @@ impl Connection {
         } else {
             (SeqNum(0), TcpFlags::SYN)
         };
+        // RFC 3168 §6.1.1: ECN-setup SYN / SYN-ACK.
+        let flags = flags | self.snd.ecn.syn_flags(server);
         // RFC 7323 §2.2: the window in a SYN is not scaled.
         let window = self.cfg.recv_buffer.min(MAX_UNSCALED_WINDOW) as u16;
         self.snd.snd_nxt = self.iss + 1;
@@ -543,15 +566,15 @@ impl Connection {
     }
     /// The Linux 2.4 engine's state (`None` with the RFC sender).
     pub fn linux(&self) -> Option<&crate::linux::LinuxCa> {
-        self.snd.linux.as_ref()
+        self.snd.recovery.as_deref().and_then(|r| r.linux24())
     }
     /// Mutable access to the Linux engine (e.g. to turn rate-halving off before a run).
     pub fn linux_mut(&mut self) -> Option<&mut crate::linux::LinuxCa> {
-        self.snd.linux.as_mut()
+        self.snd.recovery.as_deref_mut().and_then(|r| r.linux24_mut())
     }
     /// The Linux packet counters now (002 L1349–1410), `None` with the RFC sender.
     pub fn linux_counters(&self) -> Option<crate::linux::scoreboard::Counters> {
-        self.snd.linux.as_ref().map(|_| self.snd.linux_counters())
+        self.linux().map(|_| self.snd.linux_counters())
     }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {
@@ -637,6 +660,10 @@ impl Connection {
     #[doc(hidden)]
     pub fn debug_scoreboard_consistent(&self) -> bool {
         self.snd.sb.check_counters()
+    }
+    /// RFC 3168 state: negotiated, echoing, counters (`crate::ecn`).
+    pub fn ecn(&self) -> &crate::ecn::EcnState {
+        &self.snd.ecn
     }
     /// The peer's FIN has been received (and all data before it).
     pub fn fin_received(&self) -> bool {

@@ -21,6 +21,7 @@
 //! | [`clock`] | Aron & Druschel's timer framework: measurement clock (f_rtt), event clocks (f_ev) |
 //! | [`profile`] | named OS profiles (bsd-lite, linux-2.4, windows-xp, ...) as data |
 //! | [`linux`] | Linux 2.4 sender model (`TcpConfig::sender = Linux`; seed 002 §2) |
+//! | [`observe`] | observe mode: the sender model fed a capture, explaining each retransmission with the sender's own rules |
 
 //!
 //! ## Seams
@@ -48,8 +49,8 @@
 //!
 //! ## Known simplifications
 //!
-//! No PAWS, no Nagle, no urgent data, no ECN negotiation (only the Linux sender reacts to
-//! ECE), no simultaneous open, no SYN-with-data;
+//! No PAWS, no Nagle, no urgent data (ECN per RFC 3168 with `TcpConfig::ecn`, see `ecn`), no
+//! simultaneous open, no SYN-with-data;
 //! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
 //! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
 //! detection is a no-op seam; a connection is never aborted after many backoffs (BSD's
@@ -71,9 +72,11 @@ pub mod cc;
 pub mod clock;
 pub mod config;
 pub mod conn;
+pub mod ecn;
 pub mod event;
 pub mod linux;
 pub mod loss;
+pub mod observe;
 pub mod pacing;
 pub mod profile;
 pub mod receiver;
@@ -88,7 +91,7 @@ pub mod trace;
 
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
-    AckPolicy, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
+    AckPolicy, CongestionControl, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
     SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;
