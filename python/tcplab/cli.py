@@ -54,6 +54,29 @@ def _exit_stdout_closed() -> None:
     sys.exit(EXIT_BROKEN_PIPE)
 
 
+#: click.Path's checks, reworded in the project's style ``PATH: what is wrong``.
+_CLICK_PATH_PROBLEMS = {
+    "does not exist": "no such file or directory",
+    "is a file": "is a file, not a directory",
+    "is a directory": "is a directory, not a file",
+    "is not readable": "permission denied (not readable)",
+    "is not writable": "permission denied (not writable)",
+    "is not executable": "permission denied (not executable)",
+}
+
+
+def _path_problem(message: str) -> str | None:
+    """click.Path's ``File 'x' is a directory.`` as ``x: is a directory, not a file``."""
+    import re
+
+    m = re.fullmatch(r"(?:File|Directory|Path|Executable) '(.*)' (.+?)\.?", message.strip(), re.S)
+    if m and m.group(2) in _CLICK_PATH_PROBLEMS:
+        from .outdir import show
+
+        return f"{show(m.group(1))}: {_CLICK_PATH_PROBLEMS[m.group(2)]}"
+    return None
+
+
 def _usage_line(e: click.UsageError) -> str:
     """click's usage error as one line: ``--vantage: 'client' is not one of ...``."""
     param = getattr(e, "param", None)
@@ -64,7 +87,7 @@ def _usage_line(e: click.UsageError) -> str:
         kind = e.param_type or param.param_type_name
         msg = f"missing {kind} {name}"
     elif isinstance(e, click.BadParameter) and name:
-        msg = f"{name}: {e.message}"
+        msg = f"{name}: {_path_problem(e.message) or e.message}"
     else:
         msg = e.format_message()
     msg = msg.strip().rstrip(".")
