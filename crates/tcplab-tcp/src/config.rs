@@ -557,6 +557,9 @@ pub struct TcpConfig {
     /// Active open: whether the ACK of the SYN-ACK rides on the first data segment (4.4BSD,
     /// the default) or is sent at once as a bare ACK (Linux). See [`HandshakeAck`].
     pub handshake_ack: HandshakeAck,
+    /// RFC 3168 ECN: ask for it on the SYN / accept it on the SYN-ACK, ECT on new data, echo
+    /// CE, react to ECE (`crate::ecn`). Off by default (RFC 3168 is opt-in).
+    pub ecn: bool,
     /// Congestion controller of the RFC sender (default Reno, every earlier output).
     pub cc: CongestionControl,
     /// Slow-start exit: Linux HyStart or RFC 9406 HyStart++ (`cc::hystart`); off by default.
@@ -604,6 +607,7 @@ impl Default for TcpConfig {
             linux_fack: false,
             tlp: false,
             handshake_ack: HandshakeAck::Piggyback,
+            ecn: false,
             cc: CongestionControl::Reno,
             hystart: crate::cc::hystart::HystartMode::Off,
             abc: false,
