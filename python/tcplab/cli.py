@@ -270,13 +270,15 @@ def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_tr
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
               help="Override a scenario key before checking, as `tcplab run --set` "
-                   "(e.g. --set links.bottleneck.bandwidth=10Mbps).")
+                   "(e.g. --set links.bottleneck.bandwidth=10Mbps). Each is checked alone, "
+                   "then all together.")
 @_user_errors
 def check(scenario: Path, overrides) -> None:
-    """Validate SCENARIO (a file, or a shipped scenario's name) without running it."""
-    from .api import load_scenario
+    """Validate SCENARIO (a file, or a shipped scenario's name) and any overrides without
+    running it."""
+    from .api import check as api_check
 
-    sc = load_scenario(scenario, overrides)
+    sc = api_check(scenario, overrides)
     click.echo(f"{scenario}: ok ({_plural(sc._spec.num_flows, 'flow')}, {_plural(len(sc.link_names), 'link')})")
 
 
@@ -577,11 +579,14 @@ def _describe(toml_text: str, width: int | None = None) -> str:
 
 
 @main.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files (for editor completion)."""
+@click.option("--markdown", is_flag=True,
+              help="Print the key tables of docs/scenarios.md instead (generated from the same types).")
+def schema(markdown: bool) -> None:
+    """Print the JSON Schema of scenario files (for editor completion), generated from the
+    loader's types and their doc comments."""
     from . import _core
 
-    click.echo(_core.schema())
+    click.echo(_core.schema_markdown() if markdown else _core.schema())
 
 
 if __name__ == "__main__":  # pragma: no cover
