@@ -187,6 +187,19 @@ def test_refuses_a_directory_that_is_not_a_sweep(tmp_path):
         L.check_dir(tmp_path / "out")
 
 
+def test_one_driver_at_a_time_per_directory(tmp_path):
+    from tcplab.sweep.runner import run_study
+
+    st = study("", tmp_path)
+    (tmp_path / "out").mkdir()
+    held = L.lock_dir(tmp_path / "out")  # as another driver would
+    try:
+        with pytest.raises(L.SweepDirError, match="another tcplab sweep is writing"):
+            run_study(st, tmp_path / "out", workers=1, progress=False)
+    finally:
+        held.close()
+
+
 def test_shipped_study_parses_and_validates():
     assert "min_rto_3g" in shipped_studies()
     from tcplab.sweep.study import load_study

@@ -195,6 +195,14 @@ def run_study(
     if workers is not None and workers < 1:
         raise StudyError(f"workers: must be at least 1, got {workers}")
     out.mkdir(parents=True, exist_ok=True)
+    lock = L.lock_dir(out)
+    try:
+        return _run_locked(study, out, t_start, workers=workers, scheduler=scheduler, progress=progress, echo=echo)
+    finally:
+        lock.close()
+
+
+def _run_locked(study: Study, out: Path, t_start: float, *, workers, scheduler, progress, echo) -> SweepResult:
     L.write_atomic(out / L.STUDY, (json.dumps(study.describe(), indent=2) + "\n").encode())
     led = L.Ledger.open(out)
     say = echo or (lambda s: None)
