@@ -177,7 +177,9 @@ def _client(workers: int | None, scheduler: str | None):
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
-                silence_logs=logging.ERROR,
+                # Failures reach the driver through the futures; Dask's own log lines (a
+                # killed worker, keys not gathered at Ctrl-C) would only be noise on the terminal.
+                silence_logs=logging.CRITICAL,
                 preload=["tcplab.sweep._worker"],
             )
     finally:
