@@ -426,3 +426,26 @@ def test_a_run_that_fails_is_reported_and_the_others_filed(tmp_path):
     led = L.Ledger.open(tmp_path / "out")
     assert sorted(e["seed"] for e in led.entries.values()) == [1, 2]
     assert all(e["point"] == {"flows.0.dst": "b"} for e in led.entries.values())
+
+
+def test_ctrl_c_stops_the_driver_and_not_noisily_the_workers(tmp_path):
+    (tmp_path / "bulk.toml").write_text(BULK.replace('duration = "5s"', 'duration = "300s"'))
+    (tmp_path / "s.toml").write_text('scenario = "bulk.toml"\nseeds = "1..200"\n')
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(tmp_path / "s.toml"), "-o", str(out), "--workers", "2", "-q"]
+    # A new session: the test plays the terminal, whose Ctrl-C reaches the whole group.
+    driver = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(lambda: len(_ledger_keys(out)) >= 1, 120, "the first run")
+        os.killpg(driver.pid, signal.SIGINT)
+        _, err = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+            driver.wait(30)
+    assert driver.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "tcplab: interrupted"
+    assert 0 < len(_ledger_keys(out)) < 200
