@@ -4,8 +4,7 @@ Execution is Dask's (``dask.distributed``): a ``LocalCluster`` of single-threade
 processes on this machine by default, or an existing cluster given by its scheduler address
 (``tcp://host:8786``; its workers need tcplab installed). The driver cuts the missing runs
 into tasks of a few runs each (:func:`chunk_size`, :func:`tcplab.sweep.task.run_tasks`) and
-files each run as its task's result arrives
-(:mod:`tcplab.sweep.ledger`). Failure handling is Dask's, not ours: when a worker process
+files each run as its task's result arrives (:mod:`tcplab.sweep.ledger`). Failure handling is Dask's, not ours: when a worker process
 dies, its nanny restarts it and the scheduler gives its tasks to a worker again (up to
 ``distributed.scheduler.allowed-failures`` times, 3 by default); a task that raises is
 reported, not retried (a run is deterministic, it would fail again). When the driver dies,
@@ -17,8 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
-import resource
 import os
+import resource
 import signal
 import sys
 import threading
