@@ -11,7 +11,7 @@
 //!
 //! Each section of the file has one module holding both its serde structs and its checks:
 //! `simulation`, `tcp`, `link` (with `dynamics` for the wireless keys), `topology` (nodes,
-//! routes, the generator) and `flows`; `values` has the unit quantities they share.
+//! routes, the generator), `flows` and `workloads`; `values` has the unit quantities they share.
 //!
 //! Every error is one line: `field.path: what is wrong (line L, column C)`. The location is
 //! found by looking the field path up in a span-preserving parse (`toml_edit`); when the
@@ -38,6 +38,7 @@ mod simulation;
 mod tcp;
 mod topology;
 mod values;
+mod workloads;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;

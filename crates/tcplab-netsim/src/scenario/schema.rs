@@ -216,6 +216,7 @@ fn tcp_table() -> Value {
             "quickack": {"type": "boolean", "description": "Linux quick ACKs: the receiver acknowledges the first min(rcv_wnd/(2*MSS), 16) data segments at once instead of delaying (dissertation L1725-1738; default false)"},
             "rate_halving": {"type": "boolean", "description": "Linux sender: rate-halving in Recovery (cwnd -1 per two ACKs; default true). false = cwnd = ssthresh at once, as the thesis' Ch. 4 hosts ran (L2471-2472)"},
             "fack": {"type": "boolean", "description": "Linux sender: FACK loss marking (holes more than reordering below the forward-most SACK are lost; Linux 2.4's default); default false = conservative SACK"},
+            "ecn": {"type": "boolean", "description": "RFC 3168 ECN: ECN-setup SYN/SYN-ACK, ECT(0) on new data, CE echoed (ECE) until CWR, the sender halves once per window on ECE without retransmitting; default false"},
             "tlp": {"type": "boolean", "description": "RFC 8985 §7 Tail Loss Probe in the RFC sender: after 2*SRTT (+200 ms with one segment in flight, never later than the RTO) without an ACK, send one new segment or retransmit the last one (cause tlp); default false. Not with sender = \"linux\""},
             "handshake_ack": {"enum": tcplab_tcp::HandshakeAck::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
                 "description": "Active open: the ACK of the SYN-ACK rides on the first data segment (piggyback, 4.4BSD; default) or is sent at once as a bare ACK (immediate, Linux tcp_send_ack), so a lost first flight does not make the server retransmit its SYN-ACK (RFC 9293 §3.10.7.3 allows both)"},
@@ -233,10 +234,23 @@ fn link_params(desc: &str) -> Value {
         "properties": {
             "bandwidth": bandwidth("Rate of each direction"),
             "delay": duration("One-way propagation delay"),
-            "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
+            "queue": {"description": "Drop-tail limit per direction (default 100pkt), or a RED queue", "anyOf": [
                 {"type": "string", "pattern": packet_or_bytes},
                 {"type": "object", "additionalProperties": false, "required": ["limit"],
-                 "properties": {"kind": {"const": "droptail"}, "limit": {"type": "string", "pattern": packet_or_bytes}}}
+                 "properties": {"kind": {"const": "droptail"}, "limit": {"type": "string", "pattern": packet_or_bytes}}},
+                {"type": "object", "additionalProperties": false, "required": ["kind", "limit"],
+                 "description": "RED (Floyd & Jacobson 1993) in front of a buffer of limit; thresholds are numbers in the mode's unit or percentages of limit (\"10%\")",
+                 "properties": {"kind": {"const": "red"}, "limit": {"type": "string"},
+                                "min_th": {"type": ["number", "string"], "description": "default 5"},
+                                "max_th": {"type": ["number", "string"], "description": "default 15"},
+                                "max_p": {"type": "number", "description": "default 0.1"},
+                                "w_q": {"type": "number", "description": "default 0.002"},
+                                "gentle": {"type": "boolean", "description": "default false"},
+                                "mode": {"enum": ["packets", "bytes"], "description": "default: the limit's unit"},
+                                "ecn": {"type": "boolean", "description": "mark ECT packets CE instead of dropping them (default true)"},
+                                "hard_drop": {"type": "boolean", "description": "drop every packet above max_th (2 max_th gentle), ECT or not (default true)"},
+                                "small_packet": {"type": "string", "description": "bytes of the small packet of the idle-time decay (default 500B)"},
+                                "max_packet": {"type": "string", "description": "MaximumPacketSize of byte mode (default 1500B)"}}}
             ]},
             "loss": loss_model(),
             "loss_ab": loss_model(),
@@ -264,11 +278,24 @@ pub fn json_schema() -> String {
             "b": {"type": "string", "description": "Node at the other end"},
             "bandwidth": bandwidth("Rate of each direction"),
             "delay": duration("One-way propagation delay"),
-            "queue": {"description": "Drop-tail limit per direction (default 100pkt)", "anyOf": [
+            "queue": {"description": "Drop-tail limit per direction (default 100pkt), or a RED queue", "anyOf": [
                 {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))},
                 {"type": "object", "additionalProperties": false, "required": ["limit"],
                  "properties": {"kind": {"const": "droptail"},
-                                "limit": {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))}}}
+                                "limit": {"type": "string", "pattern": unit_pattern(&format!("{PACKET_UNITS}|{BYTE_UNITS}"))}}},
+                {"type": "object", "additionalProperties": false, "required": ["kind", "limit"],
+                 "description": "RED (Floyd & Jacobson 1993) in front of a buffer of limit; thresholds are numbers in the mode's unit or percentages of limit (\"10%\")",
+                 "properties": {"kind": {"const": "red"}, "limit": {"type": "string"},
+                                "min_th": {"type": ["number", "string"], "description": "default 5"},
+                                "max_th": {"type": ["number", "string"], "description": "default 15"},
+                                "max_p": {"type": "number", "description": "default 0.1"},
+                                "w_q": {"type": "number", "description": "default 0.002"},
+                                "gentle": {"type": "boolean", "description": "default false"},
+                                "mode": {"enum": ["packets", "bytes"], "description": "default: the limit's unit"},
+                                "ecn": {"type": "boolean", "description": "mark ECT packets CE instead of dropping them (default true)"},
+                                "hard_drop": {"type": "boolean", "description": "drop every packet above max_th (2 max_th gentle), ECT or not (default true)"},
+                                "small_packet": {"type": "string", "description": "bytes of the small packet of the idle-time decay (default 500B)"},
+                                "max_packet": {"type": "string", "description": "MaximumPacketSize of byte mode (default 1500B)"}}}
             ]},
             "loss": loss_model(),
             "loss_ab": loss_model(),
@@ -329,6 +356,26 @@ pub fn json_schema() -> String {
                     "size": bytes_or("unlimited", "Bytes to send, or unlimited"),
                     "tcp": tcp_table(),
                     "count": {"type": "integer", "minimum": 1, "description": "Number of identical flows (default 1)"}
+                }
+            }},
+            "workloads": {"type": "array", "description": "Traffic sources opening connections during the run (docs/scenarios.md)", "items": {
+                "type": "object", "additionalProperties": false,
+                "required": ["kind", "senders", "receivers", "mean_interarrival", "size"],
+                "properties": {
+                    "name": name("Label for messages"),
+                    "kind": {"const": "poisson", "description": "Poisson arrivals (exponential inter-arrival times)"},
+                    "senders": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Hosts a connection picks its sender from (uniformly)"},
+                    "receivers": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Hosts a connection picks its receiver from (uniformly)"},
+                    "mean_interarrival": duration("Mean of the exponential inter-arrival times"),
+                    "size": {"description": "Flow size: bytes, or a Pareto distribution by mean and shape", "anyOf": [
+                        {"type": "string"},
+                        {"type": "object", "additionalProperties": false, "required": ["dist", "mean", "shape"],
+                         "properties": {"dist": {"const": "pareto"}, "mean": {"type": "string"}, "shape": {"type": "number", "exclusiveMinimum": 1}}}
+                    ]},
+                    "start": duration("First arrival one inter-arrival after this (default 0s)"),
+                    "stop": duration("No arrival after this (default: end of run)"),
+                    "max_flows": {"type": "integer", "minimum": 1, "description": "At most this many connections"},
+                    "tcp": tcp_table()
                 }
             }}
         }

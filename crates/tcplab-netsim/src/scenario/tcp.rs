@@ -71,6 +71,9 @@ pub struct RawTcp {
     pub tlp: Option<bool>,
     /// The client's ACK of the SYN-ACK: `piggyback` (4.4BSD, default) or `immediate` (Linux).
     pub handshake_ack: Option<String>,
+    /// RFC 3168 ECN (default false): negotiate on the SYN, ECT on new data, echo CE, react to
+    /// ECE (`tcplab_tcp::ecn`).
+    pub ecn: Option<bool>,
 }
 
 /// `recovery`: the loss-recovery algorithm of the RFC sender.
@@ -492,6 +495,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         }
         if let Some(v) = t.tlp {
             c.tlp = v;
+        }
+        if let Some(v) = t.ecn {
+            c.ecn = v;
         }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
