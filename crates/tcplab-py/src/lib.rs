@@ -114,13 +114,10 @@ fn run(
     spec: &PySpec,
     seed: u64,
     trace: bool,
-    pcap: Vec<(String, String)>,
+    pcap: Vec<(String, PathBuf)>,
 ) -> PyResult<PyRunOutput> {
-    let opts = tcplab_netsim::RunOptions {
-        seed,
-        trace,
-        pcap: pcap.into_iter().map(|(l, p)| (l, PathBuf::from(p))).collect(),
-    };
+    // Paths arrive as PathBuf: any byte string, not only UTF-8 (surrogate escapes from Python).
+    let opts = tcplab_netsim::RunOptions { seed, trace, pcap };
     let spec = &spec.spec;
     let out = py.detach(|| tcplab_netsim::run(spec, &opts)).map_err(scenario_err)?;
     let summary_json = serde_json::to_string(&out.summary)
