@@ -19,37 +19,78 @@ use super::topology::NodeTable;
 use super::values::{check_name, describe, quantity_text, Dur, R};
 use super::{p, Ctx};
 use crate::spec::{NodeKind, PoissonSpec, SizeDist, WorkloadSpec};
+use super::values::ByteCount;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
+use std::borrow::Cow;
 use tcplab_time::units::parse_bytes;
 use tcplab_time::SimDuration;
 
 /// A `[[workloads]]` entry.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawWorkload {
+    /// Label for messages; no spaces or dots. Defaults to `"workload<i>"`.
     pub name: Option<String>,
+    /// The arrival process: `"poisson"` (exponential inter-arrival times,
+    /// `crates/tcplab-netsim/src/sim/traffic/poisson.rs`).
     pub kind: RawWorkloadKind,
+    /// Hosts a connection picks its sender from, uniformly at random.
     pub senders: Vec<String>,
+    /// Hosts a connection picks its receiver from, uniformly at random; none of them a sender.
     pub receivers: Vec<String>,
+    /// Mean of the exponential inter-arrival times; > 0.
     pub mean_interarrival: Dur,
+    /// Flow size: bytes, or `{ dist = "pareto", mean = SIZE, shape = α }` (Pareto type I, scale
+    /// x_m = mean·(α−1)/α, α > 1, rounded up to whole bytes; 004 §IV: mean 40 KB or 200 KB,
+    /// shape 1.5).
     pub size: RawSize,
+    /// The first arrival comes one inter-arrival after this; before `simulation.duration`.
+    #[schemars(extend("default" = "0s"))]
     pub start: Option<Dur>,
+    /// No arrival after this (default: the end of the run).
     pub stop: Option<Dur>,
+    /// At most this many connections (default: no limit).
+    #[schemars(range(min = 1))]
     pub max_flows: Option<u64>,
+    /// Overrides of `[tcp]` for this workload's connections (same keys).
     pub tcp: Option<RawTcp>,
 }
 
 /// `kind`.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RawWorkloadKind {
+    /// Poisson arrivals.
     Poisson,
 }
 
 /// `size`: `"40KB"` or `{ dist = "pareto", mean = "40KB", shape = 1.5 }`.
 #[derive(Debug, Clone, Copy)]
 pub struct RawSize(pub SizeDist);
+impl JsonSchema for RawSize {
+    fn schema_name() -> Cow<'static, str> {
+        "workload_size".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let bytes = ByteCount::json_schema(g);
+        json_schema!({
+            "anyOf": [
+                bytes,
+                {
+                    "type": "object", "additionalProperties": false, "required": ["dist", "mean", "shape"],
+                    "properties": {
+                        "dist": { "const": "pareto" },
+                        "mean": bytes,
+                        "shape": { "type": "number", "exclusiveMinimum": 1 }
+                    }
+                }
+            ],
+            "x-values": "size, or `{ dist = \"pareto\", mean = SIZE, shape = α }`",
+        })
+    }
+}
 impl<'de> Deserialize<'de> for RawSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = toml::Value::deserialize(d)?;
