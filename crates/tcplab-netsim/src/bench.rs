@@ -12,13 +12,22 @@
 //! rule of thumb (Villamizar & Song 1994). Flow `i` starts at `i × 10 µs` so SYNs do not all
 //! collide at t = 0.
 
-use crate::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec, SimSpec};
+use crate::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, PoissonSpec, QueueSpec, SimSpec, SizeDist, WorkloadSpec};
 use tcplab_tcp::{InitialWindow, TcpConfig};
 use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
 
 /// Names accepted by [`bench_case`].
-pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G"];
+pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G", "10k-short"];
+
+/// `10k-short`: connections of the Poisson workload (issue 13: "thousands of connections in
+/// one run cost no more per packet than today's long flows").
+pub const SHORT_FLOWS: u64 = 10_000;
+/// `10k-short`: mean inter-arrival time; 10 000 arrivals over about 10 s, an offered load of
+/// 10 000 × 40 KB × 8 / 10 s = 0.32 Gb/s on the 1 Gb/s bottleneck.
+pub const SHORT_MEAN_INTERARRIVAL: SimDuration = SimDuration::from_millis(1);
+/// `10k-short`: Pareto sizes of 004's traffic profile 1 (mean 40 KB, shape 1.5).
+pub const SHORT_SIZE: SizeDist = SizeDist::Pareto { mean: 40_000.0, shape: 1.5 };
 
 /// MSS of the benchmark flows: 1500-byte MTU − 20 (IPv4) − 20 (TCP) − 12 (timestamps).
 pub const BENCH_MSS: u16 = 1448;
@@ -33,6 +42,9 @@ pub const BENCH_RECV_BUFFER: u64 = 64 << 20;
 
 /// The benchmark case `name` (one of [`BENCH_CASES`]).
 pub fn bench_case(name: &str) -> Option<SimSpec> {
+    if name == "10k-short" {
+        return Some(short_flows_case());
+    }
     let (n, bw, secs) = match name {
         "1x100M" => (1, Bandwidth::mbps(100), 20),
         "10x1G" => (10, Bandwidth::gbps(1), 5),
@@ -59,6 +71,29 @@ pub fn bench_case(name: &str) -> Option<SimSpec> {
         f.start = BENCH_START_SPACING.saturating_mul(i as u64);
     }
     Some(spec)
+}
+
+/// `10k-short`: the 10x1G dumbbell (same links, buffer and TCP settings) with its ten bulk
+/// flows replaced by [`SHORT_FLOWS`] Poisson arrivals of Pareto-sized flows from the ten
+/// senders to the ten receivers; 15 s, so that the last arrivals finish.
+fn short_flows_case() -> SimSpec {
+    let mut spec = bench_case("10x1G").unwrap_or_else(|| unreachable!("a fixed case"));
+    spec.name = "bench-10k-short".into();
+    spec.duration = SimDuration::from_secs(15);
+    let (senders, receivers) = spec.flows.iter().map(|f| (f.src, f.dst)).unzip();
+    spec.flows.clear();
+    spec.workloads.push(WorkloadSpec::Poisson(PoissonSpec {
+        name: "short".into(),
+        senders,
+        receivers,
+        mean_interarrival: SHORT_MEAN_INTERARRIVAL,
+        size: SHORT_SIZE,
+        start: SimDuration::ZERO,
+        stop: None,
+        max_flows: Some(SHORT_FLOWS),
+        tcp: bench_tcp(),
+    }));
+    spec
 }
 
 /// `ceil(bw × rtt / 8 / packet_bytes)`, at least 1.

@@ -20,6 +20,7 @@ pub const SECTIONS: &[(&str, Option<&str>)] = &[
     ("links", Some("RawLink")),
     ("routes", Some("RawRoute")),
     ("flows", Some("RawFlow")),
+    ("workloads", Some("RawWorkload")),
 ];
 
 /// Tagged choices documented as one row per variant: marker name, `$defs` entry, tag key.

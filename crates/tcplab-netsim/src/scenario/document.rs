@@ -3,8 +3,8 @@
 //!
 //! Order matters for which error a user sees first, and for references between sections:
 //! `[simulation]`, `name`, the generated `[topology]` then `[[nodes]]`, `[[flows]]` (with
-//! `[tcp]`; expanded first so that `drop_nth` can check its flow index), `[[links]]`,
-//! `[[routes]]`.
+//! `[tcp]`; expanded first so that `drop_nth` can check its flow index), `[[workloads]]`,
+//! `[[links]]`, `[[routes]]`.
 
 use super::flows::{self, RawFlow};
 use super::link::{self, RawLink};
@@ -12,6 +12,7 @@ use super::simulation::{self, RawSimulation};
 use super::tcp::RawTcp;
 use super::topology::{self, NodeTable, RawNode, RawRoute, RawTopology};
 use super::values::R;
+use super::workloads::{self, RawWorkload};
 use super::{p, Ctx, P};
 use crate::spec::SimSpec;
 use schemars::JsonSchema;
@@ -41,6 +42,9 @@ pub struct RawScenario {
     /// The TCP transfers.
     #[serde(default)]
     pub flows: Vec<RawFlow>,
+    /// Traffic sources opening connections during the run.
+    #[serde(default)]
+    pub workloads: Vec<RawWorkload>,
     /// Optional generator of nodes and links (added before `nodes` and `links`).
     pub topology: Option<RawTopology>,
 }
@@ -72,7 +76,8 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         .collect();
 
     let nodes = NodeTable::build(ctx, &all_nodes)?;
-    let flows = flows::build(ctx, &raw.flows, &raw.tcp, &nodes, sim.duration)?;
+    let flows = flows::build(ctx, &raw.flows, &raw.tcp, &nodes, sim.duration, !raw.workloads.is_empty())?;
+    let workloads = workloads::build(ctx, &raw.workloads, &raw.tcp, &nodes, sim.duration)?;
     let links = link::build(ctx, &all_links, &nodes, flows.len(), sim.duration)?;
     let routes = topology::routes(ctx, &raw.routes, &nodes, &links)?;
 
@@ -83,7 +88,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         links: links.specs,
         routes,
         flows,
-        workloads: Vec::new(),
+        workloads,
         timeseries_interval: sim.timeseries_interval,
         default_seed: sim.default_seed,
     })

@@ -78,6 +78,7 @@ pub(super) fn build(
     global_tcp: &RawTcp,
     nodes: &NodeTable,
     duration: SimDuration,
+    has_workloads: bool,
 ) -> R<Vec<FlowSpec>> {
     let mut flows = Vec::new();
     let mut flow_names: HashMap<&str, usize> = HashMap::new();
@@ -123,7 +124,7 @@ pub(super) fn build(
             flows.push(FlowSpec { src, dst, start, size: f.size.0, tcp: tcp.clone() });
         }
     }
-    if raw.is_empty() {
+    if raw.is_empty() && !has_workloads {
         // Checked the global [tcp] anyway so that its errors are not hidden.
         tcp::tcp_config(ctx, global_tcp, None, &p("flows"))?;
         // A run without traffic measures nothing; it is almost always a mistake (a

@@ -3,17 +3,17 @@
 
 use super::dynamics::{self, dist, RawBandwidthStep, RawDist, RawReorder, RawSpikeDirection};
 use super::topology::NodeTable;
-use super::values::{check_name, describe, prob, quantity_text, unit_schema, BytesOrInf, Bw, Dur, R};
+use super::values::{check_keys, check_name, describe, prob, quantity_text, unit_schema, BytesOrInf, Bw, Dur, R};
 use super::values::{BYTE_UNITS, PACKET_UNITS};
 use super::{Ctx, P};
-use crate::spec::{DurationDist, LinkId, LinkSpec, LossSpec, QueueSpec};
+use crate::spec::{DurationDist, LinkId, LinkSpec, LossSpec, QueueSpec, RedMode, RedSpec};
 use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
 use std::borrow::Cow;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashMap;
-use tcplab_time::units::{parse_queue_limit, QueueLimit};
+use tcplab_time::units::{parse_bytes, parse_queue_limit, QueueLimit};
 use tcplab_time::SimDuration;
 
 /// The properties of a generated link (a `[[links]]` entry without name and endpoints).
@@ -25,7 +25,8 @@ pub struct RawLinkParams {
     pub bandwidth: Bw,
     /// One-way propagation delay.
     pub delay: Dur,
-    /// Drop-tail limit of each direction's queue, in packets or bytes; > 0.
+    /// Drop-tail limit of each direction's queue, in packets or bytes; > 0. `kind = "red"`: a
+    /// RED queue in front of that buffer (see "RED queues").
     #[schemars(extend("default" = "100pkt"))]
     pub queue: Option<RawQueue>,
     /// Loss model applied to both directions (each direction has its own RNG stream).
@@ -72,7 +73,8 @@ pub struct RawLink {
     pub bandwidth: Bw,
     /// One-way propagation delay.
     pub delay: Dur,
-    /// Drop-tail limit of each direction's queue, in packets or bytes; > 0.
+    /// Drop-tail limit of each direction's queue, in packets or bytes; > 0. `kind = "red"`: a
+    /// RED queue in front of that buffer (see "RED queues").
     #[schemars(extend("default" = "100pkt"))]
     pub queue: Option<RawQueue>,
     /// Loss model applied to both directions (each direction has its own RNG stream).
@@ -104,11 +106,20 @@ pub struct RawLink {
     pub reorder_ba: Option<RawReorder>,
 }
 
-/// Queue: `"20pkt"` (drop-tail) or `{ kind = "droptail", limit = "20pkt" }`.
+/// Queue: `"20pkt"` (drop-tail), `{ kind = "droptail", limit = "20pkt" }`, or RED:
+/// `{ kind = "red", limit = "100pkt", min_th = "10%", max_th = "30%", ... }` (the RED keys and
+/// their defaults in `sim::red`; thresholds are numbers in the mode's unit or percentages of
+/// `limit`).
 #[derive(Debug, Clone, Copy)]
-pub struct RawQueue(pub QueueLimit);
+pub struct RawQueue {
+    pub limit: QueueLimit,
+    pub red: Option<RedSpec>,
+}
 /// The queue disciplines the table form accepts.
-const QUEUE_KINDS: &[&str] = &["droptail"];
+const QUEUE_KINDS: &[&str] = &["droptail", "red"];
+/// Keys of `{ kind = "red", ... }`.
+const RED_KEYS: &[&str] =
+    &["kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "mode", "ecn", "hard_drop", "small_packet", "max_packet"];
 impl JsonSchema for RawQueue {
     fn schema_name() -> Cow<'static, str> {
         "queue".into()
@@ -116,15 +127,36 @@ impl JsonSchema for RawQueue {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let units: Vec<&str> = PACKET_UNITS.iter().chain(BYTE_UNITS).copied().collect();
         let limit = unit_schema("queue limit", &units, &["100pkt", "64KB"]);
+        let threshold = json_schema!({
+            "anyOf": [{ "type": "number", "minimum": 0 }, { "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?%$" }]
+        });
+        let size = unit_schema("size", BYTE_UNITS, &["500B"]);
         json_schema!({
             "anyOf": [
                 limit,
                 {
                     "type": "object", "additionalProperties": false, "required": ["limit"],
-                    "properties": { "kind": { "enum": QUEUE_KINDS }, "limit": limit }
+                    "properties": { "kind": { "const": "droptail" }, "limit": limit }
+                },
+                {
+                    "type": "object", "additionalProperties": false, "required": ["kind", "limit"],
+                    "description": "RED (Floyd & Jacobson 1993) in front of a buffer of `limit` (docs/scenarios.md, RED queues)",
+                    "properties": {
+                        "kind": { "const": "red" },
+                        "limit": limit,
+                        "min_th": threshold, "max_th": threshold,
+                        "max_p": { "type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.1 },
+                        "w_q": { "type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.002 },
+                        "gentle": { "type": "boolean", "default": false },
+                        "mode": { "enum": ["packets", "bytes"] },
+                        "ecn": { "type": "boolean", "default": true },
+                        "hard_drop": { "type": "boolean", "default": true },
+                        "small_packet": size,
+                        "max_packet": size
+                    }
                 }
             ],
-            "x-values": "queue limit (packets or size), or `{ kind = \"droptail\", limit = \"20pkt\" }`",
+            "x-values": "queue limit (packets or size), `{ kind = \"droptail\", limit = \"20pkt\" }`, or `{ kind = \"red\", limit = ..., ... }`",
         })
     }
 }
@@ -137,33 +169,38 @@ impl<'de> Deserialize<'de> for RawQueue {
         };
         match &v {
             toml::Value::Table(t) => {
-                for k in t.keys() {
-                    if k != "kind" && k != "limit" {
-                        return Err(D::Error::custom(format!(
-                            "unknown field `{k}`, expected `kind` or `limit`"
-                        )));
-                    }
-                }
-                match t.get("kind") {
-                    None => {}
-                    Some(toml::Value::String(k)) if QUEUE_KINDS.contains(&k.as_str()) => {}
+                let red = match t.get("kind") {
+                    None => false,
+                    Some(toml::Value::String(k)) if QUEUE_KINDS.contains(&k.as_str()) => k == "red",
                     Some(toml::Value::String(k)) => {
                         return Err(D::Error::custom(format!(
-                            "unknown variant `{k}`, expected `droptail`"
+                            "unknown variant `{k}`, expected `droptail` or `red`"
                         )))
                     }
                     Some(other) => {
                         return Err(D::Error::custom(format!(
-                            "kind: expected \"droptail\", found {}",
+                            "kind: expected \"droptail\" or \"red\", found {}",
                             describe(other)
                         )))
                     }
+                };
+                if !red {
+                    for k in t.keys() {
+                        if k != "kind" && k != "limit" {
+                            return Err(D::Error::custom(format!(
+                                "unknown field `{k}`, expected `kind` or `limit` (RED keys need kind = \"red\")"
+                            )));
+                        }
+                    }
                 }
+                check_keys(t, RED_KEYS).map_err(D::Error::custom)?;
                 let limit =
                     t.get("limit").ok_or_else(|| D::Error::custom("missing field `limit`"))?;
-                limit_of(limit).map(RawQueue).map_err(|e| D::Error::custom(format!("limit: {e}")))
+                let limit = limit_of(limit).map_err(|e| D::Error::custom(format!("limit: {e}")))?;
+                let red = if red { Some(red_spec(t, limit).map_err(D::Error::custom)?) } else { None };
+                Ok(RawQueue { limit, red })
             }
-            other => limit_of(other).map(RawQueue).map_err(|e| {
+            other => limit_of(other).map(|limit| RawQueue { limit, red: None }).map_err(|e| {
                 D::Error::custom(if other.is_str() {
                     e
                 } else {
@@ -172,6 +209,85 @@ impl<'de> Deserialize<'de> for RawQueue {
             }),
         }
     }
+}
+
+/// The RED parameters of a `{ kind = "red", ... }` table with buffer `limit`. The mode defaults
+/// to the limit's unit (packets for `"100pkt"`, bytes for `"64KB"`); a percentage threshold is
+/// that share of the limit and needs the mode to be the limit's unit.
+fn red_spec(t: &toml::Table, limit: QueueLimit) -> Result<RedSpec, String> {
+    let d = RedSpec::default();
+    let (cap, limit_mode) = match limit {
+        QueueLimit::Packets(n) => (n as f64, RedMode::Packets),
+        QueueLimit::Bytes(n) => (n as f64, RedMode::Bytes),
+    };
+    let mode = match t.get("mode") {
+        None => limit_mode,
+        Some(toml::Value::String(m)) if m == "packets" => RedMode::Packets,
+        Some(toml::Value::String(m)) if m == "bytes" => RedMode::Bytes,
+        Some(other) => return Err(format!("mode: expected \"packets\" or \"bytes\", found {}", describe(other))),
+    };
+    let num = |k: &str, default: f64| -> Result<f64, String> {
+        match t.get(k) {
+            None => Ok(default),
+            Some(toml::Value::Integer(i)) => Ok(*i as f64),
+            Some(toml::Value::Float(f)) => Ok(*f),
+            Some(other) => Err(format!("{k}: expected a number, found {}", describe(other))),
+        }
+    };
+    let threshold = |k: &str, default: f64| -> Result<f64, String> {
+        match t.get(k) {
+            Some(toml::Value::String(s)) => {
+                let pct: f64 = s
+                    .strip_suffix('%')
+                    .and_then(|x| x.trim().parse().ok())
+                    .ok_or_else(|| format!("{k}: expected a number or a percentage of limit like \"10%\", found \"{s}\""))?;
+                if mode != limit_mode {
+                    return Err(format!("{k}: a percentage of limit needs mode = \"{}\" (the limit's unit)", if limit_mode == RedMode::Packets { "packets" } else { "bytes" }));
+                }
+                Ok(cap * pct / 100.0)
+            }
+            _ => num(k, default),
+        }
+    };
+    let flag = |k: &str, default: bool| -> Result<bool, String> {
+        match t.get(k) {
+            None => Ok(default),
+            Some(toml::Value::Boolean(b)) => Ok(*b),
+            Some(other) => Err(format!("{k}: expected true or false, found {}", describe(other))),
+        }
+    };
+    let bytes = |k: &str, default: u32| -> Result<u32, String> {
+        match t.get(k) {
+            None => Ok(default),
+            Some(v) => {
+                let s = quantity_text(v, "500B").map_err(|e| format!("{k}: {e}"))?;
+                let b = parse_bytes(&s).map_err(|e| format!("{k}: {e}"))?.0;
+                u32::try_from(b).ok().filter(|b| *b > 0).ok_or_else(|| format!("{k}: must be between 1 B and 4 GB"))
+            }
+        }
+    };
+    let r = RedSpec {
+        min_th: threshold("min_th", d.min_th)?,
+        max_th: threshold("max_th", d.max_th)?,
+        max_p: num("max_p", d.max_p)?,
+        w_q: num("w_q", d.w_q)?,
+        gentle: flag("gentle", d.gentle)?,
+        mode,
+        ecn: flag("ecn", d.ecn)?,
+        hard_drop: flag("hard_drop", d.hard_drop)?,
+        small_packet: bytes("small_packet", d.small_packet)?,
+        max_packet: bytes("max_packet", d.max_packet)?,
+    };
+    if !(r.min_th >= 0.0 && r.min_th < r.max_th && r.max_th.is_finite()) {
+        return Err(format!("min_th ({}) must be at least 0 and below max_th ({})", r.min_th, r.max_th));
+    }
+    if !(r.max_p > 0.0 && r.max_p <= 1.0) {
+        return Err(format!("max_p: {} is not a probability in (0, 1]", r.max_p));
+    }
+    if !(r.w_q > 0.0 && r.w_q <= 1.0) {
+        return Err(format!("w_q: {} must be in (0, 1]", r.w_q));
+    }
+    Ok(r)
 }
 
 /// A loss model of one link direction, chosen by `model`.
@@ -333,11 +449,12 @@ pub(super) fn build(
             };
             return Err(ctx.err(&name_at, format!("link \"{name}\" is defined twice{what}")));
         }
-        let queue = QueueSpec::DropTail { limit: l.queue.map(|q| q.0).unwrap_or(DEFAULT_QUEUE) };
-        if let Some(RawQueue(
-            tcplab_time::units::QueueLimit::Packets(0) | tcplab_time::units::QueueLimit::Bytes(0),
-        )) = l.queue
-        {
+        let queue = match l.queue {
+            None => QueueSpec::DropTail { limit: DEFAULT_QUEUE },
+            Some(RawQueue { limit, red: None }) => QueueSpec::DropTail { limit },
+            Some(RawQueue { limit, red: Some(red) }) => QueueSpec::Red { limit, red },
+        };
+        if let QueueLimit::Packets(0) | QueueLimit::Bytes(0) = queue.limit() {
             return Err(ctx.err(&at.k("queue"), "limit must be greater than zero"));
         }
         if l.loss.is_some() && (l.loss_ab.is_some() || l.loss_ba.is_some()) {

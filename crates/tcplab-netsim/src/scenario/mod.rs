@@ -13,7 +13,7 @@
 //!
 //! Each section of the file has one module holding both its serde structs and its checks:
 //! `simulation`, `tcp`, `link` (with `dynamics` for the wireless keys), `topology` (nodes,
-//! routes, the generator) and `flows`; `values` has the unit quantities they share.
+//! routes, the generator), `flows` and `workloads`; `values` has the unit quantities they share.
 //!
 //! Every error is one line: `field.path: what is wrong (line L, column C)`. The location is
 //! found by looking the field path up in a span-preserving parse (`toml_edit`); when the
@@ -41,6 +41,7 @@ mod simulation;
 mod tcp;
 mod topology;
 mod values;
+mod workloads;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
@@ -122,7 +123,7 @@ pub fn load_str(text: &str, name: &str, overrides: &[String]) -> Result<SimSpec,
 pub struct Resolved {
     pub spec: SimSpec,
     /// The scenario as run, as TOML text: the file with the overrides applied, `name` set, and
-    /// every `[[flows]]` entry's `tcp` written out in full (profiles and `[tcp]` resolved;
+    /// every `[[flows]]` and `[[workloads]]` entry's `tcp` written out in full (profiles and `[tcp]` resolved;
     /// `[tcp]` itself removed). Loading it gives the same spec.
     pub document: String,
     /// The `name` of each flow's `[[flows]]` entry, by flow id (copies made by `count` share
@@ -145,6 +146,15 @@ pub fn resolve_str(text: &str, name: &str, overrides: &[String]) -> Result<Resol
                 flow_names.extend((0..count).map(|_| label.clone()));
                 if let (Some(t), Some(f)) = (entry.as_table_mut(), spec.flows.get(first)) {
                     t.insert("tcp".into(), toml::Value::Table(tcp_values(&f.tcp)));
+                }
+            }
+        }
+        // `[[workloads]]` entries likewise get their resolved `tcp` written out.
+        if let Some(entries) = root.get_mut("workloads").and_then(toml::Value::as_array_mut) {
+            for (entry, w) in entries.iter_mut().zip(&spec.workloads) {
+                let crate::spec::WorkloadSpec::Poisson(w) = w;
+                if let Some(t) = entry.as_table_mut() {
+                    t.insert("tcp".into(), toml::Value::Table(tcp_values(&w.tcp)));
                 }
             }
         }

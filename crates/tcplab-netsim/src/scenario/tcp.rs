@@ -223,6 +223,15 @@ pub struct RawTcp {
     #[serde(default)]
     #[schemars(schema_with = "handshake_ack_names")]
     pub handshake_ack: Option<String>,
+    /// RFC 3168 ECN (`crates/tcplab-tcp/src/ecn.rs`): the client sends an ECN-setup SYN
+    /// (ECE+CWR), the server answers ECE if it has `ecn` too; then new data is ECT(0) (never
+    /// retransmissions, pure ACKs or SYNs), the receiver sets ECE on every ACK from a CE data
+    /// packet until a CWR arrives, and the sender treats ECE as a loss without retransmitting
+    /// (the controller's halving, at most once per window of data; no cwnd growth on ECE ACKs in
+    /// congestion avoidance) and sets CWR on the first new data after any window reduction. The
+    /// Linux 2.4 sender enters its CWR state instead. Marks come from RED queues
+    /// (`links.queue`). Default from: RFC 3168 is opt-in.
+    pub ecn: Option<bool>,
 }
 
 /// `recovery`: the loss-recovery algorithm of the RFC sender.
@@ -667,6 +676,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.rack {
             c.rack = v;
         }
+        if let Some(v) = t.ecn {
+            c.ecn = v;
+        }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
             c.handshake_ack = HandshakeAck::by_name(name)
@@ -1092,6 +1104,7 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
         put("rack", c.rack.into());
     }
     put("handshake_ack", c.handshake_ack.name().into());
+    put("ecn", c.ecn.into());
     t
 }
 

@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, handshake_ack (line 43, column 1)"
+         hystart, abc, prr, rack, handshake_ack, ecn (line 43, column 1)"
     );
 }
 
@@ -1500,4 +1500,81 @@ fn validate_overrides_names_the_bad_override_then_checks_the_combination() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("tcp.sender: \"linux\" cannot be combined with tlp"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// RED queues, tcp.ecn, [[workloads]] (issue 13)
+
+#[test]
+fn a_red_queue_takes_percentages_of_its_limit_and_defaults_for_the_rest() {
+    let spec = load(&with(
+        "delay = \"20ms\"",
+        "delay = \"20ms\"\nqueue = { kind = \"red\", limit = \"200pkt\", min_th = \"10%\", max_th = \"30%\", gentle = true }",
+    ))
+    .unwrap();
+    let QueueSpec::Red { limit, red } = spec.links[1].queue else { panic!("{:?}", spec.links[1].queue) };
+    assert_eq!(limit, QueueLimit::Packets(200));
+    assert_eq!((red.min_th, red.max_th, red.gentle), (20.0, 60.0, true));
+    assert_eq!((red.max_p, red.w_q, red.ecn, red.hard_drop), (0.1, 0.002, true, true));
+    assert_eq!(red.mode, crate::spec::RedMode::Packets);
+    // A byte limit makes a byte-mode RED.
+    let b = load(&with("delay = \"20ms\"", "delay = \"20ms\"\nqueue = { kind = \"red\", limit = \"100KB\", min_th = \"10%\", max_th = 60000 }")).unwrap();
+    let QueueSpec::Red { red, .. } = b.links[1].queue else { panic!() };
+    assert_eq!((red.mode, red.min_th, red.max_th), (crate::spec::RedMode::Bytes, 10_000.0, 60_000.0));
+}
+
+#[test]
+fn bad_red_parameters_are_one_line_naming_the_queue() {
+    let q = |s: &str| err(&with("delay = \"20ms\"", &format!("delay = \"20ms\"\nqueue = {{ kind = \"red\", limit = \"100pkt\", {s} }}")));
+    assert!(q("min_th = 20, max_th = 10").starts_with("links[1].queue: min_th (20) must be at least 0 and below max_th (10)"), "{}", q("min_th = 20, max_th = 10"));
+    assert!(q("max_p = 1.5").contains("max_p: 1.5 is not a probability"));
+    assert!(q("mode = \"bytes\", min_th = \"10%\"").contains("a percentage of limit needs mode = \"packets\""));
+    assert!(q("min_tH = 3").starts_with("links[1].queue.min_tH: unknown field; did you mean \"min_th\"?"));
+    let dt = err(&with("delay = \"20ms\"", "delay = \"20ms\"\nqueue = { limit = \"100pkt\", max_p = 0.1 }"));
+    assert!(dt.starts_with("links[1].queue.max_p: unknown field"), "{dt}");
+}
+
+#[test]
+fn tcp_ecn_is_a_tcp_key_off_by_default() {
+    assert!(!load(BASE).unwrap().flows[0].tcp.ecn);
+    assert!(set(BASE, &["tcp.ecn=true"]).flows[0].tcp.ecn);
+}
+
+const WORKLOAD: &str = r#"
+[[workloads]]
+name = "short"
+kind = "poisson"
+senders = ["s1", "s2"]
+receivers = ["d1", "d2"]
+mean_interarrival = "50ms"
+size = { dist = "pareto", mean = "40KB", shape = 1.5 }
+max_flows = 100
+tcp = { initial_window = 10 }
+"#;
+
+#[test]
+fn a_poisson_workload_names_its_hosts_and_sizes() {
+    let spec = load(&format!("{BASE}{WORKLOAD}")).unwrap();
+    let crate::spec::WorkloadSpec::Poisson(w) = &spec.workloads[0];
+    assert_eq!(w.name, "short");
+    let names = |v: &[usize]| v.iter().map(|&i| spec.nodes[i].name.clone()).collect::<Vec<_>>();
+    assert_eq!((names(&w.senders), names(&w.receivers)), (vec!["s1".to_string(), "s2".into()], vec!["d1".to_string(), "d2".into()]));
+    assert_eq!(w.mean_interarrival, SimDuration::from_millis(50));
+    assert_eq!(w.size, crate::spec::SizeDist::Pareto { mean: 40_000.0, shape: 1.5 });
+    assert_eq!((w.max_flows, w.stop), (Some(100), None));
+    assert_eq!(w.tcp.initial_window, InitialWindow::Segments(10));
+    // A scenario may have workloads and no [[flows]].
+    let only = format!("{}{WORKLOAD}", BASE.replace("[[flows]]\nsrc = \"s1\"\ndst = \"d1\"\nsize = \"1MB\"\n", ""));
+    assert!(load(&only).unwrap().flows.is_empty());
+}
+
+#[test]
+fn bad_workloads_are_one_line_naming_the_field() {
+    let w = |old: &str, new: &str| err(&format!("{BASE}{}", WORKLOAD.replacen(old, new, 1)));
+    assert!(w("receivers = [\"d1\", \"d2\"]", "receivers = [\"d1\", \"r1\"]").starts_with("workloads[0].receivers[1]: \"r1\" is a router"));
+    assert!(w("receivers = [\"d1\", \"d2\"]", "receivers = [\"s1\"]").starts_with("workloads[0].receivers[0]: \"s1\" is also a sender"));
+    assert!(w("shape = 1.5", "shape = 1").starts_with("workloads[0].size.shape: must be greater than 1"));
+    assert!(w("\"50ms\"", "\"0s\"").starts_with("workloads[0].mean_interarrival: must be greater than zero"));
+    assert!(w("kind = \"poisson\"", "kind = \"web\"").starts_with("workloads[0].kind: unknown value \"web\"; expected one of \"poisson\""));
+    assert!(w("receivers = [\"d1\", \"d2\"]", "receivers = [\"dx\"]").contains("unknown node \"dx\""));
 }

@@ -812,3 +812,34 @@ fn workload_runs_are_deterministic_and_depend_on_the_seed() {
     assert_eq!(a.events, b.events);
     assert_ne!(a.summary.flows, c.summary.flows);
 }
+
+#[test]
+fn a_pcap_of_a_red_link_shows_the_ce_marks_in_the_ip_ecn_field() {
+    // RFC 3168 §5: the ECN field is the low two bits of the former TOS octet (byte 1 of the
+    // IPv4 header): ECT(0) = 10, CE = 11. The record is written when the packet starts
+    // transmission on the captured link, after RED marked it.
+    let spec = red_line(false);
+    let path = std::env::temp_dir().join(format!("tcplab-netsim-{}-red.pcap", std::process::id()));
+    let o = RunOptions { seed: 1, trace: false, pcap: vec![("first".into(), path.clone())] };
+    let mut sim = open_sim(&spec, &o);
+    for i in 0..10 {
+        let seg = Segment { ecn: Ecn::Ect0, ..data(&sim, 1 + 1000 * i, 1000) };
+        sim.emit(0, Transmit { segment: seg, retransmission: None });
+    }
+    sim.run_loop().unwrap();
+    let out = sim.finish(&o).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    let mut ecn = Vec::new();
+    let mut at = 24;
+    while at + 16 <= bytes.len() {
+        let incl = u32::from_le_bytes([bytes[at + 8], bytes[at + 9], bytes[at + 10], bytes[at + 11]]) as usize;
+        ecn.push(bytes[at + 16 + 1] & 0b11);
+        at += 16 + incl;
+    }
+    assert_eq!(ecn.len(), 10);
+    let marks = out.summary.links[0].red_ab.unwrap().marks;
+    assert_eq!(ecn.iter().filter(|&&e| e == 0b11).count() as u64, marks);
+    assert_eq!(ecn.iter().filter(|&&e| e == 0b10).count() as u64, 10 - marks);
+    assert!(marks >= 6);
+}
