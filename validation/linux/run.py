@@ -36,6 +36,8 @@ from scenarios import BY_NAME, SCENARIOS, Scenario  # noqa: E402
 NS_SND, NS_MID, NS_RCV = "tl-snd", "tl-mid", "tl-rcv"
 SND_IP, RCV_IP, PREFIX = "10.77.0.1", "10.77.0.2", "10.77.0.0/24"
 PORT = 5001
+#: How long tcpdump and bpftrace may take to exit after SIGINT before they are killed.
+STOP_TIMEOUT_S = 120
 #: The forwarder and both endpoints run under SCHED_FIFO: on a shared, loaded machine (load
 #: average 13 on 2 cores when this was written) a normal-priority forwarder was 10-15 ms
 #: late releasing packets (p99), which is the emulated path's own timing error.
@@ -235,7 +237,13 @@ def run_one(sc: Scenario, out: Path) -> dict:
         for p in procs:
             p.send_signal(signal.SIGINT)
         for p in procs:
-            p.wait(timeout=30)
+            try:
+                # bpftrace can take long to detach on a loaded machine; what it printed is
+                # already in its output file
+                p.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
         meta = {
             "scenario": sc.name,
             "kernel": platform.release(),
