@@ -176,8 +176,8 @@ def build(runs: Path) -> str:
     lat = [r["forwarder_lateness_us"] for r in real.values()]
     w(f"median of the per-run medians {fmt(sorted(x['p50'] for x in lat)[len(lat) // 2], 1)} us, worst per-run p99")
     w(f"{fmt(max(x['p99'] for x in lat), 1)} us, worst single frame {fmt(max(x['max'] for x in lat), 1)} us.")
-    probs = {n: r["problems"] for n, r in real.items() if r["problems"]}
-    w(f"Consistency checks of the ground truth (capture vs forwarder vs trace): "
+    probs = {f"{n} run {k + 1}": r["problems"] for n in real for k, r in enumerate(repeats(runs / n)) if r["problems"]}
+    w(f"Consistency checks of the ground truth (capture vs forwarder vs trace, every run): "
       f"{'all passed' if not probs else 'FAILED: ' + json.dumps(probs)}.")
     w("")
     w("## Scenarios")

@@ -212,7 +212,7 @@ def run_one(sc: Scenario, out: Path) -> dict:
         mono0, real0 = time.monotonic_ns(), time.time_ns()
         # bpftrace runs in the initial namespace: `ip netns exec` remounts /sys, which hides
         # tracefs; tracepoints are global anyway (the program filters on the port).
-        procs.append(start(None, ["bpftrace", str(bt)], out / "retransmit_trace.txt", "Attaching",
+        procs.append(start(None, ["bpftrace", "-B", "none", str(bt)], out / "retransmit_trace.txt", "Attaching",
                            stream="stdout"))
         fwd = start(NS_MID, [*RT, sys.executable, str(HERE / "forwarder.py"), str(out / "forwarder_config.json"),
                              str(out / "forwarder.json")], out / "forwarder.log", "ready", stream="stdout")
