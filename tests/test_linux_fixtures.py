@@ -19,10 +19,10 @@ What is asserted:
 
 Issue 10 goals NOT yet met on these fixtures (sender, ``--model linux``; today's numbers are
 in the constants below and in docs/validation-linux.md):
-- cause accuracy >= 0.99: today TODAY_CAUSE_CORRECT right of the 30 retransmissions (with the
-  engine's observer and RACK, issue 10 part 1: the RTO of ``rto-min-50ms`` fires before the
-  profile's 200 ms minimum RTO allows and comes out ``unknown``, its go-back-N follows as RACK
-  repairs, and the fast retransmit that a TLP's SACK triggers in ``tail-loss`` is ``unknown``);
+- cause accuracy >= 0.99: today TODAY_CAUSE_CORRECT right of the 30 retransmissions. Wrong
+  today: the repair after a TLP (`unknown`, tail-loss) and the three timeout
+  retransmissions of rto-min-50ms (the timer's own `unknown`, the two Linux sends in the
+  Loss state called `fast_retransmit` / `sack_recovery`);
 - at most 5 % of verdicts undecided on connections with D-SACK or timestamps: today
   TODAY_UNDECIDED_MAX of the 30 undecided.
 """

@@ -59,3 +59,9 @@ def test_lost_retransmission_drops_the_requested_copies_in_the_simulator(tmp_pat
     ev = pd.read_parquet(tmp_path / "sim" / "out" / "events.parquet")
     drops = ev[(ev.kind == "packet_dropped") & (ev["len"] > 0)]
     assert list(drops["seq"].astype(int)) == [299 * sc.mss + 1] * 2
+
+
+def test_the_tcp_keys_the_sysctl_mapping_needs_are_read_from_the_schema():
+    # scenario sysctls become [tcp] keys only when the schema lists them: a schema layout
+    # the reader does not follow would silently drop e.g. tlp = false (tail-loss-no-tlp)
+    assert {"sack", "timestamps", "min_rto", "initial_window", "tlp"} <= simulate.tcp_keys()

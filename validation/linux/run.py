@@ -36,6 +36,8 @@ from scenarios import BY_NAME, SCENARIOS, Scenario  # noqa: E402
 NS_SND, NS_MID, NS_RCV = "tl-snd", "tl-mid", "tl-rcv"
 SND_IP, RCV_IP, PREFIX = "10.77.0.1", "10.77.0.2", "10.77.0.0/24"
 PORT = 5001
+#: How long tcpdump and bpftrace may take to exit after SIGINT before they are killed.
+STOP_TIMEOUT_S = 120
 #: The forwarder and both endpoints run under SCHED_FIFO: on a shared, loaded machine (load
 #: average 13 on 2 cores when this was written) a normal-priority forwarder was 10-15 ms
 #: late releasing packets (p99), which is the emulated path's own timing error.
@@ -210,7 +212,7 @@ def run_one(sc: Scenario, out: Path) -> dict:
         mono0, real0 = time.monotonic_ns(), time.time_ns()
         # bpftrace runs in the initial namespace: `ip netns exec` remounts /sys, which hides
         # tracefs; tracepoints are global anyway (the program filters on the port).
-        procs.append(start(None, ["bpftrace", str(bt)], out / "retransmit_trace.txt", "Attaching",
+        procs.append(start(None, ["bpftrace", "-B", "none", str(bt)], out / "retransmit_trace.txt", "Attaching",
                            stream="stdout"))
         fwd = start(NS_MID, [*RT, sys.executable, str(HERE / "forwarder.py"), str(out / "forwarder_config.json"),
                              str(out / "forwarder.json")], out / "forwarder.log", "ready", stream="stdout")
@@ -235,7 +237,13 @@ def run_one(sc: Scenario, out: Path) -> dict:
         for p in procs:
             p.send_signal(signal.SIGINT)
         for p in procs:
-            p.wait(timeout=30)
+            try:
+                # bpftrace can take long to detach on a loaded machine; what it printed is
+                # already in its output file
+                p.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
         meta = {
             "scenario": sc.name,
             "kernel": platform.release(),

@@ -65,8 +65,15 @@ def tcp_keys() -> set[str]:
     from tcplab import _core
 
     try:
-        return set(json.loads(_core.schema())["properties"]["tcp"]["properties"])
-    except (ValueError, KeyError):
+        schema = json.loads(_core.schema())
+        tcp = schema["properties"]["tcp"]
+        while "$ref" in tcp:  # "#/$defs/RawTcp" (schemars) or inline
+            node = schema
+            for part in tcp["$ref"].lstrip("#/").split("/"):
+                node = node[part]
+            tcp = node
+        return set(tcp["properties"])
+    except (ValueError, KeyError, TypeError):
         return set()
 
 
