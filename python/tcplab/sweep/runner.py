@@ -309,12 +309,10 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
 
 
 def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, pa.DataType]) -> pa.Table:
-    from ..api import PROVENANCE_KEY
+    from ..api import PROVENANCE_KEY, add_provenance
 
     table = run_table(o.flows, r.key, r.point.as_dict(), r.seed, types)
-    table = table.replace_schema_metadata(
-        {**(table.schema.metadata or {}), PROVENANCE_KEY: json.dumps(o.provenance, sort_keys=True)}
-    )
+    table = add_provenance(table, {PROVENANCE_KEY: json.dumps(o.provenance, sort_keys=True)})
     entry: dict[str, Any] = {
         "key": r.key,
         "study": study.name,

@@ -57,7 +57,7 @@ def run_task(task: RunTask) -> RunOutcome:
     """Load the scenario with the point's overrides and simulate it without tracing.
     Raises :class:`tcplab.ScenarioError` for a point the simulator refuses at run time."""
     from .. import _core
-    from ..api import Scenario, _with_flow_names, provenance
+    from ..api import Scenario, add_flow_names, provenance
     from ..errors import _translate
     from ..tables import to_arrow
 
@@ -75,7 +75,7 @@ def run_task(task: RunTask) -> RunOutcome:
     summary = json.loads(raw.summary_json)
     summary.pop("flows", None)  # the same numbers are the flows table
     # As tcplab run's flows table: the flow_name column, and the same provenance record.
-    flows = _with_flow_names(to_arrow(raw.table("flows")), spec.flow_names)
+    flows = add_flow_names(to_arrow(raw.table("flows")), spec.flow_names)
     sc = Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), task.overrides, task.scenario_source)
     return RunOutcome(
         key=task.key,
