@@ -451,8 +451,10 @@ impl Observer {
     pub fn apply_retransmission(&mut self, now: SimTime, seq: SeqNum, end: SeqNum, trigger: Trigger) {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
-        let expired = trigger == Trigger::Rto && !matches!(self.phase, RecoveryPhase::Loss { .. })
-            || trigger == Trigger::Rto && self.timers.get(TimerKind::Rto).is_some_and(|d| d <= now);
+        // The timer's expiry itself: the first retransmission of a timeout recovery, or a
+        // backed-off repeat (the timer had fired); go-back-N followers are neither.
+        let expired = trigger == Trigger::Rto
+            && (!matches!(self.phase, RecoveryPhase::Loss { .. }) || self.timers.get(TimerKind::Rto).is_some_and(|d| d <= now));
         match trigger {
             _ if expired => {
                 // RFC 6298 (5.4)-(5.6): back off, go-back-N, restart the timer.
