@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from . import _core
 from .errors import ScenarioError, TcplabError
-from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
 
 if TYPE_CHECKING:
+    from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
     from .api import RunResult, Scenario, check, load_scenario, run
 
 __version__: str = _core.__version__
@@ -27,6 +27,10 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name == "sweep":  # callable: tcplab.sweep(study, out) runs a parameter study (imports pandas)
+        import importlib
+
+        return importlib.import_module(".sweep", __name__)
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 __all__ = [

@@ -238,7 +238,7 @@ def run(
     summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s, "provenance": prov}
     meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
     tables = {
-        name: _with_provenance(_with_flow_names(to_arrow(raw.table(name)), sc.flow_names), meta)
+        name: add_provenance(add_flow_names(to_arrow(raw.table(name)), sc.flow_names), meta)
         for name in raw.table_names
     }
     result = RunResult(summary, tables)
@@ -263,7 +263,7 @@ def provenance(sc: Scenario, seed: int) -> dict:
     }
 
 
-def _with_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table":
+def add_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table":
     """``table`` with a dictionary-encoded ``flow_name`` column after its flow id column
     (``flow``, or ``id`` in the flows table); ids without a flow (4294967295 on link rows of
     the events table) and unnamed flows give null. Tables without a flow id are unchanged."""
@@ -286,15 +286,17 @@ def _with_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Tabl
     return table.add_column(at, pa.field(FLOW_NAME, arr.type, nullable=True), arr)
 
 
-def _with_provenance(table: "pa.Table", meta: Mapping[str, str]) -> "pa.Table":
-    """``table`` whose schema metadata (written to Parquet as key-value metadata) holds the
-    provenance."""
+def add_provenance(table: "pa.Table", meta: Mapping[str, str]) -> "pa.Table":
+    """``table`` whose schema metadata (written to Parquet as key-value metadata) holds
+    ``meta`` (``{PROVENANCE_KEY: json.dumps(provenance(sc, seed), sort_keys=True)}``)."""
     return table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
 
 
 __all__ = [
     "Scenario",
     "RunResult",
+    "add_flow_names",
+    "add_provenance",
     "check",
     "load_scenario",
     "provenance",

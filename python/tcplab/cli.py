@@ -425,8 +425,7 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
 
     st = load_study(study)
     if dry_run:
-        validate(st)
-        click.echo(dry_run_text(st, out))
+        click.echo(dry_run_text(st, validate(st), out))
         return
     if out is None:
         raise click.UsageError("missing option -o/--out (or use --dry-run)")

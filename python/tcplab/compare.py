@@ -126,7 +126,15 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
     t_ns = truth["t_ns"].tolist()
 
     scores, confusion_rows, pair_rows = [], [], []
-    for capture, cg in conns.groupby("capture", sort=False, observed=True):
+    # `capture` is the path as given (unique per input); the rows are labelled with the file
+    # name (`capture_name`) when the names are unique too, else with the path.
+    names = {}
+    if "capture_name" in conns.columns:
+        pairs = conns[["capture", "capture_name"]].astype(str).drop_duplicates()
+        if pairs["capture_name"].is_unique:
+            names = dict(zip(pairs["capture"], pairs["capture_name"]))
+    for path, cg in conns.groupby("capture", sort=False, observed=True):
+        capture = names.get(str(path), str(path))
         flow_of = {}
         for cid, client in zip(cg["conn_id"].tolist(), cg["client"].astype(str).tolist()):
             port = int(client.rsplit(":", 1)[1])
@@ -134,7 +142,7 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
             if flow < n_flows:
                 flow_of[cid] = flow
         present = set(flow_of.values())
-        rg = rex[(rex["capture"].astype(str) == str(capture)) & (rex["dir"].astype(str) == "c2s")]
+        rg = rex[(rex["capture"].astype(str) == str(path)) & (rex["dir"].astype(str) == "c2s")]
         a_occ: dict[tuple[int, int], list[tuple[int, str, object]]] = defaultdict(list)
         for cid, seq, ts, cause, sp in zip(
             rg["conn_id"].tolist(), rg["seq"].tolist(), rg["ts_ns"].tolist(),

@@ -523,7 +523,10 @@ impl DirReplay {
             self.base = abs_seq.wrapping_sub(rel_seq);
             // Relative sequence numbers live at an offset of 2^32 so that data from before
             // the first segment seen (a capture that starts mid-connection) stays below it.
-            let s = SEQ_ORIGIN + u64::from(rel_seq);
+            // The first segment may lie before the ISN (a stray SYN set the base): read its
+            // 32-bit relative number as signed so that it lands below the origin instead of
+            // 2^32 above it (found by the analyzer_structured fuzz target).
+            let s = SEQ_ORIGIN.wrapping_add_signed(i64::from(rel_seq as i32));
             self.snd_una = s;
             self.first_seq = s;
             self.snd_max = s;

@@ -659,3 +659,16 @@ fn one_ack_sacking_three_segments_is_a_loss_by_islost_not_by_duplicate_count() {
     let r = a.retransmissions[0];
     assert_eq!((r.r.cause, r.r.trigger), (Cause::FastRetransmit, Trigger::IsLost));
 }
+
+/// Found by the `analyzer_structured` fuzz target: the first data segment of a direction
+/// lies before the ISN its SYN announced; its retransmission's `seq` is negative, not
+/// 2^32 - 999.
+#[test]
+fn data_before_the_isn_is_negative_not_wrapped() {
+    let mut s = Script::new(false, false);
+    s.pkt(200 * MS, From::Client, PSHACK, C_ISN.wrapping_sub(999), S_ISN + 1, 1000, 0, 0, &[]);
+    s.pkt(600 * MS, From::Client, PSHACK, C_ISN.wrapping_sub(999), S_ISN + 1, 1000, 0, 0, &[]);
+    let a = analyze_one(&s.write("before-isn"));
+    assert_eq!(a.retransmissions.len(), 1, "{:?}", a.retransmissions);
+    assert_eq!(a.retransmissions[0].r.seq, -999);
+}

@@ -23,6 +23,9 @@ pub const SECTIONS: &[(&str, Option<&str>)] = &[
     ("workloads", Some("RawWorkload")),
 ];
 
+/// Tagged choices documented as one row per variant: marker name, `$defs` entry, tag key.
+pub const VARIANTS: &[(&str, &str, &str)] = &[("loss", "RawLoss", "model")];
+
 /// Closing marker of a generated table.
 const END_MARKER: &str = "<!-- /keys -->";
 
@@ -140,14 +143,43 @@ pub fn key_table(schema: &Value, section: &str) -> Option<String> {
     Some(out)
 }
 
+/// The markdown table of a tagged choice: one row per variant with its tag value, its other
+/// keys (with their defaults) and its doc comment.
+pub fn variant_table(schema: &Value, def: &str, tag: &str) -> Option<String> {
+    let alts = schema.pointer(&format!("/$defs/{def}/oneOf"))?.as_array()?;
+    let mut out = format!("| {tag} | keys | meaning |\n|---|---|---|\n");
+    for alt in alts {
+        let props = alt.get("properties").and_then(Value::as_object);
+        let value = props.and_then(|p| p.get(tag)).and_then(|t| t.get("const"))?;
+        let keys: Vec<String> = props
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| k.as_str() != tag)
+            .map(|(k, p)| match p.get("default") {
+                Some(d) => format!("`{k}` (default {})", toml_text(d)),
+                None => format!("`{k}`"),
+            })
+            .collect();
+        let keys = if keys.is_empty() { "—".to_string() } else { keys.join(", ") };
+        let meaning = alt.get("description").and_then(Value::as_str).unwrap_or("");
+        out.push_str(&format!("| {} | {} | {} |\n", toml_text(value), cell(&keys), cell(meaning)));
+    }
+    Some(out)
+}
+
+/// Every generated table by marker name.
+fn all_tables(schema: &Value) -> Vec<(&'static str, String)> {
+    let keys = SECTIONS.iter().map(|(s, _)| (*s, key_table(schema, s)));
+    let variants = VARIANTS.iter().map(|(s, def, tag)| (*s, variant_table(schema, def, tag)));
+    keys.chain(variants).map(|(s, t)| (s, t.unwrap_or_default())).collect()
+}
+
 /// Every section's table with its markers (`tcplab schema --markdown`).
 pub fn key_tables_markdown() -> String {
     let schema = super::schema::schema_value();
-    SECTIONS
+    all_tables(&schema)
         .iter()
-        .filter_map(|(s, _)| {
-            key_table(&schema, s).map(|t| format!("{}\n{t}{END_MARKER}\n", begin_marker(s)))
-        })
+        .map(|(s, t)| format!("{}\n{t}{END_MARKER}\n", begin_marker(s)))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -157,7 +189,7 @@ pub fn key_tables_markdown() -> String {
 pub fn update_docs(text: &str) -> Result<String, String> {
     let schema = super::schema::schema_value();
     let mut out = text.to_string();
-    for (section, _) in SECTIONS {
+    for (section, table) in all_tables(&schema) {
         let begin = begin_marker(section);
         let start = out
             .find(&begin)
@@ -167,7 +199,6 @@ pub fn update_docs(text: &str) -> Result<String, String> {
             .find(END_MARKER)
             .map(|e| body + e)
             .ok_or_else(|| format!("docs: section {section} has no closing {END_MARKER}"))?;
-        let table = key_table(&schema, section).unwrap_or_default();
         out.replace_range(body..end, &format!("\n{table}"));
     }
     Ok(out)

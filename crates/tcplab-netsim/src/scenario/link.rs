@@ -323,7 +323,9 @@ pub enum RawLoss {
         loss_bad: f64,
     },
     /// Deterministic, for tests: drop the listed 1-based occurrences of data segments
-    /// (retransmissions counted) of flow `flow` on this direction.
+    /// (payload > 0, retransmissions counted) of flow `flow` on this direction. `flow` is the
+    /// index in the *expanded* flow list (after `count`), the same flow id as in every output.
+    /// Duplicates are merged.
     DropNth {
         /// Flow index in the expanded flow list (after `count`), the flow id of every output.
         flow: u64,
@@ -331,7 +333,11 @@ pub enum RawLoss {
         #[schemars(length(min = 1), inner(range(min = 1)))]
         nth: Vec<u64>,
     },
-    /// Time-driven Good/Bad periods; the defaults are Sarolahti's Ch. 4 "bursty losses".
+    /// Time-driven link outages: Good and Bad periods alternate (starting Good), every packet
+    /// that starts transmission in Bad is lost. Defaults are Sarolahti's Ch. 4 "bursty
+    /// losses": `good = { uniform = ["0.1s", "20s"] }`, `bad = { exponential = "3.5s" }`. The
+    /// periods depend on the seed and the link only, so `loss = { model = "outages" }` loses
+    /// "all packets in both directions" at the same times.
     Outages {
         /// Length of Good periods (default uniform 0.1 s..20 s, Sarolahti Ch. 4).
         good: Option<RawDist>,

@@ -16,6 +16,9 @@ use tcplab_tcp::{
     DupAckThreshold, EventClock, HandshakeAck, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
     RttSampling, SpuriousDetection, SpuriousResponse, TcpConfig,
 };
+use tcplab_tcp::cc::hystart::HystartMode;
+use tcplab_tcp::loss::tlp::PtoRule;
+use tcplab_tcp::CongestionControl;
 use tcplab_time::units::parse_duration;
 use tcplab_time::SimDuration;
 
@@ -77,8 +80,8 @@ pub struct RawTcp {
     /// one) ends fast recovery, so a second loss in the window needs three more duplicate ACKs or
     /// the retransmission timer. Default from: RFC 6675.
     pub recovery: Option<RawRecovery>,
-    /// Named OS profile; sets the timer, RTO and dupACK fields listed below before the table's
-    /// other keys are applied.
+    /// Named OS profile (`tcplab profiles`); sets the keys listed under "OS profiles" below
+    /// before the table's other keys are applied.
     #[serde(default)]
     #[schemars(schema_with = "profile_names")]
     pub profile: Option<String>,
@@ -183,6 +186,33 @@ pub struct RawTcp {
     /// cwnd as a fast recovery would. Not with `sender = "linux"` (one-line error). Default from:
     /// RFC 8985 §7.
     pub tlp: Option<bool>,
+    /// TLP probe timeout: `rfc8985` (2·SRTT, +200 ms WCDelAckT with one segment in flight;
+    /// default) or `linux` (`tcp_schedule_loss_probe`: 2·SRTT + 2 jiffies, +200 ms with one
+    /// packet out), never later than the RTO.
+    #[serde(default)]
+    #[schemars(schema_with = "pto_names")]
+    pub tlp_pto: Option<String>,
+    /// Congestion controller of the RFC sender: `reno` (RFC 5681, default) or `cubic` (RFC 9438
+    /// as Linux `tcp_cubic.c`: beta 717/1024, fast convergence, Reno-friendly region, cwnd in
+    /// packets).
+    #[serde(default)]
+    #[schemars(schema_with = "cc_names")]
+    pub cc: Option<String>,
+    /// Slow-start exit before the first loss: `off` (default), `linux` (`tcp_cubic.c` HyStart:
+    /// ACK train and delay increase), `hystart++` (RFC 9406).
+    #[serde(default)]
+    #[schemars(schema_with = "hystart_names")]
+    pub hystart: Option<String>,
+    /// Byte counting in slow start as Linux counts (RFC 3465, `tcp_slow_start`: every
+    /// acknowledged segment, capped at ssthresh); default false (RFC 5681: one SMSS per ACK).
+    pub abc: Option<bool>,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB, Linux `tcp_cwnd_reduction`) for the
+    /// window during SACK recovery; default false (RFC 6675: cwnd = ssthresh).
+    pub prr: Option<bool>,
+    /// RFC 8985 RACK loss detection with SACK (Linux `tcp_recovery.c`): time-based marking,
+    /// reordering window min_rtt/4 adapted by D-SACK, reordering timer, lost retransmissions;
+    /// replaces DupThresh/IsLost; default false.
+    pub rack: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in
     /// SYN-RECEIVED and retransmits its SYN-ACK after its initial RTO. `immediate`: a bare ACK goes
@@ -624,6 +654,28 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.tlp {
             c.tlp = v;
         }
+        if let Some(name) = &t.tlp_pto {
+            let names: Vec<String> = PtoRule::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.tlp_pto = PtoRule::by_name(name).ok_or_else(|| ctx.err(&at.k("tlp_pto"), unknown_name("PTO rule", name, &names)))?;
+        }
+        if let Some(name) = &t.cc {
+            let names: Vec<String> = CongestionControl::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.cc = CongestionControl::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("cc"), unknown_name("congestion controller", name, &names)))?;
+        }
+        if let Some(name) = &t.hystart {
+            let names: Vec<String> = HystartMode::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.hystart = HystartMode::by_name(name).ok_or_else(|| ctx.err(&at.k("hystart"), unknown_name("hystart", name, &names)))?;
+        }
+        if let Some(v) = t.abc {
+            c.abc = v;
+        }
+        if let Some(v) = t.prr {
+            c.prr = v;
+        }
+        if let Some(v) = t.rack {
+            c.rack = v;
+        }
         if let Some(v) = t.ecn {
             c.ecn = v;
         }
@@ -688,6 +740,17 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
             "\"linux\" cannot be combined with tlp (the Linux 2.4 sender has no Tail Loss Probe; TLP runs in the RFC sender)",
         ));
     }
+    if c.sender == tcplab_tcp::SenderModel::Linux
+        && (c.cc != CongestionControl::Reno || c.hystart != HystartMode::Off || c.abc || c.prr || c.rack)
+    {
+        // The Linux 2.4 engine counts its own window (002 §2); today's Linux features run in the
+        // RFC sender (profile = "linux").
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" (the Linux 2.4 engine) cannot be combined with cc = \"cubic\", hystart, abc, prr or rack (they run in the RFC sender; profile = \"linux\" is today's Linux)",
+        ));
+    }
     let linux_only = levels.iter().rev().find_map(|(t, at)| {
         t.and_then(|t| {
             if t.rate_halving.is_some() {
@@ -743,6 +806,15 @@ fn response_names(_: &mut SchemaGenerator) -> Schema {
 }
 fn sender_names(_: &mut SchemaGenerator) -> Schema {
     names_schema(tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name()))
+}
+fn pto_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(PtoRule::ALL.iter().map(|k| k.name()))
+}
+fn cc_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(CongestionControl::ALL.iter().map(|k| k.name()))
+}
+fn hystart_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(HystartMode::ALL.iter().map(|k| k.name()))
 }
 fn handshake_ack_names(_: &mut SchemaGenerator) -> Schema {
     names_schema(HandshakeAck::ALL.iter().map(|k| k.name()))
@@ -873,7 +945,8 @@ impl JsonSchema for RawEventClock {
 // back and requires the same `TcpConfig`, and requires a value for every `RawTcp` key but
 // `profile`.
 
-/// The `[tcp]` keys a named profile sets (`Profile::apply`), in `tcplab profiles` order.
+/// The `[tcp]` keys a named profile sets (`Profile::apply`), in `tcplab profiles` order. A
+/// test fails when a profile changes a field no key here renders.
 pub const PROFILE_KEYS: &[&str] = &[
     "rto_estimator",
     "rtt_clock",
@@ -894,6 +967,18 @@ pub const PROFILE_KEYS: &[&str] = &[
     "ssthresh_estimation",
     "pacing",
     "handshake_ack",
+    // Profile::features (today's Linux; off in the other profiles).
+    "cc",
+    "hystart",
+    "abc",
+    "prr",
+    "rack",
+    "tlp",
+    "tlp_pto",
+    "spurious_detection",
+    "spurious_response",
+    "frto_require_full_ack",
+    "quickack",
 ];
 
 /// A byte count as a scenario file writes it.
@@ -1004,12 +1089,19 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     put("pacing", c.startup.pacing.into());
     put("sender", c.sender.name().into());
     put("quickack", c.ack.quickack.into());
-    // The loader rejects these two outside the Linux sender, and TLP inside it.
+    put("tlp_pto", c.tlp_pto.name().into());
+    // The loader rejects rate_halving and fack outside the Linux 2.4 sender, and TLP and
+    // today's Linux features inside it.
     if c.sender == tcplab_tcp::SenderModel::Linux {
         put("rate_halving", c.linux_rate_halving.into());
         put("fack", c.linux_fack.into());
     } else {
         put("tlp", c.tlp.into());
+        put("cc", c.cc.name().into());
+        put("hystart", c.hystart.name().into());
+        put("abc", c.abc.into());
+        put("prr", c.prr.into());
+        put("rack", c.rack.into());
     }
     put("handshake_ack", c.handshake_ack.name().into());
     put("ecn", c.ecn.into());

@@ -273,8 +273,8 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
-         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, handshake_ack, ecn \
-         (line 43, column 1)"
+         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
+         hystart, abc, prr, rack, handshake_ack, ecn (line 43, column 1)"
     );
 }
 

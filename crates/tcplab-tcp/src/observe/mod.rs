@@ -197,7 +197,7 @@ impl Observer {
     /// An observer of an established connection whose first data byte (or first byte seen)
     /// is `first_seq`, with the options the handshake negotiated.
     pub fn new(cfg: &TcpConfig, first_seq: SeqNum, sack_ok: bool, ts_ok: bool) -> Observer {
-        Observer {
+        let mut o = Observer {
             smss: u64::from(cfg.mss.max(1)),
             ts_ok,
             dupthresh_rule: cfg.dupack_threshold,
@@ -225,7 +225,10 @@ impl Observer {
             dupacks: 0,
             dupthresh_at: None,
             islost_una_at: None,
-        }
+        };
+        // RACK.fack starts at SND.UNA (`Sender::on_established` does the same).
+        o.rack.fack = first_seq;
+        o
     }
 
     /// The handshake's round trip as the sender measured it (SYN → SYN-ACK at the client,

@@ -141,3 +141,22 @@ fn a_gap_the_capture_missed_is_one_unseen_segment() {
     let ex = o.on_transmit(ms(2), seq(1), MSS, false).expect("below SND.NXT");
     assert!(!ex.at_una);
 }
+
+#[test]
+fn rack_marks_a_hole_at_once_when_dupthresh_segments_are_sacked_even_above_2_pow_31() {
+    // RFC 8985 §6.2 step 4: RACK.reo_wnd is 0 when no reordering was seen and RACK.segs_sacked
+    // >= DupThresh; step 3 compares with RACK.fack modulo 2^32, so a connection whose
+    // sequence numbers lie above 2^31 must not read its first delivery as reordering.
+    let iss = 3_000_000_000u32;
+    let at = |n: u32| SeqNum(iss.wrapping_add(n * MSS));
+    let mut o = Observer::new(&TcpConfig { rack: true, ..cfg() }, at(0), true, false);
+    for n in 0..10 {
+        o.on_transmit(ms(u64::from(n)), at(n), MSS, false);
+    }
+    o.on_ack(ms(100), &ack(at(1), &[]), false);
+    o.on_ack(ms(112), &ack(at(1), &[(at(2), at(5))]), false);
+    // Segment 1 (sent at 1 ms) waited RACK.rtt = 112 − 4 = 108 ms: lost at 109 ms.
+    let ex = o.explain(ms(113), at(1), at(2));
+    assert!(ex.rack_lost, "{ex:?}");
+    assert_eq!(ex.trigger, Trigger::Rack);
+}

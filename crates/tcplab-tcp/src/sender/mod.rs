@@ -316,6 +316,9 @@ impl Sender {
         self.loss = crate::loss::for_connection(self.recovery_cfg, sack_ok);
         // RACK needs SACK (Linux `tcp_is_rack`; without SACK the NewReno rules run).
         self.rack.enabled &= sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack;
+        // RFC 8985 §6.2 step 3 compares with RACK.fack modulo 2^32: it starts at SND.UNA (a
+        // zero start reads every sequence number above 2^31 as reordering).
+        self.rack.fack = self.snd_una;
         if handshake_rtx {
             self.rtt.on_handshake_retransmitted();
         }
