@@ -14,6 +14,9 @@ use tcplab_tcp::{
     DupAckThreshold, EventClock, HandshakeAck, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
     RttSampling, SpuriousDetection, SpuriousResponse, TcpConfig,
 };
+use tcplab_tcp::cc::hystart::HystartMode;
+use tcplab_tcp::loss::tlp::PtoRule;
+use tcplab_tcp::CongestionControl;
 use tcplab_time::units::parse_duration;
 use tcplab_time::SimDuration;
 
@@ -69,6 +72,20 @@ pub struct RawTcp {
     pub fack: Option<bool>,
     /// RFC 8985 §7 Tail Loss Probe in the RFC sender (default false).
     pub tlp: Option<bool>,
+    /// TLP probe timeout: `rfc8985` (default) or `linux` (`tcp_schedule_loss_probe`).
+    pub tlp_pto: Option<String>,
+    /// Congestion controller of the RFC sender: `reno` (default) or `cubic` (RFC 9438 as
+    /// Linux `tcp_cubic.c`).
+    pub cc: Option<String>,
+    /// Slow-start exit: `off` (default), `linux` (HyStart of `tcp_cubic.c`), `hystart++`
+    /// (RFC 9406).
+    pub hystart: Option<String>,
+    /// Byte counting in slow start as Linux counts (RFC 3465, `tcp_slow_start`; default false).
+    pub abc: Option<bool>,
+    /// RFC 6937 Proportional Rate Reduction in SACK recovery (default false).
+    pub prr: Option<bool>,
+    /// RFC 8985 RACK loss detection in the RFC sender with SACK (default false).
+    pub rack: Option<bool>,
     /// The client's ACK of the SYN-ACK: `piggyback` (4.4BSD, default) or `immediate` (Linux).
     pub handshake_ack: Option<String>,
 }
@@ -493,6 +510,28 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.tlp {
             c.tlp = v;
         }
+        if let Some(name) = &t.tlp_pto {
+            let names: Vec<String> = PtoRule::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.tlp_pto = PtoRule::by_name(name).ok_or_else(|| ctx.err(&at.k("tlp_pto"), unknown_name("PTO rule", name, &names)))?;
+        }
+        if let Some(name) = &t.cc {
+            let names: Vec<String> = CongestionControl::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.cc = CongestionControl::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("cc"), unknown_name("congestion controller", name, &names)))?;
+        }
+        if let Some(name) = &t.hystart {
+            let names: Vec<String> = HystartMode::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.hystart = HystartMode::by_name(name).ok_or_else(|| ctx.err(&at.k("hystart"), unknown_name("hystart", name, &names)))?;
+        }
+        if let Some(v) = t.abc {
+            c.abc = v;
+        }
+        if let Some(v) = t.prr {
+            c.prr = v;
+        }
+        if let Some(v) = t.rack {
+            c.rack = v;
+        }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
             c.handshake_ack = HandshakeAck::by_name(name)
@@ -552,6 +591,17 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         return Err(ctx.err(
             &at.unwrap_or_else(|| p("tcp").k("sender")),
             "\"linux\" cannot be combined with tlp (the Linux 2.4 sender has no Tail Loss Probe; TLP runs in the RFC sender)",
+        ));
+    }
+    if c.sender == tcplab_tcp::SenderModel::Linux
+        && (c.cc != CongestionControl::Reno || c.hystart != HystartMode::Off || c.abc || c.prr || c.rack)
+    {
+        // The Linux 2.4 engine counts its own window (002 §2); today's Linux features run in the
+        // RFC sender (profile = "linux").
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" (the Linux 2.4 engine) cannot be combined with cc = \"cubic\", hystart, abc, prr or rack (they run in the RFC sender; profile = \"linux\" is today's Linux)",
         ));
     }
     let linux_only = levels.iter().rev().find_map(|(t, at)| {
