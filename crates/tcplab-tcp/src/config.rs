@@ -574,6 +574,9 @@ pub struct TcpConfig {
     /// The TLP probe timeout rule: RFC 8985 §7.2 or Linux `tcp_schedule_loss_probe`
     /// (`loss::tlp`); used only with `tlp`.
     pub tlp_pto: crate::loss::tlp::PtoRule,
+    /// RFC 3168 ECN: ask for it on the SYN / accept it on the SYN-ACK, ECT on new data, echo
+    /// CE, react to ECE (`crate::ecn`). Off by default (RFC 3168 is opt-in).
+    pub ecn: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -610,6 +613,7 @@ impl Default for TcpConfig {
             prr: false,
             rack: false,
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
+            ecn: false,
             trace: true,
         }
     }
