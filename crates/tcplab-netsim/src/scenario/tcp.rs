@@ -86,6 +86,8 @@ pub struct RawTcp {
     pub prr: Option<bool>,
     /// RFC 8985 RACK loss detection in the RFC sender with SACK (default false).
     pub rack: Option<bool>,
+    /// Linux's adaptive delayed-ACK timeout (`ato`) and quick ACKs after idle (default false).
+    pub ack_ato: Option<bool>,
     /// The client's ACK of the SYN-ACK: `piggyback` (4.4BSD, default) or `immediate` (Linux).
     pub handshake_ack: Option<String>,
 }
@@ -531,6 +533,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         }
         if let Some(v) = t.rack {
             c.rack = v;
+        }
+        if let Some(v) = t.ack_ato {
+            c.ack_ato = v;
         }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();

@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, handshake_ack (line 43, column 1)"
+         hystart, abc, prr, rack, ack_ato, handshake_ack (line 43, column 1)"
     );
 }
 
@@ -1331,6 +1331,7 @@ fn the_todays_linux_keys_reach_tcp_config_one_by_one() {
     let r = one("rack = true");
     assert!(r.rack && !r.prr && r.cc == CongestionControl::Reno);
     assert_eq!(one("tlp_pto = \"linux\"").tlp_pto, PtoRule::Linux);
+    assert!(one("ack_ato = true").ack_ato);
     let l = one("profile = \"linux\"");
     assert!(l.rack && l.prr && l.abc && l.tlp && l.cc == CongestionControl::Cubic && l.hystart == HystartMode::Linux);
     let l = one("profile = \"linux\"\nrack = false\ncc = \"reno\"");
