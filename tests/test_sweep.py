@@ -341,22 +341,27 @@ def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path)
         workers[0].send_signal(signal.SIGKILL)
         at_kill = len(_ledger_keys(out))
         # Dask restarts the worker and re-runs its task; the study goes on.
-        _wait(lambda: len(_ledger_keys(out)) >= at_kill + 6, 120, "runs after the worker was killed")
+        _wait(lambda: len(_ledger_keys(out)) >= at_kill + 4, 120, "runs after the worker was killed")
         os.killpg(driver.pid, signal.SIGKILL)  # the driver and its workers, mid-study
         driver.wait(30)
     finally:
         if driver.poll() is None:
             os.killpg(driver.pid, signal.SIGKILL)
             driver.wait(30)
-    before = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")}
+    # Run files only: the driver may have died writing one, leaving its temporary file.
+    before = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")
+              if not p.name.startswith(L.TMP_PREFIX)}
     ledger_before = {json.loads(x)["key"]: x for x in (out / L.LEDGER).read_text().splitlines() if x.endswith("}")}
     assert 0 < len(before) < total, "the driver must be killed mid-study for this test to mean anything"
 
-    r = tcplab_cli("sweep", str(tmp_path / "s.toml"), "-o", str(out), "--workers", "2")
-    assert r.returncode == 0, r.stderr
-    assert f"{total} runs: {total - len(before)} ran now, {len(before)} reused" in r.stdout
+    from tcplab.sweep.runner import run_study
+    from tcplab.sweep.study import load_study
+
+    res = run_study(load_study(tmp_path / "s.toml"), out, workers=2, progress=False)
+    assert (res.stats.executed, res.stats.reused) == (total - len(before), len(before))
 
     after = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")}
+    assert not [k for k in after if k.startswith(L.TMP_PREFIX)], "temporary files are cleaned up"
     # Nothing finished was recomputed: the same files, untouched, and the same ledger lines.
     assert all(after[k] == v for k, v in before.items())
     lines = (out / L.LEDGER).read_text().splitlines()

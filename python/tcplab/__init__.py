@@ -3,7 +3,7 @@
 One sans-IO TCP engine (Rust) drives a packet-level simulator; results come back as Arrow
 tables / pandas DataFrames and Parquet files.
 
-Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
+Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :func:`check`, :class:`RunResult`, :class:`ScenarioError`.
 """
 
 from typing import TYPE_CHECKING
@@ -13,13 +13,13 @@ from .errors import ScenarioError, TcplabError
 from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
 
 if TYPE_CHECKING:
-    from .api import RunResult, Scenario, load_scenario, run
+    from .api import RunResult, Scenario, check, load_scenario, run
 
 __version__: str = _core.__version__
 
 #: Names re-exported from :mod:`tcplab.api`, imported on first use so that ``tcplab --help``
 #: and commands that need no tables do not pay for numpy/pyarrow at start-up.
-_LAZY = {"RunResult", "Scenario", "load_scenario", "run"}
+_LAZY = {"RunResult", "Scenario", "check", "load_scenario", "run"}
 
 
 def __getattr__(name: str):
@@ -34,6 +34,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "TcplabError",
+    "check",
     "load_scenario",
     "run",
     "sweep",

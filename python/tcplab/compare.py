@@ -112,6 +112,14 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
         )
     if conns.empty:
         raise CompareError(f"{adir}: the analysis found no connections")
+    # Only captures this run wrote can be scored against its truth.
+    run_pcaps = sorted(p.name for p in Path(run_dir).glob("*.pcap"))
+    for capture in dict.fromkeys(conns["capture"].astype(str)):
+        if Path(capture).name not in run_pcaps:
+            raise CompareError(
+                f"{adir}: capture {capture} is not one of {run_dir}'s captures "
+                f"({', '.join(run_pcaps) or 'none: run it with --pcap LINK'})"
+            )
     t_occ: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, (f, s) in enumerate(zip(truth["flow"].tolist(), truth["seq"].tolist())):
         t_occ[(f, s)].append(i)  # events are in time order, so each list is too
@@ -170,12 +178,13 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
                     s["sp_fp"] += 1
                 elif truth_sp:
                     s["sp_fn"] += 1
-                pair_rows.append({"capture": capture, "flow": k[0], "seq": k[1], "t_ns": int(t["t_ns"]), "ts_ns": ts,
+                pair_rows.append({"capture": Path(str(capture)).name, "flow": k[0], "seq": k[1], "t_ns": int(t["t_ns"]), "ts_ns": ts,
                                   "truth_cause": want, "analyzer_cause": cause, "truth_spurious": truth_sp,
                                   "analyzer_spurious": sp})
             s["not_visible"] += len(tv) - used
-        scores.append({"capture": str(capture), **_rates(s)})
-        confusion_rows.extend({"capture": str(capture), "truth": a, "analyzer": b, "count": n}
+        name = Path(str(capture)).name  # the file's name (the column holds the path as given)
+        scores.append({"capture": name, **_rates(s)})
+        confusion_rows.extend({"capture": name, "truth": a, "analyzer": b, "count": n}
                               for (a, b), n in sorted(confusion.items()))
     total = defaultdict(int)
     for row in scores:

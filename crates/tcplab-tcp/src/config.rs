@@ -557,6 +557,9 @@ pub struct TcpConfig {
     /// Active open: whether the ACK of the SYN-ACK rides on the first data segment (4.4BSD,
     /// the default) or is sent at once as a bare ACK (Linux). See [`HandshakeAck`].
     pub handshake_ack: HandshakeAck,
+    /// RFC 3168 ECN: ask for it on the SYN / accept it on the SYN-ACK, ECT on new data, echo
+    /// CE, react to ECE (`crate::ecn`). Off by default (RFC 3168 is opt-in).
+    pub ecn: bool,
     /// Congestion controller of the RFC sender (default Reno, every earlier output).
     pub cc: CongestionControl,
     /// Slow-start exit: Linux HyStart or RFC 9406 HyStart++ (`cc::hystart`); off by default.
@@ -578,9 +581,6 @@ pub struct TcpConfig {
     /// `tcp_send_delayed_ack`) instead of `ack.delayed_ack`'s fixed one, and quick ACKs again
     /// after a gap longer than the RTO (`receiver::ack_policy`); off by default.
     pub ack_ato: bool,
-    /// RFC 3168 ECN: ask for it on the SYN / accept it on the SYN-ACK, ECT on new data, echo
-    /// CE, react to ECE (`crate::ecn`). Off by default (RFC 3168 is opt-in).
-    pub ecn: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -611,6 +611,7 @@ impl Default for TcpConfig {
             linux_fack: false,
             tlp: false,
             handshake_ack: HandshakeAck::Piggyback,
+            ecn: false,
             cc: CongestionControl::Reno,
             hystart: crate::cc::hystart::HystartMode::Off,
             abc: false,
@@ -618,7 +619,6 @@ impl Default for TcpConfig {
             rack: false,
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
-            ecn: false,
             trace: true,
         }
     }

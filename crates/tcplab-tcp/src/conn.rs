@@ -568,15 +568,15 @@ impl Connection {
     }
     /// The Linux 2.4 engine's state (`None` with the RFC sender).
     pub fn linux(&self) -> Option<&crate::linux::LinuxCa> {
-        self.snd.linux.as_ref()
+        self.snd.recovery.as_deref().and_then(|r| r.linux24())
     }
     /// Mutable access to the Linux engine (e.g. to turn rate-halving off before a run).
     pub fn linux_mut(&mut self) -> Option<&mut crate::linux::LinuxCa> {
-        self.snd.linux.as_mut()
+        self.snd.recovery.as_deref_mut().and_then(|r| r.linux24_mut())
     }
     /// The Linux packet counters now (002 L1349–1410), `None` with the RFC sender.
     pub fn linux_counters(&self) -> Option<crate::linux::scoreboard::Counters> {
-        self.snd.linux.as_ref().map(|_| self.snd.linux_counters())
+        self.linux().map(|_| self.snd.linux_counters())
     }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {

@@ -119,7 +119,7 @@ class Ledger:
                     listed[key] = e
         for tmp in led.runs_dir.glob(f"{TMP_PREFIX}*"):
             tmp.unlink(missing_ok=True)
-        on_disk = {p.stem for p in led.runs_dir.glob("*.parquet")}
+        on_disk = run_keys_on_disk(led.runs_dir)
         led.entries = {k: e for k, e in listed.items() if k in on_disk}
         missing_lines = sorted(on_disk - set(listed))
         if led.torn_lines or missing_lines:
@@ -157,6 +157,12 @@ class Ledger:
 
     def finished(self, keys: Iterable[str]) -> set[str]:
         return {k for k in keys if k in self.entries}
+
+
+def run_keys_on_disk(runs_dir: Path) -> set[str]:
+    """Keys of the run files in ``runs_dir``: ``<key>.parquet``, not the temporary files a
+    killed driver may have left (``.tmp-...``; pathlib's ``*`` matches names with a dot)."""
+    return {p.stem for p in runs_dir.glob("*.parquet") if not p.name.startswith(TMP_PREFIX)}
 
 
 def now_utc() -> str:

@@ -119,6 +119,20 @@ class SweepResult:
         return format_summary(self.summary, self.study.keys)
 
 
+#: Dask settings of the local cluster: its periodic housekeeping, slowed down. With Dask's
+#: defaults an idle LocalCluster of 2 workers costs the driver process 1.45 s of CPU per 30 s
+#: (5 % of a core: the event-loop tick monitor every 20 ms, each nanny's memory monitor every
+#: 100 ms, the system monitor every 500 ms); with these, 0.23 s (measured on the project
+#: machine). That CPU is taken from the workers when they have one core each. The memory
+#: limit is then enforced within a second instead of 100 ms, and the dashboard's system
+#: graphs update every 2 s.
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
+
+
 def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -129,6 +143,7 @@ def _cores() -> int:
 def _client(workers: int | None, scheduler: str | None):
     """A Dask client: of ``scheduler``, or of a new LocalCluster of ``workers`` processes."""
     try:
+        import dask
         from dask.distributed import Client, LocalCluster
     except ImportError as e:  # pragma: no cover - dask is a dependency
         raise SweepError(f"dask.distributed is not installed ({e}); pip install 'dask[distributed]'") from None
@@ -145,14 +160,15 @@ def _client(workers: int | None, scheduler: str | None):
     in_main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
     try:
-        cluster = LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
-            silence_logs=logging.ERROR,
-            preload=["tcplab.sweep._worker"],
-        )
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
+            cluster = LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
+                silence_logs=logging.ERROR,
+                preload=["tcplab.sweep._worker"],
+            )
     finally:
         if in_main:
             signal.signal(signal.SIGINT, old)
@@ -283,6 +299,7 @@ def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, p
         "sim_wall_s": round(o.sim_wall_s, 6),
         "sim_cpu_s": round(o.sim_cpu_s, 6),
         "task_wall_s": round(o.task_wall_s, 6),
+        "task_cpu_s": round(o.task_cpu_s, 6),
         "sim_time_s": o.summary.get("sim_time_s"),
         "events": o.summary.get("events"),
         "worker": o.worker,
@@ -348,7 +365,7 @@ def dry_run_text(study: Study, out: Path | None = None) -> str:
     lines.append("seeds: " + _seed_text(study.seeds))
     if out is not None and (Path(out) / L.LEDGER).exists():
         led = L.Ledger(Path(out))
-        on_disk = {p.stem for p in led.runs_dir.glob("*.parquet")}
+        on_disk = L.run_keys_on_disk(led.runs_dir)
         done = sum(1 for r in study.runs() if r.key in on_disk)
         lines.append(f"{done} of {len(points) * len(study.seeds)} runs already in {out}/runs")
     return "\n".join(lines)

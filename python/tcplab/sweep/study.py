@@ -83,8 +83,10 @@ def toml_literal(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return {True: "nan", False: ("inf" if value > 0 else "-inf")}[math.isnan(value)]
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
         # A TOML basic string accepts JSON's escapes (\" \\ \n \uXXXX).

@@ -42,8 +42,10 @@ class RunOutcome:
     sim_wall_s: float
     #: CPU seconds of the worker process inside the simulator.
     sim_cpu_s: float
-    #: Wall-clock seconds of the whole task on the worker (loading, simulating, converting).
+    #: Wall-clock and CPU seconds of the whole run on the worker (loading, simulating,
+    #: converting).
     task_wall_s: float
+    task_cpu_s: float
     worker: str
 
 
@@ -55,6 +57,7 @@ def run_task(task: RunTask) -> RunOutcome:
     from ..tables import to_arrow
 
     t0 = time.perf_counter()
+    c0 = time.process_time()
     try:
         spec = _core.load_scenario(task.scenario_text, task.scenario_name, list(task.overrides))
         t1 = time.perf_counter()
@@ -74,6 +77,7 @@ def run_task(task: RunTask) -> RunOutcome:
         sim_wall_s=t2 - t1,
         sim_cpu_s=c2 - c1,
         task_wall_s=time.perf_counter() - t0,
+        task_cpu_s=time.process_time() - c0,
         worker=f"{socket.gethostname()}:{os.getpid()}",
     )
 

@@ -30,6 +30,8 @@
 //!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
 //!   RFC 6675's DupThresh for IsLost.
 
+pub mod recovery;
+pub mod rules;
 pub mod scoreboard;
 pub mod startup;
 mod rack;
@@ -39,7 +41,7 @@ use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, Recovery
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
 use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
-use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase, Rfc6675Detector};
+use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase};
 use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{Segment, TcpFlags};
 use crate::seq::SeqNum;
@@ -49,6 +51,7 @@ use crate::config::SpuriousDetection;
 use crate::startup::{StartupEvent, StartupPolicy};
 use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
 use crate::trace::Trace;
+use recovery::{AckInput, SenderRecovery};
 use scoreboard::{Scoreboard, SentSeg};
 use tcplab_time::{SimDuration, SimTime};
 
@@ -155,12 +158,15 @@ pub struct Sender {
     initial_cwnd: u64,
     /// 000 §4.2 ssthresh estimation and pacing state (`startup.rs`).
     pub ss: startup::StartupState,
-    /// The Linux 2.4 engine (`crate::linux`) when `TcpConfig::sender` is `Linux`; it then
-    /// replaces the loss/cc/spurious seams (`None`: the RFC sender, unchanged).
-    pub linux: Option<crate::linux::LinuxCa>,
+    /// The sender engine (`recovery.rs`): the RFC engine, or the Linux 2.4 engine
+    /// (`crate::linux::Linux24`) when `TcpConfig::sender` is `Linux`, which then replaces the
+    /// loss/cc/spurious seams. Taken out while one of its hooks runs (`with_recovery`).
+    pub recovery: Option<Box<dyn SenderRecovery>>,
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
+    /// RFC 3168 ECN state of this endpoint, both halves (`crate::ecn`).
+    pub ecn: crate::ecn::EcnState,
     /// Linux `ca_rtt_us` of the ACK being processed (`cc::CcAckEvent::rtt`).
     ca_rtt: Option<SimDuration>,
     /// RFC 6937 PRR state (`loss/prr.rs`; inert unless `TcpConfig::prr`).
@@ -168,8 +174,6 @@ pub struct Sender {
     /// RFC 8985 RACK state (`loss/rack.rs`, `rack.rs`; inert unless `TcpConfig::rack` with
     /// SACK).
     pub rack: crate::loss::rack::Rack,
-    /// RFC 3168 ECN state of this endpoint, both halves (`crate::ecn`).
-    pub ecn: crate::ecn::EcnState,
 }
 
 impl Clone for Sender {
@@ -218,12 +222,12 @@ impl Clone for Sender {
             recovery_started_at: self.recovery_started_at,
             initial_cwnd: self.initial_cwnd,
             ss: self.ss.clone(),
-            linux: self.linux.clone(),
+            recovery: self.recovery.clone(),
             tlp: self.tlp,
+            ecn: self.ecn,
             ca_rtt: self.ca_rtt,
             prr: self.prr,
             rack: self.rack.clone(),
-            ecn: self.ecn,
         }
     }
 }
@@ -275,16 +279,7 @@ impl Sender {
             recovery_started_at: None,
             initial_cwnd: smss,
             ss: startup::StartupState::new(cfg),
-            linux: (cfg.sender == crate::config::SenderModel::Linux).then(|| {
-                let reordering = match cfg.dupack_threshold {
-                    DupAckThreshold::Fixed(d) => d,
-                    DupAckThreshold::Adaptive => crate::linux::TCP_FASTRETRANS_THRESH,
-                };
-                let mut l = crate::linux::LinuxCa::new(SimTime::ZERO, reordering);
-                l.rate_halving = cfg.linux_rate_halving;
-                l.fack = cfg.linux_fack;
-                l
-            }),
+            recovery: Some(recovery::build(cfg)),
             tlp: crate::loss::tlp::Tlp {
                 pto_rule: cfg.tlp_pto,
                 ..crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc)
@@ -318,22 +313,25 @@ impl Sender {
         self.cc = CcState { cwnd: self.startup.initial_cwnd(&ev), ssthresh: self.startup.initial_ssthresh(&ev) };
         self.initial_cwnd = self.cc.cwnd;
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
-        if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
-            self.loss = Box::new(Rfc6675Detector);
-        } else if self.recovery_cfg == RecoveryAlgorithm::Reno {
-            self.loss = Box::new(crate::loss::RenoDetector);
-        } else {
-            self.loss = Box::new(NewRenoDetector);
-        }
+        self.loss = crate::loss::for_connection(self.recovery_cfg, sack_ok);
         // RACK needs SACK (Linux `tcp_is_rack`; without SACK the NewReno rules run).
         self.rack.enabled &= sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack;
         if handshake_rtx {
             self.rtt.on_handshake_retransmitted();
         }
         self.established = true;
-        if self.linux.is_some() {
-            self.linux_established();
-        }
+        self.with_recovery(|r, s| r.on_established(s));
+    }
+
+    /// Runs one hook of the sender engine with the engine taken out of `self` (so it gets
+    /// `&mut Sender` and its own state without aliasing). Allocation-free: the stand-in
+    /// while an engine is out is never used, and the RFC engine is a zero-sized box.
+    #[inline]
+    fn with_recovery<R>(&mut self, f: impl FnOnce(&mut dyn SenderRecovery, &mut Sender) -> R) -> R {
+        let mut r = self.recovery.take().unwrap_or_else(|| Box::new(recovery::RfcRecovery));
+        let out = f(r.as_mut(), self);
+        self.recovery = Some(r);
+        out
     }
 
     pub fn send(&mut self, bytes: u64) {
@@ -364,15 +362,9 @@ impl Sender {
     /// The fast-retransmit threshold D now (003 §V-D when adaptive; module docs).
     #[inline]
     pub fn dupack_threshold(&self) -> u32 {
-        match (self.dupthresh, self.phase) {
-            (DupAckThreshold::Fixed(d), _) => d.max(1),
-            (DupAckThreshold::Adaptive, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. }) => {
-                self.episode_dupthresh
-            }
-            (DupAckThreshold::Adaptive, _) => {
-                self.dupthresh.for_flight(self.flight_size().div_ceil(self.smss.max(1)))
-            }
-        }
+        let episode = matches!(self.phase, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. })
+            .then_some(self.episode_dupthresh);
+        rules::dupack_threshold(self.dupthresh, episode, self.flight_size(), self.smss)
     }
 
     /// RFC 6675 pipe.
@@ -383,10 +375,15 @@ impl Sender {
 
     /// What `cc_snapshot` reports as bytes in flight.
     pub fn bytes_in_flight(&self) -> u64 {
-        if self.linux.is_some() {
-            // 002 L1359–1361 in bytes (the same tags; `linux_counters` has the packets).
-            return self.pipe();
+        match self.recovery.as_deref() {
+            Some(r) => r.bytes_in_flight(self),
+            None => self.rfc_bytes_in_flight(),
         }
+    }
+
+    /// The RFC engine's bytes in flight: `pipe` where RFC 6675 / timeout recovery send by
+    /// it, FlightSize otherwise.
+    pub(crate) fn rfc_bytes_in_flight(&self) -> u64 {
         match self.phase {
             RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. } | RecoveryPhase::Loss { .. } => self.pipe(),
             _ => self.flight_size(),
@@ -461,19 +458,16 @@ impl Sender {
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
         }
-        if self.linux.is_some() {
-            let acked_originals = newest_sent.is_some();
-            self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, acked_originals, trace);
-            // RFC 6298 (5.2)/(5.3), as below (Linux resets the timer on every ACK of new data,
-            // 002 L1633–1635).
-            if self.snd_una == self.snd_nxt {
-                timers.cancel(TimerKind::Rto);
-            } else if bytes_acked > 0 {
-                timers.arm(TimerKind::Rto, now, self.rtt.rto());
-            }
-            out.fin_acked = self.fin_acked();
-            return out;
-        }
+        let a = AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent };
+        self.with_recovery(|r, s| r.on_ack(s, &a, timers, trace));
+        out.fin_acked = self.fin_acked();
+        out
+    }
+
+    /// The RFC engine's ACK path (`recovery::RfcRecovery`), after the shared plumbing.
+    pub(crate) fn rfc_on_ack(&mut self, a: &AckInput<'_>, timers: &mut Timers, trace: &mut Trace) {
+        let AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent } = *a;
+        let ack = seg.ack;
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
@@ -494,19 +488,18 @@ impl Sender {
             };
         }
 
-        let is_dupack = bytes_acked == 0
-            && had_outstanding
-            && match self.loss.style() {
-                // RFC 6675 §2: a duplicate ACK carries new SACK information.
-                RecoveryStyle::Sack => newly_sacked > 0,
-                // RFC 5681 §2: no data, no SYN/FIN, same ACK, same window, data outstanding.
-                RecoveryStyle::NewReno => {
-                    seg.len == 0
-                        && !seg.flags.contains(TcpFlags::SYN)
-                        && !seg.flags.contains(TcpFlags::FIN)
-                        && !window_changed
-                }
-            };
+        // RFC 6675 §2 / RFC 5681 §2 duplicate ACK (`rules.rs`, shared with the observer).
+        let shape = rules::AckShape {
+            bytes_acked,
+            had_outstanding,
+            seg_len: seg.len,
+            syn_or_fin: seg.flags.contains(TcpFlags::SYN) || seg.flags.contains(TcpFlags::FIN),
+            window_changed,
+            newly_sacked,
+        };
+        let is_dupack = rules::is_dupack(&shape, self.loss.style());
+        // With RACK recovery starts on a proven loss, not on a duplicate count (`rules.rs`).
+        let (front_is_lost, entry_dupthresh) = rules::loss_entry_inputs(self.rack.enabled, &self.sb, dupthresh);
         let ev = LossAckEvent {
             phase: self.phase,
             snd_una: self.snd_una,
@@ -515,39 +508,30 @@ impl Sender {
             new_sack_info: newly_sacked > 0,
             // With RACK, recovery starts when RACK proved a loss (Linux tcp_time_to_recover
             // "Trick#1: The loss is proven"), never by counting duplicate ACKs.
-            front_is_lost: if self.rack.enabled { self.sb.lost_bytes() > 0 } else { self.sb.front_is_lost() },
-            dupack_threshold: if self.rack.enabled { u32::MAX } else { dupthresh },
+            front_is_lost,
+            dupack_threshold: entry_dupthresh,
         };
         // Spurious-timeout detection (skipped entirely without a detector, so the RFC sender
         // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
         let consumed = self.spurious.kind() != SpuriousDetection::None && {
             // RFC 5681 §2 duplicate ACK, whatever the recovery style (F-RTO, RFC 5682 §2).
-            let dup5681 = bytes_acked == 0
-                && had_outstanding
-                && seg.len == 0
-                && !seg.flags.contains(TcpFlags::SYN)
-                && !seg.flags.contains(TcpFlags::FIN)
-                && !window_changed;
+            let dup5681 = rules::is_dupack_rfc5681(&shape);
             let sev = self.spurious_ack_event(now, seg, ack, prior_snd_una, bytes_acked, dup5681, dsack);
             let verdict = self.spurious.on_ack(&sev);
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
         };
         let cc_before = self.cc;
         if !consumed {
-            let mut decision = self.loss.on_ack(&ev);
-            if self.rack.enabled && decision == LossDecision::Advance && newly_sacked > 0 && self.sb.lost_bytes() > 0 {
-                // Linux tcp_ack_is_dubious (FLAG_DATA_SACKED) -> tcp_fastretrans_alert ->
-                // tcp_time_to_recover: an ACK that also SACKs enters recovery on a RACK loss.
-                decision = LossDecision::EnterRecovery;
-            }
+            // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
+            let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
             self.apply(now, decision, bytes_acked, trace);
+        }
+        if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
+            self.ecn_on_ack(seg, cc_before);
         }
         if self.prr.active {
             // RFC 6937 / Linux tcp_cwnd_reduction: the recovery window after this ACK.
             self.prr_on_ack(bytes_acked + newly_sacked, bytes_acked > 0, newly_lost > 0);
-        }
-        if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
-            self.ecn_on_ack(seg, cc_before);
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
@@ -559,18 +543,12 @@ impl Sender {
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.
-        if self.snd_una == self.snd_nxt {
-            timers.cancel(TimerKind::Rto);
-        } else if bytes_acked > 0 {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_ack(timers, now, self.rtt.rto(), self.snd_una == self.snd_nxt, bytes_acked);
         if self.tlp.enabled {
             // RFC 8985 §7.2: restart the PTO on an ACK of new data (after the RTO, which
             // bounds it).
             self.tlp_after_ack(now, bytes_acked, timers);
         }
-        out.fin_acked = self.fin_acked();
-        out
     }
 
     fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, acked: scoreboard::CumAck, trace: &mut Trace) {
@@ -587,9 +565,7 @@ impl Sender {
         } else if self.rtt_sampling == RttSampling::PerAck {
             // Linux 2.4 tcp_clean_rtx_queue: the oldest newly acknowledged segment, unless a
             // retransmitted one was among them (Karn).
-            if !acked.ever_retransmitted {
-                rtt = acked.oldest_sent.map(|t| now.saturating_since(t));
-            }
+            rtt = acked.karn_sample(now);
             self.rtt_timing = None;
         } else if let Some((end, sent)) = self.rtt_timing {
             // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is cancelled
@@ -735,9 +711,14 @@ impl Sender {
 
     /// Can a new segment of `len` bytes go out now?
     fn can_send_new(&self, len: u32) -> bool {
-        if self.linux.is_some() {
-            return self.linux_can_send_new();
+        match self.recovery.as_deref() {
+            Some(r) => r.can_send_new(self, len),
+            None => self.rfc_can_send_new(len),
         }
+    }
+
+    /// The RFC engine's transmission rule for new data.
+    pub(crate) fn rfc_can_send_new(&self, len: u32) -> bool {
         if let FrtoGate::SendNew { .. } = self.frto_gate {
             // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
             return true;
@@ -788,9 +769,7 @@ impl Sender {
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
         // RFC 6298 (5.1): start the timer if it is not running.
-        if !timers.is_armed(TimerKind::Rto) {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_send(timers, now, self.rtt.rto());
         DataOut { seq: g.start, len: g.len, fin: g.fin, cause: Some(cause) }
     }
 
@@ -799,9 +778,11 @@ impl Sender {
         if !self.established {
             return None;
         }
-        if self.linux.is_some() {
-            return self.linux_next_segment(now, timers, stats);
-        }
+        self.with_recovery(|r, s| r.next_segment(s, now, timers, stats))
+    }
+
+    /// The RFC engine's next segment (`recovery::RfcRecovery`).
+    pub(crate) fn rfc_next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if self.tlp.probe != crate::loss::tlp::TlpProbe::Idle {
             // RFC 8985 §7.3: the probe the expired PTO decided on goes first.
             if let Some(d) = self.tlp_send_probe(now, timers, stats) {
@@ -883,6 +864,18 @@ impl Sender {
     }
 
     pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        self.new_data_gated(now, timers, stats, &|s: &Sender, len| s.can_send_new(len))
+    }
+
+    /// New data if the peer window, the send buffer and the engine's transmission rule
+    /// `may_send` (called with the segment's length) allow it.
+    pub(crate) fn new_data_gated(
+        &mut self,
+        now: SimTime,
+        timers: &mut Timers,
+        stats: &mut ConnStats,
+        may_send: &dyn Fn(&Sender, u32) -> bool,
+    ) -> Option<DataOut> {
         let unsent = self.unsent();
         let fin_pending = self.fin_queued && !self.fin_sent && !self.unlimited;
         if unsent == 0 && !fin_pending {
@@ -905,7 +898,7 @@ impl Sender {
                 return None;
             }
         }
-        if !self.can_send_new(len) {
+        if !may_send(self, len) {
             return None;
         }
         let fin = fin_pending && u64::from(len) == unsent;
@@ -928,9 +921,7 @@ impl Sender {
             self.rtt_timing = Some((self.snd_nxt, now));
         }
         // RFC 6298 (5.1)
-        if !timers.is_armed(TimerKind::Rto) {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_send(timers, now, self.rtt.rto());
         if self.tlp.enabled && self.tlp.probe != crate::loss::tlp::TlpProbe::SendingNewData {
             // RFC 8985 §7.2: (re)start the PTO after new data that was not itself a probe.
             self.tlp_schedule(now, timers);
@@ -940,9 +931,11 @@ impl Sender {
 
     /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)-(5.6)).
     pub fn on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
-        if self.linux.is_some() {
-            return self.linux_on_rto(now, timers, stats, trace);
-        }
+        self.with_recovery(|r, s| r.on_rto(s, now, timers, stats, trace));
+    }
+
+    /// The RFC engine's timeout (`recovery::RfcRecovery`).
+    pub(crate) fn rfc_on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
         if self.snd_una == self.snd_nxt {
             return;
         }
@@ -1046,7 +1039,7 @@ impl Sender {
     /// `next_segment` while F-RTO or CC 3 holds the sender.
     fn next_segment_held(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         match self.frto_gate {
-            FrtoGate::Off => self.next_segment(now, timers, stats),
+            FrtoGate::Off => self.rfc_next_segment(now, timers, stats),
             FrtoGate::Probe => {
                 // F-RTO step 1: the one retransmission, regardless of cwnd.
                 self.frto_gate = FrtoGate::Hold;

@@ -27,9 +27,7 @@ impl Sender {
 
     /// RFC 8985 §6.2 step 4 RACK.reo_wnd for the sender's state now.
     fn rack_reo_wnd(&self) -> SimDuration {
-        let in_recovery = matches!(self.phase, RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. });
-        let segs_sacked = self.sb.sacked_bytes().div_ceil(self.smss.max(1));
-        self.rack.reo_wnd(in_recovery, segs_sacked, self.dupack_threshold(), self.rtt.srtt())
+        super::rules::rack_reo_wnd(&self.rack, self.phase, self.sb.sacked_bytes(), self.smss, self.dupack_threshold(), self.rtt.srtt())
     }
 
     /// RFC 8985 §6.2 step 5 and §6.3 (Linux `tcp_rack_mark_lost`): marks what RACK deems lost

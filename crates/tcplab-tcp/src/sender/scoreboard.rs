@@ -53,6 +53,19 @@ pub struct CumAck {
     pub newest_sent: Option<SimTime>,
 }
 
+impl CumAck {
+    /// RFC 6298 §3 (Karn's algorithm): "RTT samples MUST NOT be made using segments that
+    /// were retransmitted". The per-ACK sample of the oldest newly acknowledged segment
+    /// (Linux 2.4 `tcp_clean_rtx_queue`), none when any acknowledged byte was ever resent.
+    #[inline]
+    pub fn karn_sample(&self, now: SimTime) -> Option<tcplab_time::SimDuration> {
+        if self.ever_retransmitted {
+            return None;
+        }
+        self.oldest_sent.map(|t| now.saturating_since(t))
+    }
+}
+
 /// The segments delivered (cumulatively or by SACK) by the ACK being processed, summarised for
 /// RACK (RFC 8985 §6.2 steps 2–3, `crate::loss::rack`). The sender resets it before each ACK;
 /// `cum_ack` and the SACK marking update it per delivered segment (O(1) each).
@@ -442,6 +455,37 @@ impl Scoreboard {
         newly
     }
 
+    /// Index of the segment holding sequence number `s`, if one does.
+    pub fn index_covering(&self, s: SeqNum) -> Option<usize> {
+        let f = self.segs.front()?;
+        if s.lt(f.start) {
+            return None;
+        }
+        let base = f.start;
+        let i = self.segs.partition_point(|g| (g.end() - base) <= (s - base));
+        self.segs.get(i).filter(|g| g.start.le(s) && s.lt(g.end())).map(|_| i)
+    }
+
+    /// The segment holding `s` is deemed lost (RFC 6675 IsLost, an RTO, or a NewReno hole)
+    /// and not SACKed.
+    pub fn is_lost_at(&self, s: SeqNum) -> bool {
+        self.index_covering(s).and_then(|i| self.segs.get(i)).is_some_and(|g| g.has(LOST) && !g.has(SACKED))
+    }
+
+    /// Every byte of `[start, end)` lies in SACKed segments (O(log n + segments in range)).
+    pub fn sacked_covers(&self, start: SeqNum, end: SeqNum) -> bool {
+        let Some(mut i) = self.index_covering(start) else { return false };
+        let mut cursor = start;
+        while cursor.lt(end) {
+            match self.segs.get(i) {
+                Some(g) if g.has(SACKED) && g.start.le(cursor) => cursor = g.end(),
+                _ => return false,
+            }
+            i += 1;
+        }
+        true
+    }
+
     /// Index of the first segment starting at or after `s`.
     pub fn index_at_or_after(&self, s: SeqNum) -> usize {
         self.index_from(s)
@@ -591,6 +635,22 @@ impl Scoreboard {
                 self.high_rxt = self.high_rxt.max(g.end());
             } else {
                 leading = false;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// NextSeg() rule (1) as [`Scoreboard::next_retransmit`] finds it, without moving the
+    /// HighRxt cursor (for an observer's "expected next"; scans from the cursor).
+    pub fn peek_next_retransmit(&self) -> Option<usize> {
+        let mut i = self.index_from(self.high_rxt);
+        while let Some(g) = self.segs.get(i) {
+            if !g.start.lt(self.lost_upto) {
+                return None;
+            }
+            if !g.has(SACKED) && !g.has(RETRANS) && g.has(LOST) {
+                return Some(i);
             }
             i += 1;
         }

@@ -8,7 +8,7 @@ use super::{DataOut, Sender};
 use crate::cc::{CcLossEvent, RecoveryStyle};
 use crate::conn::ConnStats;
 use crate::event::{RetransCause, TcpEvent};
-use crate::loss::tlp::{calc_pto, calc_pto_linux, PtoRule, TlpAckEvent, TlpAckVerdict, TlpProbe};
+use crate::loss::tlp::{TlpAckEvent, TlpAckVerdict, TlpProbe};
 use crate::loss::RecoveryPhase;
 use crate::segment::Segment;
 use crate::seq::SeqNum;
@@ -39,10 +39,7 @@ impl Sender {
             return;
         }
         let rto_remaining = timers.get(TimerKind::Rto).map(|t| t.saturating_since(now));
-        let pto = match self.tlp.pto_rule {
-            PtoRule::Rfc8985 => calc_pto(self.rtt.srtt(), self.flight_size(), self.smss, rto_remaining),
-            PtoRule::Linux => calc_pto_linux(self.rtt.srtt(), self.flight_size().div_ceil(self.smss.max(1)), rto_remaining),
-        };
+        let pto = super::rules::probe_timeout(self.tlp.pto_rule, self.rtt.srtt(), self.flight_size(), self.smss, rto_remaining);
         timers.arm(TimerKind::Pto, now, pto);
     }
 
