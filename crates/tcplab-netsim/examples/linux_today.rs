@@ -1,9 +1,12 @@
 //! The measurements of docs/design.md "Today's Linux" (issue 10 part 2):
-//! `cargo run --release -p tcplab-netsim --example linux_today [growth|lost-rtx|cost]`.
+//! `cargo run --release -p tcplab-netsim --example linux_today [growth|hystart|lost-rtx|cost]`.
 //!
 //! - `growth`: one bulk flow over a 1 Gb/s, 100 ms RTT dumbbell (buffer one BDP): cwnd at each
 //!   round trip after the handshake and the growth factor per round, for `profile = "linux"`
 //!   and for the Linux 2.4 engine (`profile = "linux-2.4"`, `sender = "linux"`).
+//! - `hystart`: one bulk flow over 100 Mb/s, RTT 40 ms with a deep buffer (4 BDP): when and at
+//!   which window slow start ends, the largest srtt and RTO, drops, with HyStart, HyStart++
+//!   and without.
 //! - `lost-rtx`: a 10 Mb/s, 100 ms RTT path that drops data segment 60 and then its first
 //!   retransmission: when segment 60 is finally repaired, and with how many RTOs.
 //! - `cost`: the simulator's CPU time per bottleneck packet on the `10x1G` benchmark case with
@@ -79,6 +82,47 @@ fn growth() {
         let rounds: Vec<u64> = (0..9).map(|k| at(start + k * 100_000_000 + 50_000_000)).collect();
         let ratios: Vec<String> = rounds.windows(2).map(|w| format!("{:.2}", w[1] as f64 / w[0].max(1) as f64)).collect();
         println!("  {label:34} cwnd {rounds:?}\n  {:34} growth per RTT {}", "", ratios.join(" "));
+    }
+}
+
+fn hystart() {
+    println!("slow-start exit: 100 Mb/s, RTT 40 ms, buffer 4 BDP (1334 packets), bulk flow, 3 s");
+    for (label, tcp) in [
+        ("profile linux (hystart = linux)", profile_tcp("linux", SenderModel::Rfc)),
+        ("profile linux, hystart = hystart++", TcpConfig { hystart: tcplab_tcp::cc::hystart::HystartMode::HystartPlusPlus, ..profile_tcp("linux", SenderModel::Rfc) }),
+        ("profile linux, hystart = off", TcpConfig { hystart: tcplab_tcp::cc::hystart::HystartMode::Off, ..profile_tcp("linux", SenderModel::Rfc) }),
+    ] {
+        let access = SimDuration::from_millis(1);
+        let rtt = SimDuration::from_millis(40);
+        let bw = Bandwidth::mbps(100);
+        let buffer = QueueLimit::Packets(4 * tcplab_netsim::bench::bdp_packets(bw, rtt, 1500));
+        let spec = dumbbell(1, Bandwidth::gbps(10), access, bw, SimDuration::from_millis(18), buffer, tcp, SimDuration::from_secs(3));
+        let Ok(out) = run(&spec, &RunOptions { seed: 1, trace: true, pcap: vec![] }) else { return };
+        let ts = &out.timeseries;
+        let (t, cwnd, ssthresh, srtt, rto) = (u64s(ts, "t_ns"), u64s(ts, "cwnd"), u64s(ts, "ssthresh"), u64s(ts, "srtt_ns"), u64s(ts, "rto_ns"));
+        let exit = ssthresh.iter().position(|&s| s != u64::MAX);
+        let at = |x: u64| t.iter().zip(srtt.iter().zip(rto)).take_while(|(tt, _)| **tt <= x).last().map_or((0, 0), |(_, (s, r))| (*s, *r));
+        let f = &out.summary.flows[0];
+        let drops = out.summary.links[0].drops_ab;
+        let ms = |v: u64| v as f64 / 1e6;
+        let (s1, r1) = at(1_000_000_000);
+        let (s2, r2) = at(2_000_000_000);
+        match exit {
+            Some(i) => println!(
+                "  {label:36} slow start left at {:.3} s, cwnd {} segments (ssthresh {}), srtt {:.1} ms / RTO {:.0} ms then; at 1 s srtt {:.1} / RTO {:.0} ms; at 2 s {:.1} / {:.0} ms; drops {drops}, retransmissions {}",
+                t[i] as f64 / 1e9,
+                cwnd[i] / u64::from(MSS),
+                ssthresh[i] / u64::from(MSS),
+                ms(srtt[i]),
+                ms(rto[i]),
+                ms(s1),
+                ms(r1),
+                ms(s2),
+                ms(r2),
+                f.retransmissions
+            ),
+            None => println!("  {label:36} never left slow start"),
+        }
     }
 }
 
@@ -208,13 +252,15 @@ fn main() {
         "growth" => growth(),
         "lost-rtx" => lost_rtx(),
         "cost" => cost(),
+        "hystart" => hystart(),
         "all" => {
             growth();
+            hystart();
             lost_rtx();
             cost();
         }
         other => {
-            eprintln!("unknown measurement {other:?}: growth, lost-rtx, cost or all");
+            eprintln!("unknown measurement {other:?}: growth, hystart, lost-rtx, cost or all");
             std::process::exit(2);
         }
     }

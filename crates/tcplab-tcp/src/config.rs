@@ -577,6 +577,10 @@ pub struct TcpConfig {
     /// The TLP probe timeout rule: RFC 8985 §7.2 or Linux `tcp_schedule_loss_probe`
     /// (`loss::tlp`); used only with `tlp`.
     pub tlp_pto: crate::loss::tlp::PtoRule,
+    /// Today's Linux receiver: the adaptive delayed-ACK timeout `ato` (`tcp_event_data_recv`,
+    /// `tcp_send_delayed_ack`) instead of `ack.delayed_ack`'s fixed one, and quick ACKs again
+    /// after a gap longer than the RTO (`receiver::ack_policy`); off by default.
+    pub ack_ato: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -614,6 +618,7 @@ impl Default for TcpConfig {
             prr: false,
             rack: false,
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
+            ack_ato: false,
             trace: true,
         }
     }

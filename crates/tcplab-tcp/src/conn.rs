@@ -376,12 +376,14 @@ impl Connection {
             }
         }
         let had_fin = self.rcv.fin_received;
-        match self.rcv.on_segment(seg) {
+        match self.rcv.on_segment_at(seg, now, self.snd.rtt.rto()) {
             RxAction::None => {}
             RxAction::AckNow => self.ack_now = true,
             RxAction::Delay => {
                 if !self.timers.is_armed(TimerKind::DelayedAck) {
                     if let Some(d) = self.cfg.ack.delayed_ack {
+                        // Linux's adaptive ato with `ack_ato` (receiver/ack_policy.rs).
+                        let d = self.rcv.delack_timeout(self.snd.rtt.srtt()).unwrap_or(d);
                         self.timers.arm(TimerKind::DelayedAck, now, d);
                     } else {
                         self.ack_now = true;

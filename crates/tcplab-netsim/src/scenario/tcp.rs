@@ -186,33 +186,52 @@ pub struct RawTcp {
     /// cwnd as a fast recovery would. Not with `sender = "linux"` (one-line error). Default from:
     /// RFC 8985 §7.
     pub tlp: Option<bool>,
-    /// TLP probe timeout: `rfc8985` (2·SRTT, +200 ms WCDelAckT with one segment in flight;
-    /// default) or `linux` (`tcp_schedule_loss_probe`: 2·SRTT + 2 jiffies, +200 ms with one
-    /// packet out), never later than the RTO.
+    /// TLP probe timeout: `rfc8985` is RFC 8985 §7.2's 2·SRTT (+ 200 ms WCDelAckT with one
+    /// segment in flight); `linux` is `tcp_schedule_loss_probe`'s 2·SRTT + 2 jiffies (8 ms at HZ
+    /// 250; + 200 ms `TCP_RTO_MIN` instead with one packet out); both never later than the RTO.
+    /// Default from: RFC 8985 §7.2 (`linux` profile: `linux`).
     #[serde(default)]
     #[schemars(schema_with = "pto_names")]
     pub tlp_pto: Option<String>,
-    /// Congestion controller of the RFC sender: `reno` (RFC 5681, default) or `cubic` (RFC 9438
-    /// as Linux `tcp_cubic.c`: beta 717/1024, fast convergence, Reno-friendly region, cwnd in
-    /// packets).
+    /// Congestion controller of the RFC sender (`crates/tcplab-tcp/src/cc/`): `reno` (RFC 5681 /
+    /// RFC 6582 arithmetic) or `cubic` (RFC 9438 as Linux `tcp_cubic.c`: cwnd in packets, time in
+    /// 4 ms jiffies, β = 717/1024, fast convergence, the Reno-friendly region, `cubic_root`,
+    /// W_max forgotten after an RTO). Not with `sender = "linux"`. Default from: RFC 5681
+    /// (`linux` profile: `cubic`).
     #[serde(default)]
     #[schemars(schema_with = "cc_names")]
     pub cc: Option<String>,
-    /// Slow-start exit before the first loss: `off` (default), `linux` (`tcp_cubic.c` HyStart:
-    /// ACK train and delay increase), `hystart++` (RFC 9406).
+    /// Leave slow start before the first loss: `linux` sets ssthresh = cwnd when an ACK train
+    /// lasts longer than min RTT / 2 or a round's min RTT exceeds the minimum by clamp(min RTT /
+    /// 8, 4 ms, 16 ms), with cwnd ≥ 16 (`tcp_cubic.c` `hystart_update`); `hystart++` enters
+    /// Conservative Slow Start (¼ growth) on a round-min RTT rise of max(4 ms, min(last round's /
+    /// 8, 16 ms)) and congestion avoidance after 5 CSS rounds (RFC 9406). Works with either `cc`.
+    /// Default from: plain slow start (`linux` profile: `linux`).
     #[serde(default)]
     #[schemars(schema_with = "hystart_names")]
     pub hystart: Option<String>,
-    /// Byte counting in slow start as Linux counts (RFC 3465, `tcp_slow_start`: every
-    /// acknowledged segment, capped at ssthresh); default false (RFC 5681: one SMSS per ACK).
+    /// Byte counting in slow start as Linux counts (`tcp_slow_start`): every acknowledged
+    /// segment, capped at ssthresh, the rest into congestion avoidance, so slow start doubles per
+    /// RTT with delayed ACKs (`false`: RFC 5681's one SMSS per ACK, 1.5x). Default from: RFC 5681
+    /// eq. 2 (`linux` profile: `true`; RFC 3465).
     pub abc: Option<bool>,
-    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB, Linux `tcp_cwnd_reduction`) for the
-    /// window during SACK recovery; default false (RFC 6675: cwnd = ssthresh).
+    /// Proportional Rate Reduction for the window during SACK recovery (PRR-SSRB in packets, Linux
+    /// `tcp_cwnd_reduction`) instead of RFC 6675's cwnd = ssthresh at once. Default from: RFC
+    /// 6675 (`linux` profile: `true`; RFC 6937).
     pub prr: Option<bool>,
-    /// RFC 8985 RACK loss detection with SACK (Linux `tcp_recovery.c`): time-based marking,
-    /// reordering window min_rtt/4 adapted by D-SACK, reordering timer, lost retransmissions;
-    /// replaces DupThresh/IsLost; default false.
+    /// RACK loss detection in the RFC sender with SACK (`crates/tcplab-tcp/src/loss/rack.rs`): a
+    /// segment is lost when one sent after it was delivered and RACK.rtt + reo_wnd passed
+    /// (reo_wnd = min RTT / 4, 0 in recovery or with 3 SACKed segments until reordering is seen,
+    /// × (1 + D-SACK rounds) for 16 recoveries, ≤ SRTT); a reordering timer; lost retransmissions
+    /// are detected and resent. Replaces DupThresh/IsLost; only lost segments are retransmitted.
+    /// Not with `sender = "linux"`. Default from: RFC 6675 (`linux` profile: `true`; RFC 8985 §6).
     pub rack: Option<bool>,
+    /// The receiver's delayed-ACK timeout is Linux's adaptive `ato` instead of `delayed_ack`'s
+    /// fixed value: 40 ms (`TCP_ATO_MIN`) at first and for segments under 20 ms apart, ato / 2 +
+    /// gap for slower ones (at most the RTO), bounded by the receiver's srtt (at least 40 ms) and
+    /// 500 ms; a gap longer than the RTO gives quick ACKs again (`tcp_incr_quickack`). Default
+    /// from: RFC 5681 §4.2 fixed timer (`linux` profile: `true`; Linux `tcp_event_data_recv`).
+    pub ack_ato: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in
     /// SYN-RECEIVED and retransmits its SYN-ACK after its initial RTO. `immediate`: a bare ACK goes
@@ -679,6 +698,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.ecn {
             c.ecn = v;
         }
+        if let Some(v) = t.ack_ato {
+            c.ack_ato = v;
+        }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
             c.handshake_ack = HandshakeAck::by_name(name)
@@ -979,6 +1001,7 @@ pub const PROFILE_KEYS: &[&str] = &[
     "spurious_response",
     "frto_require_full_ack",
     "quickack",
+    "ack_ato",
 ];
 
 /// A byte count as a scenario file writes it.
@@ -1090,8 +1113,8 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     put("sender", c.sender.name().into());
     put("quickack", c.ack.quickack.into());
     put("tlp_pto", c.tlp_pto.name().into());
-    // The loader rejects rate_halving and fack outside the Linux 2.4 sender, and TLP and
-    // today's Linux features inside it.
+    put("ack_ato", c.ack_ato.into());
+    // The loader rejects these two outside the Linux sender, and TLP inside it.
     if c.sender == tcplab_tcp::SenderModel::Linux {
         put("rate_halving", c.linux_rate_halving.into());
         put("fack", c.linux_fack.into());

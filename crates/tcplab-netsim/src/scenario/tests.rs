@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, handshake_ack, ecn (line 43, column 1)"
+         hystart, abc, prr, rack, ack_ato, handshake_ack, ecn (line 43, column 1)"
     );
 }
 
@@ -1457,6 +1457,36 @@ fn handshake_ack_errors_name_the_field_on_one_line() {
         assert!(e.starts_with(want), "{line}: got {e}");
         assert!(!e.contains('\n'), "{e}");
     }
+}
+
+// Today's Linux (issue 10 part 2): each feature is a key of its own, off by default, set by
+// profile = "linux", overridable, named on one line when misspelled, and refused with the
+// Linux 2.4 engine.
+#[test]
+fn the_todays_linux_keys_reach_tcp_config_one_by_one() {
+    use tcplab_tcp::cc::hystart::HystartMode;
+    use tcplab_tcp::loss::tlp::PtoRule;
+    use tcplab_tcp::CongestionControl;
+    let d = &load(BASE).unwrap().flows[0].tcp;
+    assert_eq!((d.cc, d.hystart, d.abc, d.prr, d.rack, d.tlp_pto), (CongestionControl::Reno, HystartMode::Off, false, false, false, PtoRule::Rfc8985));
+    let one = |k: &str| load(&format!("{BASE}\n[tcp]\n{k}\n")).unwrap().flows[0].tcp.clone();
+    assert_eq!(one("cc = \"cubic\"").cc, CongestionControl::Cubic);
+    assert_eq!(one("hystart = \"hystart++\"").hystart, HystartMode::HystartPlusPlus);
+    assert_eq!(one("hystart = \"linux\"").hystart, HystartMode::Linux);
+    assert!(one("abc = true").abc);
+    assert!(one("prr = true").prr);
+    let r = one("rack = true");
+    assert!(r.rack && !r.prr && r.cc == CongestionControl::Reno);
+    assert_eq!(one("tlp_pto = \"linux\"").tlp_pto, PtoRule::Linux);
+    assert!(one("ack_ato = true").ack_ato);
+    let l = one("profile = \"linux\"");
+    assert!(l.rack && l.prr && l.abc && l.tlp && l.cc == CongestionControl::Cubic && l.hystart == HystartMode::Linux);
+    let l = one("profile = \"linux\"\nrack = false\ncc = \"reno\"");
+    assert!(!l.rack && l.prr && l.cc == CongestionControl::Reno);
+    let e = err(&format!("{BASE}\n[tcp]\ncc = \"bbr\"\n"));
+    assert!(e.starts_with("tcp.cc: ") && e.contains("cubic") && !e.contains('\n'), "{e}");
+    let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nrack = true\n"));
+    assert!(e.starts_with("tcp.sender: \"linux\" (the Linux 2.4 engine) cannot be combined"), "{e}");
 }
 
 // ---------------------------------------------------------------------------------------------

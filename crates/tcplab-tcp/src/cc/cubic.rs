@@ -230,7 +230,8 @@ impl Cubic {
             t += u64::from(usecs_to_jiffies(self.delay_min));
             t = (t << BICTCP_HZ) / CUBIC_HZ;
             let k = u64::from(self.bic_k);
-            let offs = if t < k { k - t } else { t - k };
+            // "t - K": if (t < ca->bic_K) offs = ca->bic_K - t; else offs = t - ca->bic_K;
+            let offs = t.abs_diff(k);
             // "c/rtt * (t-K)^3": delta = (cube_rtt_scale * offs * offs * offs) >> (10+3*BICTCP_HZ);
             let delta = (CUBE_RTT_SCALE.wrapping_mul(offs).wrapping_mul(offs).wrapping_mul(offs) >> (10 + 3 * BICTCP_HZ)) as u32;
             let bic_target = if t < k {

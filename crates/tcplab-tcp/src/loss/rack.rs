@@ -33,7 +33,10 @@
 //!   one's time, at most one reo_wnd later).
 //! - **Never-retransmitted segments** are sent in sequence order, so the lost ones form a
 //!   prefix: marking advances the scoreboard's IsLost watermark
-//!   (`Scoreboard::mark_lost_below_watermark`), amortised O(1) per segment.
+//!   (`Scoreboard::mark_lost_below_watermark`) to the first segment that is not lost,
+//!   past the SACKed and retransmitted ones, amortised O(1) per segment. A retransmission that
+//!   was not marked lost first (a TLP probe, RFC 6675's rescue) is marked lost when the
+//!   watermark passes it; its retransmission stays counted in pipe, so it counts once.
 //!   **Retransmissions** are kept in a queue in the order they were sent (Linux's
 //!   `tsorted_sent_queue` for retransmitted segments), checked from its head.
 //! - **RACK.min_RTT** is the minimum of the per-ACK `ca_rtt` samples (Linux
@@ -218,29 +221,40 @@ impl Rack {
         self.advanced = false;
         let mut out = RackLoss::default();
         let Some(rack_ts) = self.xmit_ts else { return out };
+        if sb.sacked_bytes() == 0 && self.rtx_queue.is_empty() {
+            // Nothing SACKed and no retransmission out: every outstanding segment is an
+            // original above the cumulative ACK, sent after everything delivered — none can be
+            // "sent before RACK.xmit_ts" (the per-ACK fast path of Open).
+            return out;
+        }
         let wait = self.rtt + reo_wnd;
-        // Never-retransmitted segments, in sequence (= send) order from the watermark.
+        // Never-retransmitted segments, in sequence (= send) order from the watermark. The
+        // walk stops at the first one that is not (yet) lost; everything it passed is SACKed,
+        // already lost or retransmitted, or lost now, so the IsLost watermark rises to where it
+        // stopped and the next scan starts there (amortised O(1) per segment).
         let mut i = sb.index_at_or_after(sb.lost_upto());
-        let mut upto = None;
+        let mut stop = None;
         while let Some(g) = sb.get(i).copied() {
             if g.flags & (SACKED | LOST | RETRANS) != 0 {
                 i += 1;
                 continue;
             }
             if !sent_after(rack_ts, self.end_seq, g.sent_at, g.end()) {
+                stop = Some(g.start);
                 break;
             }
             let deadline = g.sent_at.saturating_add(wait);
             if deadline <= now {
-                upto = Some(g.end());
                 i += 1;
             } else {
                 out.timeout = Some(deadline.saturating_since(now));
+                stop = Some(g.start);
                 break;
             }
         }
-        if let Some(u) = upto {
-            out.newly_lost += sb.mark_lost_below_watermark(u);
+        let target = stop.or_else(|| sb.get(sb.len().wrapping_sub(1)).map(|g| g.end()));
+        if let Some(t) = target {
+            out.newly_lost += sb.mark_lost_below_watermark(t);
         }
         // Retransmissions, in the order they were sent.
         while let Some(&(start, sent)) = self.rtx_queue.front() {

@@ -37,10 +37,9 @@
 //!   counting, PRR, RACK, TLP and its PTO rule, F-RTO) are part of a profile: every profile but
 //!   `linux` has them off, which is `TcpConfig::default()`'s setting, so applying such a profile
 //!   also switches them off (a table's own keys are applied after its profile).
-//! - `linux`'s delayed ACK is 40 ms: Linux's `ato` starts at `TCP_ATO_MIN` (HZ/25) and a bulk
-//!   receiver's stays there (`tcp_event_data_recv`: segments less than `TCP_ATO_MIN / 2` apart
-//!   give `ato = ato/2 + TCP_ATO_MIN/2`), and `tcp_send_delayed_ack` uses it as is while it is at
-//!   most `TCP_DELACK_MIN` (HZ/25). The adaptation of `ato` to slower senders is not modelled.
+//! - `linux`'s delayed ACK is Linux's adaptive `ato` (`ack_ato`, `receiver::ack_policy`); its
+//!   fixed `delayed_ack` fallback is 40 ms, where `ato` starts (`TCP_ATO_MIN`, HZ/25) and where
+//!   a bulk receiver's stays.
 //! - `linux`'s RTT samples are counted in microseconds (Linux `tcp_mstamp`), its timers fire on
 //!   4 ms jiffies (`CONFIG_HZ_250`); the RTO is `tcp_set_rto`'s srtt + rttvar with rttvar ≥
 //!   `rto_min` (the `rtt::linux` estimator, unchanged since 2.4 apart from the units), and
@@ -96,6 +95,8 @@ pub struct SenderFeatures {
     pub tlp_pto: PtoRule,
     pub spurious: SpuriousConfig,
     pub quickack: bool,
+    /// Linux's adaptive delayed-ACK timeout and quick ACKs after idle (`TcpConfig::ack_ato`).
+    pub ack_ato: bool,
 }
 
 impl SenderFeatures {
@@ -115,6 +116,7 @@ impl SenderFeatures {
             frto_require_full_ack: false,
         },
         quickack: false,
+        ack_ato: false,
     };
     /// Linux 5.x/6.x defaults: `net.ipv4.tcp_congestion_control = cubic` (HyStart on,
     /// `tcp_cubic.c` `hystart = 1`), byte counting (`tcp_slow_start`), PRR
@@ -136,6 +138,7 @@ impl SenderFeatures {
             frto_require_full_ack: false,
         },
         quickack: true,
+        ack_ato: true,
     };
 
     fn apply(&self, cfg: &mut TcpConfig) {
@@ -148,6 +151,7 @@ impl SenderFeatures {
         cfg.tlp_pto = self.tlp_pto;
         cfg.spurious = self.spurious;
         cfg.ack.quickack = self.quickack;
+        cfg.ack_ato = self.ack_ato;
     }
 }
 
@@ -487,6 +491,7 @@ impl Profile {
             ("spurious_detection", self.features.spurious.detection.name().to_string()),
             ("spurious_response", self.features.spurious.response.name().to_string()),
             ("quickack", self.features.quickack.to_string()),
+            ("ack_ato", self.features.ack_ato.to_string()),
             ("description", self.description.to_string()),
         ]
     }
@@ -567,7 +572,7 @@ mod tests {
         let c = Profile::LINUX.config();
         assert_eq!(c.cc, CongestionControl::Cubic);
         assert_eq!(c.hystart, HystartMode::Linux);
-        assert!(c.abc && c.prr && c.rack && c.tlp && c.ack.quickack);
+        assert!(c.abc && c.prr && c.rack && c.tlp && c.ack.quickack && c.ack_ato);
         assert_eq!(c.tlp_pto, PtoRule::Linux);
         assert_eq!(c.spurious.detection, SpuriousDetection::FrtoSack);
         assert_eq!(c.timers.slow.granularity(), SimDuration::from_millis(4));
@@ -577,7 +582,7 @@ mod tests {
         for p in Profile::ALL.iter().filter(|p| p.name != "linux") {
             let c = p.config();
             assert_eq!((c.cc, c.hystart, c.abc, c.prr, c.rack, c.tlp, c.tlp_pto), (d.cc, d.hystart, d.abc, d.prr, d.rack, d.tlp, d.tlp_pto), "{}", p.name);
-            assert_eq!((c.spurious, c.ack.quickack), (d.spurious, d.ack.quickack), "{}", p.name);
+            assert_eq!((c.spurious, c.ack.quickack, c.ack_ato), (d.spurious, d.ack.quickack, d.ack_ato), "{}", p.name);
         }
         let mut c = TcpConfig { tlp: true, rack: true, ..TcpConfig::default() };
         Profile::LINUX_2_4.apply(&mut c);

@@ -13,10 +13,49 @@
 //!   re-entering quick-ACK mode after an idle period and the "pingpong" (interactive) switch,
 //!   since this receiver never sends data of its own in the simulated bulk transfers.
 //!
+//! - with `TcpConfig::ack_ato` (today's Linux, `tcp_event_data_recv` / `tcp_send_delayed_ack`):
+//!   the delayed-ACK timeout is Linux's adaptive `ato` instead of the fixed `delayed_ack`, and a
+//!   gap between data segments longer than the receiver's RTO refills the quick-ACK budget
+//!   (quick ACKs after idle):
+//!
+//! ```c
+//! if (!icsk->icsk_ack.ato) {              /* The _first_ data packet received */
+//!     tcp_incr_quickack(sk, TCP_MAX_QUICKACKS);
+//!     icsk->icsk_ack.ato = TCP_ATO_MIN;
+//! } else {
+//!     int m = now - icsk->icsk_ack.lrcvtime;
+//!     if (m <= TCP_ATO_MIN / 2) {          /* The fastest case is the first. */
+//!         icsk->icsk_ack.ato = (icsk->icsk_ack.ato >> 1) + TCP_ATO_MIN / 2;
+//!     } else if (m < icsk->icsk_ack.ato) {
+//!         icsk->icsk_ack.ato = (icsk->icsk_ack.ato >> 1) + m;
+//!         if (icsk->icsk_ack.ato > icsk->icsk_rto)
+//!             icsk->icsk_ack.ato = icsk->icsk_rto;
+//!     } else if (m > icsk->icsk_rto) {
+//!         /* Too long gap. Apparently sender failed to restart window, so that we send ACKs quickly. */
+//!         tcp_incr_quickack(sk, TCP_MAX_QUICKACKS);
+//!     }
+//! }
+//! icsk->icsk_ack.lrcvtime = now;
+//! ```
+//!
+//!   and `tcp_send_delayed_ack`: when `ato > TCP_DELACK_MIN`, it is bounded by `HZ/2` and by
+//!   the receiver's srtt (at least `TCP_DELACK_MIN`). Not modelled: the interactive
+//!   ("pingpong") bound `TCP_DELACK_MAX` and `ICSK_ACK_PUSHED`. The ato is updated for every
+//!   segment that carries new data (Linux: in-sequence data; out-of-order data is ACKed at once
+//!   either way).
+//!
 //! Ambiguity resolved: a segment shorter than the receive MSS does not count towards
 //! `ack_every` (RFC 5681 speaks of *full-sized* segments); it only starts the timer.
 
 use crate::config::AckPolicy;
+use tcplab_time::{SimDuration, SimTime};
+
+/// Linux `TCP_ATO_MIN` = HZ/25 = 40 ms.
+pub const TCP_ATO_MIN: SimDuration = SimDuration::from_millis(40);
+/// Linux `TCP_DELACK_MIN` = HZ/25 = 40 ms.
+pub const TCP_DELACK_MIN: SimDuration = SimDuration::from_millis(40);
+/// Linux `tcp_send_delayed_ack`: `int max_ato = HZ / 2;` (500 ms).
+pub const MAX_ATO: SimDuration = SimDuration::from_millis(500);
 
 /// What to do after receiving a data segment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,6 +77,9 @@ pub struct DataArrival {
     pub rcv_mss: u32,
     /// The receive window now (bytes), for the quick-ACK budget.
     pub rcv_wnd: u64,
+    /// Arrival time and this endpoint's RTO (Linux ato, `TcpConfig::ack_ato`).
+    pub now: SimTime,
+    pub rto: SimDuration,
 }
 
 /// [EXTERNAL] Linux 2.4 `TCP_MAX_QUICKACKS` (include/net/tcp.h).
@@ -51,11 +93,75 @@ pub struct AckState {
     unacked_full: u32,
     /// Quick ACKs left (`None` until the first data segment sets the budget).
     quick: Option<u32>,
+    /// Linux's adaptive delayed-ACK timeout (`icsk_ack.ato`, `ack_ato` only); `None` before
+    /// the first data segment.
+    ato: Option<SimDuration>,
+    /// `icsk_ack.lrcvtime`: when the last data segment arrived.
+    lrcvtime: SimTime,
+    linux_ato: bool,
+}
+
+/// Linux `tcp_incr_quickack`: rcv_wnd / (2·rcv_mss), 2 if that is 0, at most
+/// `TCP_MAX_QUICKACKS`.
+fn quick_budget(a: &DataArrival) -> u32 {
+    let n = (a.rcv_wnd / (2 * u64::from(a.rcv_mss.max(1)))) as u32;
+    (if n == 0 { 2 } else { n }).min(TCP_MAX_QUICKACKS)
 }
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> Self {
-        AckState { policy, unacked_full: 0, quick: None }
+        AckState { policy, unacked_full: 0, quick: None, ato: None, lrcvtime: SimTime::ZERO, linux_ato: false }
+    }
+
+    /// With Linux's adaptive `ato` and quick ACKs after idle (`TcpConfig::ack_ato`).
+    pub fn with_linux_ato(policy: AckPolicy, on: bool) -> Self {
+        AckState { linux_ato: on, ..AckState::new(policy) }
+    }
+
+    /// `tcp_event_data_recv`'s ato update (module docs).
+    fn event_data_recv(&mut self, a: &DataArrival) {
+        match self.ato {
+            None => {
+                // "The _first_ data packet received": tcp_incr_quickack, ato = TCP_ATO_MIN.
+                let q = quick_budget(a);
+                self.quick = Some(self.quick.map_or(q, |x| x.max(q)));
+                self.ato = Some(TCP_ATO_MIN);
+            }
+            Some(ato) => {
+                let m = a.now.saturating_since(self.lrcvtime);
+                if m <= SimDuration(TCP_ATO_MIN.as_nanos() / 2) {
+                    self.ato = Some(SimDuration(ato.as_nanos() / 2) + SimDuration(TCP_ATO_MIN.as_nanos() / 2));
+                } else if m < ato {
+                    self.ato = Some((SimDuration(ato.as_nanos() / 2) + m).min(a.rto));
+                } else if m > a.rto {
+                    // "Too long gap": tcp_incr_quickack.
+                    let q = quick_budget(a);
+                    self.quick = Some(self.quick.map_or(q, |x| x.max(q)));
+                }
+            }
+        }
+        self.lrcvtime = a.now;
+    }
+
+    /// Linux `tcp_send_delayed_ack`: the timeout for the delayed ACK being scheduled, or `None`
+    /// without `ack_ato` (the fixed `AckPolicy::delayed_ack` applies).
+    pub fn delack_timeout(&self, srtt: Option<SimDuration>) -> Option<SimDuration> {
+        if !self.linux_ato {
+            return None;
+        }
+        let mut ato = self.ato.unwrap_or(TCP_ATO_MIN);
+        if ato > TCP_DELACK_MIN {
+            // "If some rtt estimate is known, use it to bound delayed ack."
+            let mut max_ato = MAX_ATO;
+            if let Some(s) = srtt {
+                let rtt = s.max(TCP_DELACK_MIN);
+                if rtt < max_ato {
+                    max_ato = rtt;
+                }
+            }
+            ato = ato.min(max_ato);
+        }
+        Some(ato)
     }
 
     /// Called for every data segment that carried new or duplicate data.
@@ -65,7 +171,10 @@ impl AckState {
             return AckAction::Now;
         }
         let Some(_) = self.policy.delayed_ack else { return AckAction::Now };
-        if self.policy.quickack {
+        if self.linux_ato {
+            self.event_data_recv(&a);
+        }
+        if self.policy.quickack || self.linux_ato {
             // 002 L1725–1731: no delayed ACKs for the first segments of the connection.
             let left = self.quick.get_or_insert_with(|| {
                 let n = (a.rcv_wnd / (2 * u64::from(a.rcv_mss.max(1)))) as u32;
@@ -99,7 +208,39 @@ mod tests {
     use super::*;
 
     fn arr(len: u32) -> DataArrival {
-        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000 }
+        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000, now: SimTime::ZERO, rto: SimDuration::from_secs(1) }
+    }
+
+    fn at(ms: u64) -> DataArrival {
+        DataArrival { now: SimTime::from_nanos(ms * 1_000_000), ..arr(1000) }
+    }
+
+    // tcp_event_data_recv: the first data segment sets ato = TCP_ATO_MIN and the quick-ACK
+    // budget; segments closer than TCP_ATO_MIN/2 keep ato at TCP_ATO_MIN ("ato >> 1 +
+    // TCP_ATO_MIN / 2"); a gap m < ato gives ato/2 + m; a gap above the RTO refills the
+    // quick ACKs ("Too long gap").
+    #[test]
+    fn linux_ato_adapts_to_the_gaps_between_segments_and_quick_acks_return_after_idle() {
+        let mut s = AckState::with_linux_ato(AckPolicy::default(), true);
+        assert_eq!(s.delack_timeout(None), Some(TCP_ATO_MIN));
+        // 4 quick ACKs (8000 / 2000), 1 ms apart.
+        for k in 0..4 {
+            assert_eq!(s.on_data(at(k)), AckAction::Now);
+            s.on_ack_sent();
+        }
+        assert_eq!(s.on_data(at(4)), AckAction::Delay);
+        assert_eq!(s.delack_timeout(Some(SimDuration::from_millis(100))), Some(TCP_ATO_MIN));
+        // A 30 ms gap (< ato 40 ms): ato = 20 + 30 = 50 ms, bounded by srtt (100 ms): 50 ms.
+        assert_eq!(s.on_data(at(34)), AckAction::Now);
+        s.on_ack_sent();
+        assert_eq!(s.delack_timeout(Some(SimDuration::from_millis(100))), Some(SimDuration::from_millis(50)));
+        assert_eq!(s.delack_timeout(Some(SimDuration::from_millis(45))), Some(SimDuration::from_millis(45)));
+        // 2 s of silence (> RTO 1 s): quick ACKs again.
+        assert_eq!(s.on_data(at(2034)), AckAction::Now);
+        s.on_ack_sent();
+        assert_eq!(s.on_data(at(2035)), AckAction::Now);
+        // Without ack_ato the fixed timeout applies.
+        assert_eq!(AckState::new(AckPolicy::default()).delack_timeout(None), None);
     }
 
     #[test]

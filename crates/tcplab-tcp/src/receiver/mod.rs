@@ -84,7 +84,7 @@ impl Receiver {
             sack_ok: false,
             reasm: Reassembly::default(),
             sack: SackGen::default(),
-            ack: AckState::new(cfg.ack),
+            ack: AckState::with_linux_ato(cfg.ack, cfg.ack_ato),
             fin_seq: None,
             fin_received: false,
             bytes_delivered: 0,
@@ -108,6 +108,12 @@ impl Receiver {
     /// Processes the sequence-space part of a synchronized-state segment (data and FIN).
     /// Never panics; out-of-window data is answered with an ACK (RFC 9293 §3.10.7.4).
     pub fn on_segment(&mut self, seg: &Segment) -> RxAction {
+        self.on_segment_at(seg, tcplab_time::SimTime::ZERO, tcplab_time::SimDuration::ZERO)
+    }
+
+    /// [`Receiver::on_segment`] with the arrival time and this endpoint's RTO (Linux's
+    /// adaptive delayed-ACK timeout, `TcpConfig::ack_ato`; `ack_policy`).
+    pub fn on_segment_at(&mut self, seg: &Segment, now: tcplab_time::SimTime, rto: tcplab_time::SimDuration) -> RxAction {
         if seg.len > MAX_SEGMENT_LEN {
             return RxAction::None;
         }
@@ -220,10 +226,18 @@ impl Receiver {
             in_order_no_holes: !had_holes && self.reasm.is_empty() && left == before,
             rcv_mss: self.rcv_mss,
             rcv_wnd: self.rcv_wnd,
+            now,
+            rto,
         }) {
             AckAction::Now => RxAction::AckNow,
             AckAction::Delay => RxAction::Delay,
         }
+    }
+
+    /// The delayed-ACK timeout to arm now with `TcpConfig::ack_ato` (Linux
+    /// `tcp_send_delayed_ack`), else `None`.
+    pub fn delack_timeout(&self, srtt: Option<tcplab_time::SimDuration>) -> Option<tcplab_time::SimDuration> {
+        self.ack.delack_timeout(srtt)
     }
 
     /// Fields for an outgoing segment's ACK: (ack, window field, SACK blocks). Records
