@@ -29,6 +29,7 @@ pub mod error;
 pub mod ip;
 pub mod linktype;
 pub mod pcapng;
+pub mod quickstart;
 pub mod reader;
 pub mod segment;
 pub mod synth;

@@ -455,8 +455,8 @@ impl<'a> Sim<'a> {
             copy_id,
             flow: e.flow,
             dst_node: e.peer_node,
-            wire_len: Packet::wire_len_of(&seg, 0),
-            ip_options_len: 0,
+            wire_len: Packet::wire_len_of(&seg, seg.ip_options_len()),
+            ip_options_len: seg.ip_options_len(),
             ip_id: e.ip_id,
             ttl: DEFAULT_TTL,
             ..Packet::default()

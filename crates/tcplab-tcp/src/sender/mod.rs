@@ -30,6 +30,7 @@
 //!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
 //!   RFC 6675's DupThresh for IsLost.
 
+pub mod quickstart;
 pub mod scoreboard;
 pub mod startup;
 mod tlp;
@@ -160,6 +161,8 @@ pub struct Sender {
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
+    /// Quick-Start (`quickstart.rs`); `None` unless this endpoint requests.
+    pub qs: Option<crate::startup::quickstart::QsHost>,
 }
 
 impl Clone for Sender {
@@ -210,6 +213,7 @@ impl Clone for Sender {
             ss: self.ss.clone(),
             linux: self.linux.clone(),
             tlp: self.tlp,
+            qs: self.qs.clone(),
         }
     }
 }
@@ -272,6 +276,8 @@ impl Sender {
                 l
             }),
             tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
+            qs: (cfg.quick_start.requests() && cfg.sender == crate::config::SenderModel::Rfc)
+                .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
         }
     }
 
@@ -447,6 +453,18 @@ impl Sender {
             out.fin_acked = self.fin_acked();
             return out;
         }
+        if self.qs.is_some() {
+            // Quick-Start: the Response on the ACK of a mid-connection Request, the end of
+            // the QS phase, and an ECN echo on QS packets (`quickstart.rs`).
+            let carrier_rtx = bytes_acked > 0 && newest_sent.is_none();
+            self.qs_on_response(now, seg, carrier_rtx, timers);
+            if bytes_acked > 0 {
+                self.qs_on_ack(prior_snd_una, timers);
+            }
+            if seg.flags.contains(TcpFlags::ECE) {
+                self.qs_on_congestion(prior_snd_una, false, timers);
+            }
+        }
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
@@ -494,6 +512,10 @@ impl Sender {
         if !consumed {
             let decision = self.loss.on_ack(&ev);
             self.apply(now, decision, bytes_acked, trace);
+            if decision == LossDecision::EnterRecovery && self.qs.is_some() {
+                // Quick-Start failure if the lost segment is a QS packet (§3.6).
+                self.qs_on_congestion(self.snd_una, false, timers);
+            }
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
@@ -771,6 +793,9 @@ impl Sender {
     }
 
     pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        if self.qs.is_some() {
+            self.qs_check_idle(now);
+        }
         let unsent = self.unsent();
         let fin_pending = self.fin_queued && !self.fin_sent && !self.unlimited;
         if unsent == 0 && !fin_pending {
@@ -796,6 +821,9 @@ impl Sender {
         if !self.can_send_new(len) {
             return None;
         }
+        if self.qs.is_some() && !self.qs_may_send(now, timers) {
+            return None;
+        }
         let fin = fin_pending && u64::from(len) == unsent;
         let seq = self.snd_nxt;
         let g = SentSeg { start: seq, len, fin, sent_at: now, flags: 0 };
@@ -805,6 +833,9 @@ impl Sender {
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
+        if self.qs.is_some() {
+            self.qs_on_sent(now, seq);
+        }
         let timed = match self.rtt_sampling {
             RttSampling::Auto => !self.ts_ok,
             RttSampling::PerAck => false,
@@ -898,6 +929,10 @@ impl Sender {
         if !was_loss {
             // A repeated timeout continues the same timeout recovery (one Entered/Exited pair).
             trace.push(TcpEvent::RecoveryEntered { at: now, kind: RecoveryKind::Timeout, recovery_point: recover });
+        }
+        if self.qs.is_some() {
+            // A timeout on a QS packet ends the exchange (its loss window stays).
+            self.qs_on_congestion(self.snd_una, true, timers);
         }
         // RFC 6298 (5.6): start the timer with the backed-off RTO.
         timers.arm(TimerKind::Rto, now, self.rtt.rto());

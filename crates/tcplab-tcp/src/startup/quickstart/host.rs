@@ -114,13 +114,15 @@ pub struct QsHost {
     pub cfg: QuickStartConfig,
     pub phase: QsPhase,
     pub stats: QsStats,
+    /// Last time a new segment left (idle detection).
+    pub last_send: Option<SimTime>,
     /// Seed of the QS TTL / nonce draws (the ISS).
     seed: u64,
 }
 
 impl QsHost {
     pub fn new(cfg: QuickStartConfig, iss: SeqNum) -> Self {
-        QsHost { cfg, phase: QsPhase::Idle, stats: QsStats::default(), seed: u64::from(iss.0) }
+        QsHost { cfg, phase: QsPhase::Idle, stats: QsStats::default(), last_send: None, seed: u64::from(iss.0) }
     }
 
     /// Thesis §6.5.2: the rate to request for `to_send` bytes (`None`: unknown or unlimited),
