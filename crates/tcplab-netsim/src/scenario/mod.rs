@@ -5,9 +5,13 @@
 //!
 //! 1. parse the text into a `toml::Value` (syntax errors: the parser's message on one line);
 //! 2. apply `--set path=value` overrides to that value ([`overrides`]);
-//! 3. deserialize into the `raw` structs (`deny_unknown_fields`; quantities parsed with the
+//! 3. deserialize into the `Raw*` structs (`deny_unknown_fields`; quantities parsed with the
 //!    `tcplab-time` unit parsers), tracking the field path with `serde_path_to_error`;
-//! 4. resolve names and check ranges (`build`).
+//! 4. resolve names and check ranges, section by section (`document::build`).
+//!
+//! Each section of the file has one module holding both its serde structs and its checks:
+//! `simulation`, `tcp`, `link` (with `dynamics` for the wireless keys), `topology` (nodes,
+//! routes, the generator) and `flows`; `values` has the unit quantities they share.
 //!
 //! Every error is one line: `field.path: what is wrong (line L, column C)`. The location is
 //! found by looking the field path up in a span-preserving parse (`toml_edit`); when the
@@ -24,10 +28,16 @@
 //!   that errors inside it name their full path; `spike_direction` and `link_buffer` without
 //!   `delay_spikes` are errors (they would do nothing).
 
-mod build;
+mod document;
+mod dynamics;
+mod flows;
+mod link;
 pub mod overrides;
-mod raw;
 mod schema;
+mod simulation;
+mod tcp;
+mod topology;
+mod values;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
@@ -114,11 +124,11 @@ pub fn load_str(text: &str, name: &str, overrides: &[String]) -> Result<SimSpec,
     let ctx = Ctx::new(text);
     let applied = overrides::apply_all(&mut value, overrides)?;
     let ctx = Ctx { overrides: applied, ..ctx };
-    let raw: raw::RawScenario = match serde_path_to_error::deserialize(value) {
+    let raw: document::RawScenario = match serde_path_to_error::deserialize(value) {
         Ok(r) => r,
         Err(e) => return Err(ctx.serde_error(e)),
     };
-    build::build(&ctx, raw, name)
+    document::build(&ctx, raw, name)
 }
 
 /// Load a scenario file; the name defaults to the file stem.

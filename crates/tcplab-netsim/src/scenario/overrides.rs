@@ -116,7 +116,7 @@ fn apply(root: &mut toml::Value, spec: &str) -> Result<Vec<Seg>, ScenarioError> 
             other => {
                 return Err(fail(format!(
                     "{here} is {}, not a table, so it has no key \"{part}\"",
-                    super::raw::describe(other)
+                    super::values::describe(other)
                 )))
             }
         };

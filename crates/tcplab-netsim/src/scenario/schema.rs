@@ -1,6 +1,6 @@
 //! Hand-written JSON Schema (draft 2020-12) of the scenario format, for `tcplab schema` and
 //! editor completion (e.g. taplo / Even Better TOML). Hand-written, so it must be kept in step
-//! with `raw.rs` by hand; a test checks that every top-level table and every key of the
+//! with the `Raw*` structs by hand; a test checks that every top-level table and every key of the
 //! shipped scenarios' top-level tables (`[simulation]`, `[tcp]`, `[topology]`) is described.
 //!
 //! Unit strings are described with `pattern`s that match the `tcplab-time` parsers' accepted

@@ -835,7 +835,7 @@ mod wireless {
         assert!(matches!(l.dynamics.delay_spikes, DelaySpikeSpec::Handover { p, .. } if p == 0.3));
     }
 
-    /// Sarolahti Ch. 4 (L2443–2447) and Ch. 5 (L3093–3109), see `build::spike_preset`.
+    /// Sarolahti Ch. 4 (L2443–2447) and Ch. 5 (L3093–3109), see `dynamics::spike_preset`.
     #[test]
     fn presets_carry_the_dissertations_numbers() {
         let exp = DurationDist::Exponential { mean: MS(3500) };

@@ -1,0 +1,42 @@
+//! `[simulation]`: how long the run lasts, its seed and the time-series sampling interval.
+
+use super::values::{Dur, R};
+use super::{p, Ctx, DEFAULT_SEED};
+use serde::Deserialize;
+use tcplab_time::SimDuration;
+
+/// `[simulation]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSimulation {
+    pub duration: Dur,
+    pub seed: Option<u64>,
+    pub timeseries_interval: Option<Dur>,
+}
+
+/// `[simulation]` checked.
+pub(super) struct Simulation {
+    pub duration: SimDuration,
+    pub timeseries_interval: Option<SimDuration>,
+    pub default_seed: u64,
+}
+
+/// Check `[simulation]`: the duration and the sampling interval must be positive.
+pub(super) fn build(ctx: &Ctx<'_>, raw: &RawSimulation) -> R<Simulation> {
+    let sim = p("simulation");
+    if raw.duration.0 .0 == 0 {
+        return Err(ctx.err(&sim.k("duration"), "must be greater than zero"));
+    }
+    let duration = raw.duration.0;
+    let timeseries_interval = match raw.timeseries_interval {
+        Some(d) if d.0 .0 == 0 => {
+            return Err(ctx.err(&sim.k("timeseries_interval"), "must be greater than zero"))
+        }
+        other => other.map(|d| d.0),
+    };
+    Ok(Simulation {
+        duration,
+        timeseries_interval,
+        default_seed: raw.seed.unwrap_or(DEFAULT_SEED),
+    })
+}

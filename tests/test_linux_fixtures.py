@@ -1,0 +1,107 @@
+"""The analyzer on real Linux captures (issue 10 part 3): checked in CI, no root needed.
+
+tests/fixtures/linux/NAME/ holds a real run of the harness (validation/linux/run.py on this
+project's machine, kernel and settings in meta.json): the sender's and the receiver's
+captures and the ground truth of every retransmission (truth.csv: frame in each capture,
+cause from the kernel's tcp:tcp_retransmit_skb tracepoint and stack, spurious from both
+captures; validation/linux/truth.py). Scoring is validation/linux/score.py, the same code
+that writes docs/validation-linux.md.
+
+What is asserted:
+- at the sender, with the default model and ``--model linux``: every retransmission found
+  and nothing else (issue 10's goal, met);
+- at the receiver: nothing that is not a retransmission; retransmissions found at least as
+  many as today. The rest cannot be seen there: a retransmission whose original never
+  reached the receiver and that arrives above everything received looks like new data;
+- spurious precision 1.000 (goal met: no needed retransmission called spurious);
+- cause accuracy, spurious recall and undecided verdicts at least at today's level. These
+  are floors, not the goals: raise them as the engine work of issue 10 lands.
+
+Issue 10 goals NOT yet met on these fixtures (sender, ``--model linux``; today's numbers are
+in the constants below and in docs/validation-linux.md):
+- cause accuracy >= 0.99: today TODAY_CAUSE_CORRECT right of the 30 retransmissions (TLPs,
+  tail timeouts and the first retransmission of some recoveries come out ``unknown``);
+- at most 5 % of verdicts undecided on connections with D-SACK or timestamps: today
+  TODAY_UNDECIDED_MAX of the 30 undecided.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "linux"
+sys.path.insert(0, str(ROOT / "validation" / "linux"))
+
+import score  # noqa: E402
+
+CASES = sorted(p for p in FIXTURES.iterdir() if (p / "truth.csv").exists())
+MODELS = ("rfc", "linux")
+
+#: Sender capture, --model linux, all fixtures: matched retransmissions whose cause equals
+#: the kernel's, as measured when the fixtures were committed (goal: >= 0.99 of all).
+TODAY_CAUSE_CORRECT = 22
+#: Sender capture, --model linux, all fixtures: retransmissions left with spurious = null
+#: (goal: at most 5 % where D-SACK or timestamps are on).
+TODAY_UNDECIDED_MAX = 5
+#: Receiver captures, all fixtures: retransmissions the analyzer can recognise there.
+TODAY_RECEIVER_FOUND = 22
+
+
+@functools.lru_cache(maxsize=None)
+def run(case: Path, vantage: str, model: str) -> dict:
+    cap = case / ("sender.pcap" if vantage == "sender" else "receiver.pcap")
+    return score.score(score.read_truth(case / "truth.csv"), score.analyzer_rows(cap, model), vantage)
+
+
+def test_fixtures_present_and_consistent():
+    assert len(CASES) >= 5
+    for case in CASES:
+        t = json.loads((case / "truth.json").read_text())
+        assert t["problems"] == [], case.name
+        assert t["retransmissions"] == len(score.read_truth(case / "truth.csv"))
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_sender_every_retransmission_found_and_nothing_else(case, model):
+    s = run(case, "sender", model)
+    assert s["truth"] > 0
+    assert (s["found"], s["extra"]) == (s["truth"], 0), s
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_no_needed_retransmission_called_spurious(case, model):
+    for vantage in ("sender", "receiver"):
+        s = run(case, vantage, model)
+        assert s["precision"] in (None, 1.0), (vantage, s)
+
+
+def test_receiver_nothing_extra_and_found_at_todays_level():
+    found = 0
+    for case in CASES:
+        s = run(case, "receiver", "linux")
+        assert s["extra"] == 0, (case.name, s)
+        found += s["found"]
+    assert found >= TODAY_RECEIVER_FOUND
+
+
+def test_sender_linux_model_scores_at_todays_level():
+    correct = undecided = truth = sp_truth = sp_found = 0
+    for case in CASES:
+        s = run(case, "sender", "linux")
+        truth += s["found"]
+        correct += round(s["cause_acc"] * s["found"]) if s["found"] else 0
+        undecided += s["undecided"]
+        sp_truth += s["spurious_truth"]
+        sp_found += round((s["recall"] or 0) * s["spurious_truth"])
+    assert sp_truth > 0, "the fixtures must hold spurious retransmissions"
+    assert sp_found == sp_truth, "spurious recall fell below 1.000"
+    assert correct >= TODAY_CAUSE_CORRECT, f"cause accuracy {correct}/{truth} fell"
+    assert undecided <= TODAY_UNDECIDED_MAX, f"{undecided}/{truth} undecided"

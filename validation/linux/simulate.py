@@ -1,0 +1,254 @@
+"""The harness's scenarios in the simulator, with whatever ``profile = "linux"`` is today.
+
+    python validation/linux/simulate.py --runs DIR [--scenario NAME ...]   # needs `tcplab`
+
+For each scenario (scenarios.py) it writes DIR/NAME/sim/scenario.toml, runs ``tcplab run`` on
+it (DIR/NAME/sim/out) and writes DIR/NAME/sim/sim.json with the numbers report.py compares:
+retransmissions by cause, spurious count (the simulator's ground truth), RTO at each expiry,
+first retransmission and completion times.
+
+The same path: sender --(10 Gb/s, 10 us)-- middle --(rate, delay, queue)-- receiver, the
+bottleneck's one-way delay equal to the forwarder's per direction. The same impairments:
+
+- ``drop_seg`` (copy c of segment i) becomes the simulator's ``drop_nth`` on the bottleneck's
+  data direction. drop_nth counts data segments in the order the sender sends them, so the
+  occurrence numbers are found by iterating: run, find in the events where each (i, c) was
+  sent, run again with those numbers, until they no longer change (at most MAX_PASSES);
+- random loss: the real run's own dropped occurrences (truth.json ``dropped_nth``), replayed
+  with ``drop_nth`` as they are;
+- ``spikes`` become ``delay_spikes`` at the same times (the real forwarder's clock starts at
+  the SYN, the simulated flow starts at 0 with its SYN);
+- ``reorder_seg`` has no deterministic counterpart in the simulator (its reordering is the
+  netem-like random model): such a scenario is not simulated, and the report says so.
+- sysctls: tcp_sack -> ``sack``, tcp_timestamps -> ``timestamps`` (and the MSS: 1448 with
+  timestamps, 1460 without, so both send 1500-byte packets); route ``rto_min`` -> ``min_rto``;
+  the receive buffer is tcp_rmem's maximum (6 MiB; the real receiver autotunes up to it).
+  tcp_congestion_control, tcp_frto, tcp_recovery, tcp_early_retrans are whatever the
+  ``linux`` profile does (the report lists the profile's values).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from scenarios import BY_NAME, SCENARIOS, Scenario  # noqa: E402
+
+#: Fixed-point iteration of the drop occurrence numbers (see the module doc).
+MAX_PASSES = 5
+#: tcp_rmem's default maximum (6 MiB): the window the real receiver can autotune up to.
+RECV_BUFFER = 6 * 1024 * 1024
+SIM_DURATION_S = 60
+
+
+#: A scenario's sysctls that differ from BASE_SYSCTL, as simulator keys: sysctl -> (tcp key,
+#: value for each sysctl value). Used only when the key is in `tcplab schema` (the engine of
+#: the day may not have it yet); otherwise the sysctl is listed as unmapped in sim.json and
+#: the report. tcp_sack and tcp_timestamps are always mapped (see toml_for).
+SYSCTL_KEYS = {
+    "tcp_early_retrans": ("tlp", {0: "false", 1: "false", 2: "false", 3: "true", 4: "true"}),
+    "tcp_recovery": ("rack", {0: "false", 1: "true"}),
+    "tcp_congestion_control": ("cc", {"reno": '"reno"', "cubic": '"cubic"'}),
+    "tcp_frto": ("frto", {0: "false", 2: "true"}),
+}
+
+
+def tcp_keys() -> set[str]:
+    """The `[tcp]` keys the installed tcplab accepts."""
+    r = subprocess.run(["tcplab", "schema"], capture_output=True, text=True)
+    try:
+        return set(json.loads(r.stdout)["properties"]["tcp"]["properties"])
+    except (ValueError, KeyError):
+        return set()
+
+
+def mapped_sysctls(sc: Scenario, keys: set[str]) -> tuple[list[str], list[str]]:
+    """(TOML lines, unmapped sysctl names) for the scenario's non-default sysctls."""
+    from scenarios import BASE_SYSCTL
+
+    lines, unmapped = [], []
+    for k, v in sc.sysctls().items():
+        if k in ("tcp_sack", "tcp_timestamps") or BASE_SYSCTL.get(k) == v:
+            continue
+        key, values = SYSCTL_KEYS.get(k, (None, {}))
+        if key in keys and v in values:
+            lines.append(f"{key} = {values[v]}")
+        else:
+            unmapped.append(f"{k}={v}")
+    return lines, unmapped
+
+
+def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = ()) -> str:
+    ctl = sc.sysctls()
+    lines = [
+        f'name = "linux-{sc.name}"',
+        "",
+        "[simulation]",
+        f'duration = "{SIM_DURATION_S}s"',
+        "seed = 1",
+        "",
+        "[tcp]",
+        'profile = "linux"',
+        f'mss = "{sc.mss}B"',
+        f"sack = {'true' if int(ctl['tcp_sack']) else 'false'}",
+        f"timestamps = {'true' if int(ctl['tcp_timestamps']) else 'false'}",
+        f'recv_buffer = "{RECV_BUFFER}B"',
+    ]
+    if "rto_min" in sc.route:
+        lines.append(f'min_rto = "{sc.route["rto_min"]}"')
+    lines += list(extra)
+    lines += ["", '[[nodes]]\nname = "snd"\nkind = "host"', '[[nodes]]\nname = "mid"\nkind = "router"',
+              '[[nodes]]\nname = "rcv"\nkind = "host"', ""]
+    lines += ["[[links]]", 'name = "access"', 'a = "snd"', 'b = "mid"', 'bandwidth = "10Gbps"', 'delay = "10us"', ""]
+    lines += ["[[links]]", 'name = "bottleneck"', 'a = "mid"', 'b = "rcv"', f'bandwidth = "{sc.rate_mbit}Mbps"',
+              f'delay = "{sc.delay_ms}ms"', f'queue = "{sc.queue_pkts}pkt"']
+    if drop_nth:
+        lines.append(f'loss_ab = {{ model = "drop_nth", flow = 0, nth = {sorted(set(drop_nth))} }}')
+    if sc.spikes:
+        dirs = {d for _, _, d in sc.spikes}
+        if len(dirs) != 1:
+            raise ValueError(f"{sc.name}: spikes on both directions are not expressible per link")
+        spikes = ", ".join(f'{{ at = "{t0}s", duration = "{round(t1 - t0, 6)}s" }}' for t0, t1, _ in sc.spikes)
+        lines.append(f"delay_spikes = [{spikes}]")
+        lines.append(f'spike_direction = "{"a->b" if dirs.pop() == "ab" else "b->a"}"')
+    lines += ["", "[[flows]]", 'name = "transfer"', 'src = "snd"', 'dst = "rcv"', f'size = "{sc.size}B"', ""]
+    return "\n".join(lines)
+
+
+def run_sim(toml: Path, out: Path) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    r = subprocess.run(["tcplab", "run", str(toml), "-o", str(out)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"tcplab run {toml}: {r.stderr.strip()}")
+
+
+def sender_data_events(out: Path):
+    import pandas as pd
+
+    ev = pd.read_parquet(out / "events.parquet")
+    ev = ev[(ev.flow == 0) & (ev.node.astype(str) == "snd") & ev.kind.isin(["segment_sent", "segment_retransmitted"])]
+    ev = ev[ev["len"] > 0].sort_values("t_ns", kind="stable")
+    return ev
+
+
+def nth_of(sc: Scenario, out: Path) -> list[int]:
+    """Occurrence numbers of the drop_seg copies in this simulated run."""
+    ev = sender_data_events(out)
+    copies: dict[int, int] = {}
+    where: dict[tuple[int, int], int] = {}
+    mss = sc.mss
+    for n, (seq, ln) in enumerate(zip(ev["seq"].astype("int64"), ev["len"].astype("int64")), start=1):
+        i = -(-(seq - 1) // mss) + 1
+        while (i - 1) * mss + 1 < seq + ln:
+            c = copies.get(i, 0)
+            where.setdefault((i, c), n)
+            copies[i] = c + 1
+            i += 1
+    return sorted({where[k] for k in map(tuple, sc.drop_seg) if k in where})
+
+
+def summarise(sc: Scenario, out: Path, drop_nth: list[int], passes: int) -> dict:
+    import pandas as pd
+
+    summ = json.loads((out / "summary.json").read_text())
+    flow = summ["flows"][0]
+    ev = pd.read_parquet(out / "events.parquet")
+    ev = ev[(ev.flow == 0) & (ev.node.astype(str) == "snd")]
+    rx = ev[(ev.kind == "segment_retransmitted") & (ev["len"] > 0)].sort_values("t_ns", kind="stable")
+    fired = ev[ev.kind == "rto_fired"].sort_values("t_ns", kind="stable")
+    ts = pd.read_parquet(out / "timeseries.parquet")
+    ts = ts[ts.flow == 0].sort_values("t_ns", kind="stable")
+    rto_at = []
+    for t in fired["t_ns"].astype("int64"):
+        before = ts[ts["t_ns"].astype("int64") < t]
+        rto_at.append(round(int(before["rto_ns"].iloc[-1]) / 1e6, 3) if len(before) else None)
+    syn = int(ev[ev.kind == "segment_sent"]["t_ns"].min()) if len(ev) else 0
+    by_cause: dict[str, int] = {}
+    for c in rx["cause"].astype(str):
+        by_cause[c] = by_cause.get(c, 0) + 1
+    return {
+        "scenario": sc.name,
+        "profile": "linux",
+        "passes": passes,
+        "drop_nth": drop_nth,
+        "retransmissions": int(len(rx)),
+        "by_cause": dict(sorted(by_cause.items())),
+        "spurious": int(rx["spurious"].fillna(False).astype(bool).sum()),
+        "timeouts": int(len(fired)),
+        "rto_at_expiry_ms": rto_at,
+        "first_retransmission_ms": round((int(rx["t_ns"].iloc[0]) - syn) / 1e6, 3) if len(rx) else None,
+        "completion_ms": round(flow["fct_s"] * 1000, 3) if flow.get("fct_s") is not None else None,
+        "rows": [
+            {"t_ms": round((int(t) - syn) / 1e6, 3), "seq": int(s), "len": int(n), "cause": str(c),
+             "spurious": None if pd.isna(sp) else bool(sp)}
+            for t, s, n, c, sp in zip(rx["t_ns"], rx["seq"], rx["len"], rx["cause"], rx["spurious"])
+        ],
+    }
+
+
+def simulate(sc: Scenario, d: Path) -> dict:
+    sim = d / "sim"
+    sim.mkdir(parents=True, exist_ok=True)
+    if sc.reorder_seg:
+        res = {"scenario": sc.name, "skipped": "no deterministic per-packet reordering in the simulator"}
+        (sim / "sim.json").write_text(json.dumps(res, indent=1) + "\n")
+        return res
+    toml = sim / "scenario.toml"
+    out = sim / "out"
+    extra, unmapped = mapped_sysctls(sc, tcp_keys())
+    if not sc.deterministic:
+        truth = json.loads((d / "truth.json").read_text())
+        drops = list(truth["dropped_nth"])
+        toml.write_text(toml_for(sc, drops, extra))
+        run_sim(toml, out)
+        passes = 1
+    else:
+        drops = sorted(i for i, c in sc.drop_seg if c == 0)  # first guess: nothing resent before
+        passes = 0
+        while True:
+            toml.write_text(toml_for(sc, drops, extra))
+            run_sim(toml, out)
+            passes += 1
+            found = nth_of(sc, out)
+            if found == drops or passes >= MAX_PASSES:
+                break
+            drops = found
+        if found != drops:
+            raise RuntimeError(f"{sc.name}: drop occurrences did not settle in {MAX_PASSES} passes")
+    res = summarise(sc, out, drops, passes)
+    res["mapped"] = extra
+    res["unmapped"] = unmapped
+    (sim / "sim.json").write_text(json.dumps(res, indent=1) + "\n")
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", required=True, type=Path, help="run.py's output directory")
+    ap.add_argument("--scenario", action="append")
+    a = ap.parse_args(argv)
+    if shutil.which("tcplab") is None:
+        print("simulate.py: error: `tcplab` is not on PATH (pip install . in a venv first)", file=sys.stderr)
+        return 2
+    for n in a.scenario or [s.name for s in SCENARIOS]:
+        if n not in BY_NAME:
+            print(f"simulate.py: error: unknown scenario {n!r}", file=sys.stderr)
+            return 2
+        if not (a.runs / n / "truth.json").exists():
+            print(f"{n}: no real run in {a.runs / n}, skipped", file=sys.stderr)
+            continue
+        r = simulate(BY_NAME[n], a.runs / n)
+        print(f"{n}: {r.get('skipped') or r['by_cause']}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
