@@ -128,6 +128,7 @@ pub fn dumbbell(
         flows,
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
+        quick_start: Default::default(),
     }
 }
 

@@ -76,5 +76,6 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         flows,
         timeseries_interval: sim.timeseries_interval,
         default_seed: sim.default_seed,
+        quick_start: Default::default(),
     })
 }

@@ -12,6 +12,7 @@
 //! | [`bandwidth_schedule`] | piecewise-constant link bandwidth |
 //! | [`seed`] | per-component seeds (SplitMix64) |
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
+//! | [`quickstart`] | Quick-Start routers (Target/Share/Broken, utilisation estimators, Extreme QS) |
 //! | [`host`] | TCP endpoints, wake-ups, addresses |
 //! | [`ground_truth`] | spurious-retransmission ground truth |
 //! | [`recorder`] | `events` / `timeseries` tables |
@@ -50,6 +51,7 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod queue;
+pub mod quickstart;
 pub mod recorder;
 pub mod reorder;
 pub mod routing;
@@ -134,6 +136,8 @@ enum Event {
     Wake { ep: EndpointId, gen: u32 },
     FlowStart(u32),
     Sample,
+    /// Stage `stage` of hand-off `idx` (see [`quickstart::net`]).
+    Handoff { idx: u32, stage: u8 },
 }
 
 impl Event {
@@ -146,6 +150,7 @@ impl Event {
             Event::FlowStart(f) => 3 << 60 | u64::from(f),
             Event::Sample => 4 << 60,
             Event::ArriveReordered { dir, gen } => 5 << 60 | u64::from(gen) << 32 | u64::from(dir),
+            Event::Handoff { idx, stage } => 6 << 60 | u64::from(stage) << 32 | u64::from(idx),
         }
     }
     #[inline]
@@ -157,6 +162,7 @@ impl Event {
             2 => Event::Wake { ep: ((x >> 32) & 0x0FFF_FFFF) as u32, gen: lo },
             3 => Event::FlowStart(lo),
             5 => Event::ArriveReordered { dir: lo, gen: ((x >> 32) & 0x0FFF_FFFF) as u32 },
+            6 => Event::Handoff { idx: lo, stage: ((x >> 32) & 0xFF) as u8 },
             _ => Event::Sample,
         }
     }
@@ -198,6 +204,8 @@ struct Sim<'a> {
     rec: Option<Box<Recorder>>,
     captures: Vec<Capture>,
     ev_buf: Vec<TcpEvent>,
+    /// Quick-Start routers and hand-off state (empty unless the scenario has them).
+    qsnet: quickstart::net::QsNet,
     /// Test probe: (arrival time, copy id) of packets delivered to hosts.
     #[cfg(test)]
     delivered: Vec<(SimTime, u64)>,
@@ -275,7 +283,9 @@ impl<'a> Sim<'a> {
                 truth: SpuriousTracker::new(),
             });
         }
+        let qsnet = quickstart::net::QsNet::new(spec, |l, n| dir_from(spec, l, n));
         Ok(Sim {
+            qsnet,
             spec,
             queue: EventQueue::with_capacity(1024),
             now: SimTime::ZERO,
@@ -305,6 +315,14 @@ impl<'a> Sim<'a> {
         for i in 0..self.flows.len() {
             let t = self.flows[i].start;
             self.push(t, Event::FlowStart(i as u32));
+        }
+        for (i, h) in self.spec.quick_start.handoffs.iter().enumerate() {
+            let (at, up) = (SimTime::ZERO + h.at, SimTime::ZERO + h.at + h.gap);
+            self.push(at, Event::Handoff { idx: i as u32, stage: 0 });
+            self.push(up, Event::Handoff { idx: i as u32, stage: 1 });
+            if h.notify {
+                self.push(up + h.notify_delay, Event::Handoff { idx: i as u32, stage: 2 });
+            }
         }
         if self.rec.is_some() {
             if let Some(iv) = self.spec.timeseries_interval {
@@ -354,6 +372,7 @@ impl<'a> Sim<'a> {
                 },
                 Event::FlowStart(f) => self.on_flow_start(f),
                 Event::Sample => self.on_sample(),
+                Event::Handoff { idx, stage } => self.on_handoff(idx, stage),
             }
             self.events += 1;
             self.last_t = t;
@@ -372,6 +391,28 @@ impl<'a> Sim<'a> {
             None => conn.send_unlimited(),
         }
         self.drive(ep);
+    }
+
+    /// A hand-off stage (seed 002 Ch. 7): links down, new routes (endpoints on the mobile
+    /// node re-pick their first hop), or the explicit notification to the data senders.
+    fn on_handoff(&mut self, idx: u32, stage: u8) {
+        let spec = self.spec;
+        let Some(h) = spec.quick_start.handoffs.get(idx as usize) else { return };
+        let eff = self.qsnet.handoff_stage(h, stage, |l, n| dir_from(spec, l, n));
+        for (node, dst, dir) in eff.reroutes {
+            for e in self.endpoints.iter_mut().filter(|e| e.node == node && e.peer_node == dst) {
+                e.out_link = dir;
+            }
+        }
+        if let Some(m) = eff.notify {
+            for f in 0..self.flows.len() as u32 {
+                let (c, s) = (&self.endpoints[2 * f as usize], &self.endpoints[2 * f as usize + 1]);
+                if c.node == m || s.node == m {
+                    self.endpoints[2 * f as usize].conn.notify_path_change();
+                    self.drive(2 * f);
+                }
+            }
+        }
     }
 
     fn on_sample(&mut self) {
@@ -471,6 +512,13 @@ impl<'a> Sim<'a> {
     #[inline]
     fn send_on_link(&mut self, dir: u32, id: PacketId) {
         let now = self.now;
+        if self.qsnet.is_down(dir) {
+            // A hand-off took the link down: the packet is lost (counted as a loss-model drop).
+            let what = Dropped::of(self.packets.get(id));
+            self.packets.free(id);
+            self.record_drop(now, what, dir, DropReason::LossModel);
+            return;
+        }
         let link = &mut self.links[dir as usize];
         let p = self.packets.get_mut(id);
         match link.admit(p.wire_len, p.flow, p.len, now) {
@@ -550,6 +598,13 @@ impl<'a> Sim<'a> {
     /// The last bit of packet `id` reached the far end of link direction `dir`.
     fn on_arrive(&mut self, dir: LinkDir, id: PacketId) {
         let node = self.links[dir as usize].to;
+        if self.qsnet.is_down(dir) {
+            // In flight when a hand-off took the link down: lost.
+            let what = Dropped::of(self.packets.get(id));
+            self.packets.free(id);
+            self.record_drop(self.now, what, dir, DropReason::LossModel);
+            return;
+        }
         let p = self.packets.get_mut(id);
         if node == p.dst_node {
             let p = *p;
@@ -567,8 +622,12 @@ impl<'a> Sim<'a> {
             self.record_drop(self.now, what, dir, DropReason::TtlExpired);
             return;
         }
-        match self.routes.next_hop(node, dst) {
-            Some(dir) => self.send_on_link(dir, id),
+        match self.qsnet.next_hop(node, dst).or_else(|| self.routes.next_hop(node, dst)) {
+            Some(dir) => {
+                let src = self.endpoints[receiver_of(what.flow, !what.from_client) as usize].node;
+                self.qsnet.on_forward(self.now, dir, id, src, &mut self.packets);
+                self.send_on_link(dir, id)
+            }
             None => self.packets.free(id), // unreachable after check_path
         }
     }
@@ -639,6 +698,13 @@ impl<'a> Sim<'a> {
                     retransmissions_by_cause: summary::by_cause(&client.retransmissions),
                     spurious_retransmissions: fl.truth.spurious(),
                     timeouts: client.timeouts,
+                    quick_start: self.endpoints[2 * i].conn.quick_start().map(|q| summary::FlowQsSummary {
+                        requests: q.stats.requests,
+                        approvals: q.stats.approvals,
+                        failures: q.stats.failures,
+                        requested_bps: q.stats.last_requested_bps,
+                        approved_bps: q.stats.last_approved_bps,
+                    }),
                 }
             })
             .collect();
@@ -670,6 +736,7 @@ impl<'a> Sim<'a> {
             events: self.events,
             flows,
             links,
+            quick_start_routers: self.qsnet.summaries(spec),
         };
         let tracing = self.rec.is_some();
         let mut rec = self.rec.take().map(|b| *b).unwrap_or_default();
@@ -685,6 +752,18 @@ impl<'a> Sim<'a> {
         let link_names: Vec<String> = spec.links.iter().map(|l| l.name.clone()).collect();
         let (events, timeseries) = rec.finish(&node_names, &link_names);
         Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries })
+    }
+}
+
+/// The direction index of `link` leaving node `node` (`None` if not attached).
+fn dir_from(spec: &SimSpec, link: usize, node: usize) -> Option<u32> {
+    let l = spec.links.get(link)?;
+    if l.a == node {
+        Some(2 * link as u32)
+    } else if l.b == node {
+        Some(2 * link as u32 + 1)
+    } else {
+        None
     }
 }
 

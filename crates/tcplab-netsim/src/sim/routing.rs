@@ -281,6 +281,7 @@ mod tests {
             }],
             timeseries_interval: None,
             default_seed: crate::scenario::DEFAULT_SEED,
+            quick_start: Default::default(),
         }
     }
 

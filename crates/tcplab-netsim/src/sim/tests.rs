@@ -36,6 +36,7 @@ fn line() -> SimSpec {
         }],
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
+        quick_start: Default::default(),
     }
 }
 
@@ -360,6 +361,7 @@ fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpe
         flows: vec![FlowSpec { src: 0, dst: 2, start: SimDuration::ZERO, size: Some(20 * 1024), tcp }],
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
+        quick_start: Default::default(),
     };
     spikes(&mut spec, 1, &[(spike_at_s * 1_000_000_000, spike_s * 1_000_000_000)], direction, None);
     spec
