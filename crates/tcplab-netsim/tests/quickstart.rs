@@ -72,3 +72,22 @@ fn a_plain_router_on_the_path_means_no_quick_start() {
     assert_eq!((q.requests, q.approvals), (1, 0));
     assert!((qs - plain).abs() < 0.001, "{qs} vs {plain}");
 }
+
+/// Ch. 7 §7.4 (shipped `quickstart-handoff`): a request at start over WLAN and a new one on
+/// the hand-off notification over EGPRS. Idle Target routers at 95 % approve 0.95 · 625,000
+/// → N = 6 (WLAN) and 0.95 · 25,000 → N = 2 (EGPRS) (seed-002-part2 §7.3 [INTERP]).
+#[test]
+fn a_break_before_make_handoff_triggers_a_second_request_sized_for_egprs() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/quickstart-handoff.toml");
+    let spec = tcplab_netsim::scenario::load_path(std::path::Path::new(path), &[]).expect("loads");
+    assert_eq!(spec.quick_start.handoffs.len(), 1);
+    let out = run(&spec, &RunOptions { seed: 1, trace: true, pcap: vec![] }).expect("run");
+    let f = &out.summary.flows[0];
+    let q = f.quick_start.as_ref().expect("qs");
+    assert_eq!((q.requests, q.approvals), (2, 2), "{q:?}");
+    assert_eq!(q.approved_bps, 20_000, "EGPRS: N = 2");
+    // Everything queued on or sent into the WLAN link during the 500 ms gap is lost.
+    let wlan = out.summary.links.iter().find(|l| l.name == "wlan").expect("wlan");
+    assert!(wlan.drops_ab > 0, "{wlan:?}");
+    assert!(f.bytes_delivered > 1_000_000, "{}", f.bytes_delivered);
+}

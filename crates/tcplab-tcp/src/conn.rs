@@ -499,8 +499,10 @@ impl Connection {
             }
             let mut seg = self.base_segment(now, seq, flags);
             seg.len = len;
-            if cause.is_none() {
-                // A pending Quick-Start Request (after idle or a hand-off) rides on new data.
+            if len > 0 {
+                // A pending Quick-Start Request (after idle or a hand-off) rides on the next
+                // data segment, new or retransmitted (after a hand-off the sender is often in
+                // loss recovery when the notification arrives).
                 seg.qs_request = self.snd.qs_take_request(now, seq + len);
             }
             return Some(Transmit { segment: seg, retransmission: cause });

@@ -32,6 +32,7 @@ mod document;
 mod dynamics;
 mod flows;
 mod link;
+mod quickstart;
 pub mod overrides;
 mod schema;
 mod simulation;

@@ -220,7 +220,74 @@ fn tcp_table() -> Value {
             "handshake_ack": {"enum": tcplab_tcp::HandshakeAck::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
                 "description": "Active open: the ACK of the SYN-ACK rides on the first data segment (piggyback, 4.4BSD; default) or is sent at once as a bare ACK (immediate, Linux tcp_send_ack), so a lost first flight does not make the server retransmit its SYN-ACK (RFC 9293 §3.10.7.3 allows both)"},
             "sender": {"enum": tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
-                "description": "Sender model: rfc (RFC 5681/6582/6675 with the detector seams; default) or linux (Linux 2.4 congestion-control engine of the dissertation Ch. 3: packet-counted cwnd, Open/Disorder/CWR/Recovery/Loss, rate-halving, timestamp/D-SACK undo, CWV)"}
+                "description": "Sender model: rfc (RFC 5681/6582/6675 with the detector seams; default) or linux (Linux 2.4 congestion-control engine of the dissertation Ch. 3: packet-counted cwnd, Open/Disorder/CWR/Recovery/Loss, rate-halving, timestamp/D-SACK undo, CWV)"},
+            "quick_start": quick_start_tcp()
+        }
+    })
+}
+
+/// `[tcp.quick_start]` (scenario/quickstart.rs).
+fn quick_start_tcp() -> Value {
+    json!({
+        "type": "object", "additionalProperties": false,
+        "description": "Quick-Start (RFC 4782) at this endpoint; see docs/scenarios.md",
+        "properties": {
+            "request": {"type": "boolean", "description": "Send a Quick-Start Request on the SYN (default false)"},
+            "rate": bandwidth("Requested rate (default 2MB/s), rounded down to 40kbps·2^N"),
+            "size": {"enum": ["static", "data"], "description": "static: always `rate`; data: the data to send in one RTT, at most `rate`, none if it fits in the IW"},
+            "rtt_guess": duration("RTT assumed by size = \"data\" before a measurement (default 100ms)"),
+            "after_idle": duration("Request again after this long idle (default: never)"),
+            "on_handoff": {"enum": ["ignore", "slowstart", "quickstart"], "description": "Response to a hand-off notification (default ignore)"},
+            "qsthresh": {"type": "boolean", "description": "Also set ssthresh from the approved rate (Ch. 7; default false)"},
+            "header_overhead": {"type": "integer", "minimum": 0, "maximum": 120, "description": "H of eq. 6.1 in bytes (default 40)"},
+            "failure": {"enum": ["initial-window", "halve"], "description": "Response to a lost/ECN-marked QS packet (default initial-window)"},
+            "echo": {"type": "boolean", "description": "Echo Requests received (default true)"}
+        }
+    })
+}
+
+/// `[quick_start]` (scenario/quickstart.rs).
+fn quick_start_table() -> Value {
+    json!({
+        "type": "object", "additionalProperties": false,
+        "description": "Quick-Start routers and vertical hand-offs; see docs/scenarios.md",
+        "properties": {
+            "routers": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["node"],
+                "properties": {
+                    "node": {"type": "string", "description": "Router node"},
+                    "links": {"type": "array", "items": {"type": "string"}, "description": "Interfaces (links) that process Requests (default: all)"},
+                    "algorithm": {"enum": ["target", "share", "broken"]},
+                    "qs_thresh": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                    "alloc_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                    "estimator": {"enum": ["peak", "ewma"]},
+                    "intervals": {"type": "integer", "minimum": 1, "maximum": 64},
+                    "interval": duration("Peak estimator interval (default 150ms)"),
+                    "ewma_weight": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                    "approval_memory": duration("recent_qs_approvals memory (default 150ms)"),
+                    "memory": {"enum": ["two-buckets", "sliding"]},
+                    "reject": {"enum": ["zero", "untouched"]},
+                    "count_quantised": {"type": "boolean"},
+                    "extreme": {"type": "boolean"},
+                    "flow_rtt": duration("Extreme QS per-flow RTT estimate (default 100ms)"),
+                    "usage_score": {"type": "boolean"},
+                    "usage_weight": probability("w of eq. 6.5 (default 0.2)")
+                }
+            }},
+            "handoffs": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["at", "mobile", "routes"],
+                "properties": {
+                    "at": duration("Hand-off time"),
+                    "gap": duration("Break-before-make gap (default 0)"),
+                    "mobile": {"type": "string"},
+                    "down": {"type": "array", "items": {"type": "string"}},
+                    "routes": {"type": "array", "items": {
+                        "type": "object", "additionalProperties": false, "required": ["node", "dst", "link"],
+                        "properties": {"node": {"type": "string"}, "dst": {"type": "string"}, "link": {"type": "string"}}}},
+                    "notify": {"type": "boolean"},
+                    "notify_delay": duration("Delay of the notification after the new routes (default 0)")
+                }
+            }}
         }
     })
 }
@@ -294,6 +361,7 @@ pub fn json_schema() -> String {
                 }
             },
             "tcp": tcp_table(),
+            "quick_start": quick_start_table(),
             "topology": {
                 "type": "object", "additionalProperties": false,
                 "required": ["kind", "senders", "bottleneck", "access"],

@@ -71,6 +71,8 @@ pub struct RawTcp {
     pub tlp: Option<bool>,
     /// The client's ACK of the SYN-ACK: `piggyback` (4.4BSD, default) or `immediate` (Linux).
     pub handshake_ack: Option<String>,
+    /// Quick-Start (RFC 4782; seed 002 Ch. 6–7), see `scenario/quickstart.rs`.
+    pub quick_start: Option<super::quickstart::RawTcpQuickStart>,
 }
 
 /// `recovery`: the loss-recovery algorithm of the RFC sender.
@@ -502,6 +504,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
             let names: Vec<String> = tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name().to_string()).collect();
             c.sender = tcplab_tcp::SenderModel::by_name(name)
                 .ok_or_else(|| ctx.err(&at.k("sender"), unknown_name("sender", name, &names)))?;
+        }
+        if let Some(q) = &t.quick_start {
+            super::quickstart::apply_tcp(ctx, &at.k("quick_start"), q, &mut c.quick_start)?;
         }
         if let Some(r) = t.recovery {
             c.recovery = match r {

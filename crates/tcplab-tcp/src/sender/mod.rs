@@ -456,8 +456,9 @@ impl Sender {
         if self.qs.is_some() {
             // Quick-Start: the Response on the ACK of a mid-connection Request, the end of
             // the QS phase, and an ECN echo on QS packets (`quickstart.rs`).
-            let carrier_rtx = bytes_acked > 0 && newest_sent.is_none();
-            self.qs_on_response(now, seg, carrier_rtx, timers);
+            // The Response is matched by its arrival (the receiver echoes on the next ACK it
+            // sends), so a retransmitted carrier still gives a valid RTT for eq. 6.1.
+            self.qs_on_response(now, seg, false, timers);
             if bytes_acked > 0 {
                 self.qs_on_ack(prior_snd_una, timers);
             }

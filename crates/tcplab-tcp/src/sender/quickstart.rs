@@ -63,11 +63,11 @@ impl Sender {
         self.qs.as_mut()?.take_request(now, end)
     }
 
-    /// Thesis L3663–3684: the ACK `seg` acknowledges the carrier of our Request. Returns the
-    /// outcome when an exchange was judged.
+    /// Thesis L3663–3684: the ACK `seg` carries the Response to our Request or acknowledges
+    /// its carrier. Returns the outcome when an exchange was judged.
     pub(crate) fn qs_on_response(&mut self, now: SimTime, seg: &Segment, carrier_retransmitted: bool, timers: &mut Timers) -> Option<QsOutcome> {
         let q = self.qs.as_mut()?;
-        if !q.awaiting_response(seg.ack) {
+        if !q.response_due(seg.ack, seg.options.quick_start.is_some()) {
             return None;
         }
         let ev = QsResponseEvent {

@@ -171,9 +171,12 @@ impl QsHost {
         Some(QsIpOption { func: QsFunc::Request, rate, qs_ttl, nonce })
     }
 
-    /// Whether `ack` acknowledges the carrier of an outstanding Request.
-    pub fn awaiting_response(&self, ack: SeqNum) -> bool {
-        matches!(self.phase, QsPhase::Requested { carrier_end, .. } if ack.ge(carrier_end))
+    /// Whether an ACK must be judged now: a Request is outstanding and the ACK carries a
+    /// Response (the receiver echoes on its next ACK, which may be a duplicate ACK when data
+    /// before the carrier is missing), or it acknowledges the carrier (no Response then means
+    /// the option was lost on the way or ignored).
+    pub fn response_due(&self, ack: SeqNum, has_response: bool) -> bool {
+        matches!(self.phase, QsPhase::Requested { carrier_end, .. } if has_response || ack.ge(carrier_end))
     }
 
     /// Thesis L3663–3681 / §9 item 3: judge the Response on the ACK of the carrier. Accepted
@@ -303,7 +306,9 @@ mod tests {
             let mut h = host();
             h.arm(QsRate::from_bytes_per_sec_floor(2_000_000));
             let mut opt = h.take_request(T0, SeqNum(1)).unwrap();
-            assert!(h.awaiting_response(SeqNum(1)));
+            assert!(h.response_due(SeqNum(1), false));
+            assert!(!h.response_due(SeqNum(0), false));
+            assert!(h.response_due(SeqNum(0), true));
             let ip_ttl_at_receiver = DEFAULT_TTL_FOR_TEST - 3;
             opt.qs_ttl = opt.qs_ttl.wrapping_sub(qs_decrements);
             opt.rate = QsRate::new(6).unwrap();
