@@ -57,7 +57,7 @@ def test_analyze_writes_both_tables_as_parquet_and_csv_and_a_summary(lossy, tmp_
     retx = pd.read_csv(out / "retransmissions.csv")
     assert RETX_COLUMNS <= set(retx.columns)
     assert set(retx["cause"]) <= CAUSES
-    assert (retx["capture"] == "access.pcap").all()
+    assert (retx["capture"] == str(pcap)).all() and (retx["capture_name"] == "access.pcap").all()
     conns = pd.read_csv(out / "connections.csv")
     assert len(conns) == 1 and conns.loc[0, "retransmissions"] == len(retx)
     summary = json.loads((out / "summary.json").read_text())
@@ -111,7 +111,8 @@ def test_one_unreadable_capture_among_good_ones_is_skipped_and_reported(lossy, t
     out = tmp_path / "out"
     r = tcplab_cli("analyze", str(pcap), str(tmp_path / "missing.pcap"), "-o", str(out))
     assert r.returncode == 0, r.stderr
-    assert "skipped:" in r.stdout
+    assert r.stderr == f"tcplab: skipped: {tmp_path / 'missing.pcap'}: cannot read: no such file\n"
+    assert "1 of 2 captures" in r.stdout
     assert json.loads((out / "summary.json").read_text())["anomalies"]["unreadable_files"] == 1
 
 

@@ -20,7 +20,6 @@ from tcplab import cli
         (["run", "dumbbell", "-o", "README.md"], "-o/--out:"),
         (["run", "dumbbell", "-o", "x", "--seed", "-1"], "--seed: -1 is not in the range"),
         (["analyze", "x.pcap", "-o", "a", "--vantage", "client"], "--vantage: 'client' is not one of"),
-        (["analyze", "python", "-o", "a"], "CAPTURES:"),
         (["plot", "out", "-o", "p.png", "--flow", "x"], "--flow: 'x' is not a valid integer"),
         (["run", "dumbbell", "-o", "x", "--sed", "1"], "no such option"),
         (["nosuchcommand"], "no such command"),

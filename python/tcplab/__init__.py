@@ -3,14 +3,31 @@
 One sans-IO TCP engine (Rust) drives a packet-level simulator; results come back as Arrow
 tables / pandas DataFrames and Parquet files.
 
-Entry points: :func:`run`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
+Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
 """
 
+from typing import TYPE_CHECKING
+
 from . import _core
-from .api import RunResult, Scenario, load_scenario, run
 from .errors import ScenarioError, TcplabError
+from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
+
+if TYPE_CHECKING:
+    from .api import RunResult, Scenario, load_scenario, run
 
 __version__: str = _core.__version__
+
+#: Names re-exported from :mod:`tcplab.api`, imported on first use so that ``tcplab --help``
+#: and commands that need no tables do not pay for numpy/pyarrow at start-up.
+_LAZY = {"RunResult", "Scenario", "load_scenario", "run"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 __all__ = [
     "RunResult",
@@ -19,5 +36,6 @@ __all__ = [
     "TcplabError",
     "load_scenario",
     "run",
+    "sweep",
     "__version__",
 ]

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Iterable
 
 from . import _core
 from .errors import TcplabError
 from .tables import TableResult, to_arrow
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast CLI start)
+    import pandas as pd
 
 #: Tables written by ``AnalysisResult.write`` (``<name>.parquet`` and ``<name>.csv``).
 TABLES = ("retransmissions", "connections")
@@ -32,8 +33,13 @@ VANTAGES = ("auto", "sender", "receiver", "middle")
 class CaptureError(TcplabError, ValueError):
     """Nothing in the given captures could be analysed (missing file, not a capture).
 
-    ``str(err)`` is one line naming the file.
+    ``str(err)`` is one line: the file's reason, or "none of the N captures could be
+    analysed"; ``err.errors`` lists one line per file (path and reason).
     """
+
+    def __init__(self, message: str, errors: list[str] | None = None):
+        super().__init__(message)
+        self.errors = list(errors) if errors is not None else [message]
 
 
 class ModelError(TcplabError, ValueError):
@@ -79,12 +85,19 @@ def analyze(
       model's own setting. Without it a probe comes out ``unknown``, never guessed.
     - ``out``: if given, the outputs are written there (see :meth:`AnalysisResult.write`).
 
+    Several captures: each file that cannot be analysed (missing, unreadable, a directory,
+    not a capture) is listed in ``summary["captures"]`` with its ``error`` and counted in
+    ``summary["anomalies"]["unreadable_files"]``; the others are analysed. Directories are
+    not searched (give the files, e.g. ``dir/*.pcap``).
+
     Raises :class:`CaptureError` when no capture can be read, :class:`ModelError` for an
     unknown model name.
     """
-    if isinstance(captures, (str, os.PathLike)):
+    if isinstance(captures, (str, bytes, os.PathLike)):
         captures = [captures]
-    paths = [os.fspath(p) for p in captures]
+    # Any byte string a POSIX filesystem allows: bytes that are not UTF-8 travel as surrogate
+    # escapes (os.fsdecode) and the binding turns them back into the same bytes.
+    paths = [os.fsdecode(os.fspath(p)) for p in captures]
     if not paths:
         raise CaptureError("no capture given")
     if vantage not in VANTAGES:
@@ -92,7 +105,9 @@ def analyze(
     try:
         raw = _core.analyze(paths, vantage, model, tlp)
     except _core.CaptureError as e:
-        raise CaptureError(str(e)) from None
+        message = e.args[0] if e.args else str(e)
+        errors = e.args[1] if len(e.args) > 1 else None
+        raise CaptureError(message, errors) from None
     except _core.ModelError as e:
         raise ModelError(str(e)) from None
     summary = {"tcplab_version": _core.__version__, **json.loads(raw.summary_json)}

@@ -15,18 +15,21 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 from . import _core
 from . import scenarios as shipped
 from .errors import ScenarioError, TcplabError, _translate
+from .outdir import show
 from .tables import TableResult, to_arrow
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast CLI start)
+    import pandas as pd
 
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
-#: Table names written by ``RunResult.write`` (as ``<name>.parquet``).
+#: Table names written by ``RunResult.write`` (as ``<name>.parquet``); a run with a RED
+#: queue also has ``queues`` (see docs/outputs.md).
 TABLES = ("flows", "events", "timeseries")
 
 
@@ -70,14 +73,18 @@ def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -
             name = str(scenario.get("name", "scenario"))
             spec = _core.load_scenario_json(json.dumps(scenario), name, ov)
         else:
-            path = _resolve(Path(scenario))
+            path = _resolve(Path(os.fsdecode(os.fspath(scenario))))
             if path.is_dir():
-                raise ScenarioError(f"{path}: is a directory, not a scenario file")
+                raise ScenarioError(f"{show(path)}: is a directory, not a scenario file")
             try:
                 text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise ScenarioError(f"{path}: cannot read scenario file ({e})") from None
-            spec = _core.load_scenario(text, path.stem, ov)
+            except OSError as e:
+                raise ScenarioError(f"{show(path)}: cannot read scenario file ({e.strerror or e})") from None
+            except UnicodeDecodeError as e:
+                raise ScenarioError(f"{show(path)}: cannot read scenario file ({e})") from None
+            # The scenario's default name: the file stem as shown in messages (escaped when
+            # it is not UTF-8).
+            spec = _core.load_scenario(text, show(path.stem), ov)
     except _core.ScenarioError as e:
         raise _translate(e) from None
     return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names))
@@ -93,7 +100,7 @@ def _resolve(path: Path) -> Path:
         except KeyError:
             pass
     raise ScenarioError(
-        f"{path}: no such scenario file (shipped scenarios: {', '.join(shipped.names())})"
+        f"{show(path)}: no such scenario file (shipped scenarios: {', '.join(shipped.names())})"
     )
 
 
@@ -112,6 +119,11 @@ class RunResult(TableResult):
     @property
     def timeseries(self) -> pd.DataFrame:
         return self._frame("timeseries")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """Occupancy of the RED queues over time (only runs with a RED queue have it)."""
+        return self._frame("queues")
 
     def __repr__(self) -> str:
         s = self.summary
@@ -162,7 +174,7 @@ def run(
     wall_s = time.perf_counter() - t0
     summary = json.loads(raw.summary_json)
     summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s}
-    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
+    tables = {name: to_arrow(raw.table(name)) for name in raw.table_names}
     result = RunResult(summary, tables)
     if out is not None:
         result.write(out)

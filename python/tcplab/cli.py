@@ -4,6 +4,13 @@ Every user error ends in one line on stderr, ``tcplab: error: ...``, and exit co
 includes click's usage errors (a missing option, a bad choice or number), which click itself
 would print as three lines. Nothing a user can type produces a Python traceback.
 
+Output directories (``run``, ``analyze``, ``reproduce``) are written through
+:mod:`tcplab.outdir`: a non-empty directory is refused unless ``--overwrite`` is given, and
+nothing half-written is ever left behind. Paths are shown escaped (``caf\\xe9``).
+
+Start-up is lazy: only click and the compiled core are imported before a command runs;
+pandas, pyarrow and matplotlib are imported by the commands that need them.
+
 When the reader of stdout goes away (``tcplab scenarios | head -1``), tcplab stops quietly,
 with nothing on stderr and exit code 141 (128 + SIGPIPE), the status a shell reports for
 ``cat``, ``git`` and other tools stopped by the broken pipe.
@@ -120,7 +127,9 @@ def _user_errors(fn):
         except OSError as e:
             if _is_epipe(e):
                 raise
-            where = f" {e.filename}:" if getattr(e, "filename", None) else ""
+            from .outdir import show
+
+            where = f" {show(e.filename)}:" if getattr(e, "filename", None) else ""
             click.echo(f"tcplab: error:{where} {e.strerror or e}", err=True)
             sys.exit(EXIT_USER_ERROR)
         except KeyboardInterrupt:
@@ -141,6 +150,8 @@ def main() -> None:
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
+    tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
+    tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
     """
 
 
@@ -153,6 +164,38 @@ def _fmt_rate(bps: float) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class _OutDir(click.ParamType):
+    """An output directory: a local path whatever it looks like (``run:1``, ``s3:bucket`` are
+    directory names, not URIs); an existing non-directory is a usage error in the project's
+    style (``-o/--out: README.md: exists and is not a directory``). Emptiness and
+    ``--overwrite`` are checked by :mod:`tcplab.outdir` when the command starts."""
+
+    name = "directory"
+
+    def convert(self, value, param, ctx):
+        path = Path(os.fsdecode(value)) if not isinstance(value, Path) else value
+        if path.exists() and not path.is_dir():
+            self.fail(f"{_shown(path)}: exists and is not a directory", param, ctx)
+        return path
+
+
+def _out_option(help_text: str = "Output directory (created if missing; must be empty unless --overwrite)."):
+    """The ``-o/--out`` option of a command that writes a directory."""
+    return click.option("-o", "--out", "out", required=True, type=_OutDir(), help=help_text)
+
+
+_overwrite_option = click.option(
+    "--overwrite", is_flag=True,
+    help="Replace what an earlier tcplab command wrote in the output directory (other files are kept).",
+)
+
+
+def _shown(path) -> str:
+    from .outdir import show
+
+    return show(path)
 
 
 def _print_summary(summary: dict, out: Path) -> None:
@@ -172,13 +215,13 @@ def _print_summary(summary: dict, out: Path) -> None:
         )
     if len(flows) > 50:
         click.echo(f"... and {len(flows) - 50} more flows (see flows.parquet)")
-    click.echo(f"results in {out}/")
+    click.echo(f"results in {_shown(out)}/")
 
 
 @main.command()
 @click.argument("scenario", type=click.Path(path_type=Path))
-@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output directory (created if missing).")
+@_out_option()
+@_overwrite_option
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None,
               help="Run seed (default: the scenario's simulation.seed).")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
@@ -188,12 +231,14 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--no-trace", is_flag=True, help="Skip the events and timeseries tables.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 @_user_errors
-def run(scenario: Path, out: Path, seed, overrides, pcap, no_trace: bool, quiet: bool) -> None:
+def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_trace: bool, quiet: bool) -> None:
     """Simulate SCENARIO (a file, or a shipped scenario's name) and write summary.json and
     flows/events/timeseries.parquet to OUT."""
+    from . import outdir
     from .api import run as api_run
 
-    res = api_run(scenario, seed=seed, overrides=overrides, out=out, pcap=pcap, trace=not no_trace)
+    with outdir.staged(out, overwrite=overwrite, command="run") as tmp:
+        res = api_run(scenario, seed=seed, overrides=overrides, out=tmp, pcap=pcap, trace=not no_trace)
     if not quiet:
         _print_summary(res.summary, out)
 
@@ -214,14 +259,30 @@ def check(scenario: Path, overrides) -> None:
 
 @main.command()
 @click.argument("results", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--flow", type=int, default=0, show_default=True, help="Flow id to draw.")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
 @click.option("--start", type=float, default=None, help="Start of the time axis (s).")
 @click.option("--end", type=float, default=None, help="End of the time axis (s).")
+@click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
+@click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
 @_user_errors
-def plot(results: Path, flow: int, out: Path, start, end) -> None:
-    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory."""
+def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_key) -> None:
+    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory.
+
+    `tcplab plot sweep DIR --metric M --x KEY -o IMG`: a metric of a sweep against one swept
+    key, with 95 % confidence bands, one series per combination of the other keys."""
+    if sweep_dir is not None or (results == Path("sweep") and (metric or x_key)):
+        if results != Path("sweep") or sweep_dir is None:
+            raise click.UsageError("one directory only; for a sweep write: tcplab plot sweep DIR --metric M --x KEY -o IMG")
+        if not metric or not x_key:
+            raise click.UsageError("plot sweep needs --metric and --x")
+        from .sweep.plot import plot_sweep
+
+        plot_sweep(sweep_dir, metric, x_key, out)
+        click.echo(f"wrote {out}")
+        return
     from .plot import plot_flow
 
     plot_flow(results, flow, out, t_start=start, t_end=end)
@@ -283,14 +344,15 @@ def profiles(as_json: bool) -> None:
 
 @main.command()
 @click.argument("name", required=False)
-@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output directory (default: reproduce-NAME).")
+@click.option("-o", "--out", "out", type=_OutDir(), default=None,
+              help="Output directory (default: reproduce-NAME; must be empty unless --overwrite).")
+@_overwrite_option
 @click.option("--quick", is_flag=True, help="Short runs and few seeds (for CI); the full run is the reference.")
 @click.option("--runs", type=click.IntRange(1, 10_000), default=None,
               help="Repetitions per configuration where the paper used several (default: the paper's).")
 @click.option("--list", "list_", is_flag=True, help="List the experiment sets.")
 @_user_errors
-def reproduce(name, out, quick: bool, runs, list_: bool) -> None:
+def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> None:
     """Re-run a source paper's experiments: writes OUT/report.md and OUT/results.csv."""
     from . import reproduce as rp
 
@@ -309,17 +371,67 @@ def reproduce(name, out, quick: bool, runs, list_: bool) -> None:
     out = out or Path(f"reproduce-{name}")
     from tqdm import tqdm
 
-    with tqdm(desc=f"reproduce {name}", unit="run", disable=None) as bar:
-        report = mod.run(out, quick=quick, runs=runs, progress=bar)
-    path = report.write()
-    click.echo(f"wrote {path} and {out / 'results.csv'}")
+    from . import outdir
+
+    with outdir.staged(out, overwrite=overwrite, command="reproduce") as tmp:
+        with tqdm(desc=f"reproduce {name}", unit="run", disable=None) as bar:
+            report = mod.run(tmp, quick=quick, runs=runs, progress=bar)
+        path = report.write()
+    click.echo(f"wrote {_shown(out / path.name)} and {_shown(out / 'results.csv')}")
+
+@main.command()
+@click.argument("study", type=click.Path(path_type=Path))
+@click.option("-o", "--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Sweep directory (created if missing; an existing one is resumed).")
+@click.option("--dry-run", is_flag=True, help="Validate every point, print the expansion and the number of runs; run nothing.")
+@click.option("--workers", type=click.IntRange(1, 4096), default=None,
+              help="Local worker processes (default: one per core).")
+@click.option("--scheduler", metavar="ADDR", default=None,
+              help="Use the Dask cluster of this scheduler (tcp://host:8786) instead of local workers.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no table.")
+@_user_errors
+def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> None:
+    """Run a parameter study: every point of STUDY (a study file, or a shipped study's name)
+    times every seed, on Dask; writes OUT/runs/, OUT/flows.parquet and OUT/summary.csv.
+
+    Runs already filed in OUT are not run again: re-run the same command to resume."""
+    from .sweep.runner import dry_run_text, run_study, validate
+    from .sweep.study import load_study
+
+    st = load_study(study)
+    if dry_run:
+        validate(st)
+        click.echo(dry_run_text(st, out))
+        return
+    if out is None:
+        raise click.UsageError("missing option -o/--out (or use --dry-run)")
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers and --scheduler exclude each other (the cluster has its own workers)")
+    res = run_study(st, out, workers=workers, scheduler=scheduler, progress=False if quiet else None,
+                    echo=None if quiet else click.echo)
+    if quiet:
+        return
+    s = res.stats
+    click.echo(res.table())
+    line = f"{_plural(s.runs, 'run')}: {s.executed} ran now, {s.reused} reused; {s.wall_s:.1f} s"
+    if s.outside_fraction is not None:
+        line += f" on {_plural(s.workers, 'worker')}, {100 * s.outside_fraction:.1f} % of worker time outside the simulator"
+    click.echo(line)
+    if s.executed:
+        click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, "
+                   f"{s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator "
+                   f"({s.sim_cpu_s:.1f} s CPU); driver process {s.driver_cpu_s:.1f} s CPU")
+    click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
+
 
 def _print_analysis(summary: dict, out: Path) -> None:
     t = summary["table_iv"]
     caps = summary["captures"]
     frames = sum(c["frames"] for c in caps)
+    analysed = sum(1 for c in caps if not c.get("error"))
+    n = f"{analysed} of {len(caps)} captures" if analysed < len(caps) else _plural(len(caps), "capture")
     click.echo(
-        f"{len(caps)} capture(s), {frames} packets, {summary['connections']} connections, "
+        f"{n}, {frames} packets, {summary['connections']} connections, "
         f"{t['total']['total']} retransmissions (model {summary['model']}, vantage {summary['vantage_requested']})"
     )
     pos = ", ".join(f"{k}: {v}" for k, v in summary["positions"].items()) or "none"
@@ -328,23 +440,21 @@ def _print_analysis(summary: dict, out: Path) -> None:
     for cause in ("rto", "fast_retransmit", "sack_recovery", "tlp", "unknown", "total"):
         r = t[cause]
         click.echo(f"{cause:<16} {r['total']:>7} {r['needed']:>7} {r['spurious']:>9} {r['unknown']:>8}")
-    informational = {"snaplen_truncated_payload", "skipped_blocks", "tso_segments"}
+    informational = {"snaplen_truncated_payload", "skipped_blocks", "skipped_block_bytes", "tso_segments",
+                     "zero_snaplen", "unreadable_files"}
     damaged = {
         k: v for k, v in summary["anomalies"].items()
         if isinstance(v, int) and v > 0 and k not in informational
     }
     if damaged:
         click.echo("anomalies: " + ", ".join(f"{k}={v}" for k, v in sorted(damaged.items())))
-    for c in caps:
-        if c.get("error"):
-            click.echo(f"skipped: {c['error']}")
-    click.echo(f"results in {out}/")
+    click.echo(f"results in {_shown(out)}/")
 
 
 @main.command()
-@click.argument("captures", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Output directory (created if missing).")
+@click.argument("captures", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@_out_option()
+@_overwrite_option
 @click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
               show_default=True, help="Where the capture was taken (auto: from each handshake).")
 @click.option("--model", default="rfc", show_default=True, metavar="NAME",
@@ -353,16 +463,51 @@ def _print_analysis(summary: dict, out: Path) -> None:
               help="The sender sends tail loss probes (RFC 8985 §7). Default: the model's setting.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 @_user_errors
-def analyze(captures, out: Path, vantage: str, model: str, tlp, quiet: bool) -> None:
-    """Classify the retransmissions in CAPTURES (pcap/pcapng): cause, spurious, durations.
+def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp, quiet: bool) -> None:
+    """Classify the retransmissions in CAPTURES (pcap/pcapng, also gzip/zstd/xz-compressed):
+    cause, spurious, durations.
 
     Writes retransmissions.parquet/.csv, connections.parquet/.csv and summary.json to OUT.
+    A file that cannot be analysed (missing, unreadable, a directory, not a capture) is named
+    on stderr with its reason and skipped; the exit status is 0 when at least one capture was
+    analysed, 2 when none was. Directories are not searched: give the files (dir/*.pcap).
     """
+    from . import outdir
+    from .analyze import CaptureError
     from .analyze import analyze as api_analyze
 
-    res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp, out=out)
+    outdir.check(out, overwrite=overwrite)  # refuse a bad output path before reading anything
+    try:
+        res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp)
+    except CaptureError as e:
+        if len(e.errors) > 1:
+            for line in e.errors:
+                click.echo(f"tcplab: skipped: {line}", err=True)
+        raise
+    for c in res.summary["captures"]:
+        if c.get("error"):
+            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    with outdir.staged(out, overwrite=overwrite, command="analyze") as tmp:
+        res.write(tmp)
     if not quiet:
         _print_analysis(res.summary, out)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("analyze_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the scores and the confusion as JSON.")
+@_user_errors
+def compare(run_dir: Path, analyze_dir: Path, as_json: bool) -> None:
+    """Score an analysis of a simulated capture against the simulator's ground truth.
+
+    RUN_DIR: a `tcplab run --pcap LINK` output (with its trace); ANALYZE_DIR: `tcplab analyze`
+    of that run's captures. Prints per capture the retransmissions found, matched, cause
+    accuracy and spurious precision/recall, and the per-cause confusion (docs/validation.md)."""
+    from .compare import compare as api_compare, format_result, to_json
+
+    res = api_compare(run_dir, analyze_dir)
+    click.echo(to_json(res) if as_json else format_result(res))
 
 
 @main.command()

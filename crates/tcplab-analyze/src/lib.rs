@@ -45,14 +45,24 @@ pub use summary::Summary;
 /// Nothing in the input could be analysed (every file missing or not a capture).
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
-    #[error("{0}")]
-    NothingAnalysable(String),
+    /// Display: the one file's reason, or "none of the N captures could be analysed";
+    /// `errors` holds each file's one-line reason, in input order.
+    #[error("{}", nothing_message(.errors))]
+    NothingAnalysable { errors: Vec<String> },
+}
+
+fn nothing_message(errors: &[String]) -> String {
+    match errors {
+        [] => "no capture given".to_string(),
+        [one] => one.clone(),
+        many => format!("none of the {} captures could be analysed", many.len()),
+    }
 }
 
 /// The result of an analysis.
 #[derive(Debug)]
 pub struct Analysis {
-    pub captures: Vec<String>,
+    pub captures: Vec<output::CaptureNames>,
     pub retransmissions: Vec<RetxRow>,
     pub connections: Vec<ConnRow>,
     pub summary: Summary,
@@ -86,15 +96,18 @@ pub fn analyze_paths<P: AsRef<Path>>(paths: &[P], cfg: &AnalyzeConfig) -> Result
     let mut infos = Vec::new();
     let mut retransmissions = Vec::new();
     let mut connections = Vec::new();
-    let mut first_error = None;
     for (i, p) in paths.iter().enumerate() {
         let path = p.as_ref();
-        let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
-        captures.push(file.clone());
+        // The path as given identifies the input (two `t.pcap` in different directories
+        // differ); the file name is kept alongside. Both escaped as in every message.
+        let shown = tcplab_pcap::show_path(path);
+        let file = path.file_name().map_or_else(|| shown.clone(), |f| tcplab_pcap::show_path(Path::new(f)));
+        captures.push(output::CaptureNames { path: shown.clone(), name: file.clone() });
         let mut info = summary::CaptureInfo {
             file,
-            path: path.display().to_string(),
+            path: shown,
             format: None,
+            compression: None,
             frames: 0,
             connections: 0,
             peak_concurrent_connections: 0,
@@ -103,9 +116,7 @@ pub fn analyze_paths<P: AsRef<Path>>(paths: &[P], cfg: &AnalyzeConfig) -> Result
         };
         match tcplab_pcap::CaptureReader::open_with(path, cfg.reader) {
             Err(e) => {
-                let msg = e.to_string();
-                first_error.get_or_insert_with(|| msg.clone());
-                info.error = Some(msg);
+                info.error = Some(e.to_string());
             }
             Ok(mut reader) => {
                 let mut fa = FileAnalyzer::new(i as u32, cfg.clone());
@@ -116,6 +127,7 @@ pub fn analyze_paths<P: AsRef<Path>>(paths: &[P], cfg: &AnalyzeConfig) -> Result
                     tcplab_pcap::CaptureFormat::Pcap { .. } => "pcap".to_string(),
                     tcplab_pcap::CaptureFormat::PcapNg => "pcapng".to_string(),
                 });
+                info.compression = reader.compression().map(str::to_string);
                 info.frames = reader.frames();
                 info.connections = stats.connections;
                 info.peak_concurrent_connections = peak as u64;
@@ -127,13 +139,8 @@ pub fn analyze_paths<P: AsRef<Path>>(paths: &[P], cfg: &AnalyzeConfig) -> Result
         infos.push(info);
     }
     if infos.iter().all(|c| c.error.is_some()) {
-        let msg = match (infos.len(), first_error) {
-            (1, Some(e)) => e,
-            (0, _) => "no capture given".to_string(),
-            (n, Some(e)) => format!("none of the {n} captures could be read; first: {e}"),
-            (_, None) => "nothing to analyse".to_string(),
-        };
-        return Err(AnalyzeError::NothingAnalysable(msg));
+        let errors = infos.into_iter().filter_map(|c| c.error).collect();
+        return Err(AnalyzeError::NothingAnalysable { errors });
     }
     let summary = summary::build(cfg.model.name(), vantage_name(cfg.vantage), infos, &retransmissions, &connections);
     Ok(Analysis { captures, retransmissions, connections, summary })

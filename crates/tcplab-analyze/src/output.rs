@@ -3,7 +3,7 @@
 //! writes Parquet/CSV exactly as for simulation results.
 
 use rustc_hash::FxHashMap;
-use tcplab_pcap::{Dir, EndReason};
+use tcplab_pcap::Dir;
 use tcplab_record::{ColumnData, Table};
 
 use crate::analyzer::{ConnRow, RetxRow};
@@ -41,6 +41,27 @@ fn nullable_u64(t: &mut Table, name: &str, v: impl Iterator<Item = Option<u64>>)
     t.push_nullable(name, ColumnData::U64(data), valid);
 }
 
+/// How an input capture is named in the tables: `capture` is the path as given (unique per
+/// input, escaped by `tcplab_pcap::show_path`), `capture_name` its file name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureNames {
+    pub path: String,
+    pub name: String,
+}
+
+/// Pushes the `capture` and `capture_name` columns for rows of capture indices.
+fn push_capture_columns(t: &mut Table, captures: &[CaptureNames], idx: impl Iterator<Item = u32>) {
+    let mut path = Interner::default();
+    let mut name = Interner::default();
+    for i in idx {
+        let c = captures.get(i as usize);
+        path.push(c.map_or("", |c| c.path.as_str()));
+        name.push(c.map_or("", |c| c.name.as_str()));
+    }
+    t.push("capture", path.finish());
+    t.push("capture_name", name.finish());
+}
+
 pub fn dir_name(d: Dir) -> &'static str {
     match d {
         Dir::ClientToServer => "c2s",
@@ -49,26 +70,24 @@ pub fn dir_name(d: Dir) -> &'static str {
 }
 
 /// `retransmissions`: one row per retransmission, ordered by (capture, frame).
-pub fn retransmissions_table(rows: &[RetxRow], captures: &[String]) -> Table {
+pub fn retransmissions_table(rows: &[RetxRow], captures: &[CaptureNames]) -> Table {
     let mut t = Table::new("retransmissions");
-    let mut cap = Interner::default();
     let mut dir = Interner::default();
     let mut vantage = Interner::default();
     let mut cause = Interner::default();
     let mut evidence = Interner::default();
     for r in rows {
-        cap.push(captures.get(r.capture as usize).map_or("", |s| s.as_str()));
         dir.push(dir_name(r.dir));
         vantage.push(r.vantage.name());
         cause.push(r.r.cause.name());
         evidence.push(r.r.evidence.name());
     }
-    t.push("capture", cap.finish());
+    push_capture_columns(&mut t, captures, rows.iter().map(|r| r.capture));
     t.push("conn_id", ColumnData::U64(rows.iter().map(|r| r.conn_id).collect()));
     t.push("dir", dir.finish());
     t.push("frame", ColumnData::U64(rows.iter().map(|r| r.r.frame).collect()));
     t.push("ts_ns", ColumnData::U64(rows.iter().map(|r| r.r.ts_ns).collect()));
-    t.push("seq", ColumnData::U64(rows.iter().map(|r| r.r.seq).collect()));
+    t.push("seq", ColumnData::I64(rows.iter().map(|r| r.r.seq).collect()));
     t.push("len", ColumnData::U32(rows.iter().map(|r| r.r.len).collect()));
     t.push("cause", cause.finish());
     t.push_nullable(
@@ -98,15 +117,6 @@ pub fn detection_rtts(r: &RetxRow) -> Option<f64> {
     }
 }
 
-fn end_name(e: EndReason) -> &'static str {
-    match e {
-        EndReason::Closed => "closed",
-        EndReason::Idle => "idle",
-        EndReason::Replaced => "replaced",
-        EndReason::EndOfCapture => "end_of_capture",
-    }
-}
-
 /// Per-connection anomalies as `key=count` pairs (empty when clean).
 pub fn conn_anomalies(c: &ConnRow) -> String {
     let r = &c.record;
@@ -128,9 +138,8 @@ pub fn conn_anomalies(c: &ConnRow) -> String {
 }
 
 /// `connections`: one row per connection, ordered by (capture, conn_id).
-pub fn connections_table(rows: &[ConnRow], captures: &[String]) -> Table {
+pub fn connections_table(rows: &[ConnRow], captures: &[CaptureNames]) -> Table {
     let mut t = Table::new("connections");
-    let mut cap = Interner::default();
     let mut client = Interner::default();
     let mut server = Interner::default();
     let mut end = Interner::default();
@@ -138,10 +147,9 @@ pub fn connections_table(rows: &[ConnRow], captures: &[String]) -> Table {
     let mut vsource = Interner::default();
     let mut anomalies = Interner::default();
     for c in rows {
-        cap.push(captures.get(c.capture as usize).map_or("", |s| s.as_str()));
         client.push(&c.record.client.to_string());
         server.push(&c.record.server.to_string());
-        end.push(end_name(c.record.end));
+        end.push(c.record.observed_end().name());
         // The position of the main data direction (client→server unless the server sent more).
         let main = usize::from(c.record.dirs[1].payload_bytes > c.record.dirs[0].payload_bytes);
         let p = c.positions[main].or(c.positions[1 - main]);
@@ -150,7 +158,7 @@ pub fn connections_table(rows: &[ConnRow], captures: &[String]) -> Table {
         anomalies.push(&conn_anomalies(c));
     }
     let r = |f: &dyn Fn(&ConnRow) -> u64| -> ColumnData { ColumnData::U64(rows.iter().map(f).collect()) };
-    t.push("capture", cap.finish());
+    push_capture_columns(&mut t, captures, rows.iter().map(|c| c.capture));
     t.push("conn_id", r(&|c| c.record.conn_id));
     t.push("client", client.finish());
     t.push("server", server.finish());

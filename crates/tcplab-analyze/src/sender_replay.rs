@@ -179,8 +179,9 @@ struct Pending {
 pub struct RetxOut {
     pub frame: u64,
     pub ts_ns: u64,
-    /// Relative to the ISN (or the first sequence number seen), unwrapped.
-    pub seq: u64,
+    /// Relative to the ISN (or to one before the first sequence number seen), unwrapped to
+    /// 64 bits: never wraps; data from before the first segment seen is 0 or negative.
+    pub seq: i64,
     pub len: u32,
     pub cause: Cause,
     pub spurious: Option<bool>,
@@ -959,9 +960,9 @@ impl DirReplay {
         RetxOut {
             frame: p.frame,
             ts_ns: p.ts_ns,
-            // Relative to the ISN; data from before the first segment seen wraps like a
-            // 32-bit relative number.
-            seq: p.start.checked_sub(SEQ_ORIGIN).unwrap_or(u64::from(p.start as u32)),
+            // Relative to the ISN, in the unwrapped space: data from before the first
+            // segment seen (below SEQ_ORIGIN) is 0 or negative, never wrapped to ~2^32.
+            seq: p.start as i64 - SEQ_ORIGIN as i64,
             len: (p.end - p.start) as u32,
             cause: p.cause,
             spurious: p.verdict.map(|v| v.0),

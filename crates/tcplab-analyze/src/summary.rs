@@ -21,6 +21,8 @@ pub struct CaptureInfo {
     pub path: String,
     /// "pcap", "pcap-ns", "pcapng"; absent when the file could not be read.
     pub format: Option<String>,
+    /// "gzip", "zstd", "xz" when the file was decompressed while reading.
+    pub compression: Option<String>,
     pub frames: u64,
     pub connections: u64,
     pub peak_concurrent_connections: u64,
@@ -75,12 +77,20 @@ pub struct Summary {
     pub anomalies: Map<String, Value>,
 }
 
+/// Adds one file's reader counters: counts are summed, sets (e.g. `unknown_link_types`)
+/// merged as sorted sets, never summed.
 fn add_counters(into: &mut Map<String, Value>, v: &Value) {
     if let Value::Object(m) = v {
         for (k, x) in m {
             if let Some(n) = x.as_u64() {
                 let cur = into.get(k).and_then(|c| c.as_u64()).unwrap_or(0);
                 into.insert(k.clone(), Value::from(cur + n));
+            } else if let Some(items) = x.as_array() {
+                let mut set: Vec<i64> = into.get(k).and_then(|c| c.as_array()).map_or_else(Vec::new, |a| a.iter().filter_map(Value::as_i64).collect());
+                set.extend(items.iter().filter_map(Value::as_i64));
+                set.sort_unstable();
+                set.dedup();
+                into.insert(k.clone(), Value::from(set));
             }
         }
     }

@@ -291,8 +291,12 @@ fn only_when_nothing_is_readable_is_it_an_error_of_one_line() {
     let e = analyze_paths(&[&garbage], &AnalyzeConfig::default()).unwrap_err().to_string();
     assert!(e.contains("not a pcap or pcapng capture") && !e.contains('\n'), "{e}");
     let missing = PathBuf::from("/nonexistent/x.pcap");
-    let e = analyze_paths(&[&missing, &garbage], &AnalyzeConfig::default()).unwrap_err().to_string();
-    assert!(e.starts_with("none of the 2 captures could be read"), "{e}");
+    let e = analyze_paths(&[&missing, &garbage], &AnalyzeConfig::default()).unwrap_err();
+    assert_eq!(e.to_string(), "none of the 2 captures could be analysed");
+    let tcplab_analyze::AnalyzeError::NothingAnalysable { errors } = e;
+    assert_eq!(errors.len(), 2, "each file named with its reason: {errors:?}");
+    assert_eq!(errors[0], "/nonexistent/x.pcap: cannot read: no such file");
+    assert!(errors[1].contains("not a pcap or pcapng capture"), "{errors:?}");
     let mut s = fast_retransmit_script(true, true);
     s.ack(305, 6, 305, 205, &[]);
     let good = s.write("good");
@@ -515,7 +519,7 @@ fn a_copy_queued_past_the_end_of_a_timeout_does_not_extend_it() {
     s.data(1359, 3, 1359);
     s.ack(1459, 8, 1459, 1359, &[]);
     let a = analyze_one(&s.write("rto-then-fr"));
-    let causes: Vec<(u64, Cause)> = a.retransmissions.iter().map(|r| (r.r.seq, r.r.cause)).collect();
+    let causes: Vec<(i64, Cause)> = a.retransmissions.iter().map(|r| (r.r.seq, r.r.cause)).collect();
     assert_eq!(causes, vec![(1001, Cause::Rto), (2001, Cause::Rto), (3001, Cause::FastRetransmit)]);
 }
 
@@ -588,4 +592,48 @@ fn two_dsacks_for_two_copies_make_both_spurious() {
     let v: Vec<(Option<bool>, Evidence)> = a.retransmissions.iter().map(|r| (r.r.spurious, r.r.evidence)).collect();
     assert_eq!(v.len(), 2);
     assert!(v.iter().all(|&(sp, _)| sp == Some(true)), "{v:?}");
+}
+
+/// Issue 15 item 5: a capture that starts mid-connection numbers the first byte seen 1, and
+/// a retransmission of data sent before it is 0 or negative, never wrapped to ~2^32.
+#[test]
+fn relative_seq_without_a_handshake_starts_at_1_and_never_wraps() {
+    let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), ts: false, sack: false };
+    // Segments 2 and 3 seen first; then segment 1 (sent before the capture began) again.
+    s.data(100, 2, 0);
+    s.data(101, 3, 0);
+    s.data(400, 1, 0);
+    let a = analyze_one(&s.write("midconn"));
+    assert_eq!(a.retransmissions.len(), 1, "{:?}", a.retransmissions);
+    assert_eq!(a.retransmissions[0].r.seq, 1 - 1000, "1000 bytes before the first byte seen");
+}
+
+/// Issue 15 item 5: `end_reason` says how the connection ended as the capture shows it, and
+/// `capture` is the path as given (two `t.pcap` differ), `capture_name` the file name.
+#[test]
+fn end_reason_is_observed_and_capture_is_the_path_as_given() {
+    let mut s = fast_retransmit_script(true, true);
+    s.ack(305, 6, 305, 205, &[]);
+    s.pkt(400 * MS, From::Client, 0x11, C_ISN + 1 + 6000, S_ISN + 1, 0, 400, 305, &[]); // FIN
+    s.pkt(401 * MS, From::Server, 0x11, S_ISN + 1, C_ISN + 2 + 6000, 0, 401, 400, &[]); // FIN
+    let dir_a = std::env::temp_dir().join(format!("tcplab-analyze-{}-a", std::process::id()));
+    let dir_b = std::env::temp_dir().join(format!("tcplab-analyze-{}-b", std::process::id()));
+    std::fs::create_dir_all(&dir_a).unwrap();
+    std::fs::create_dir_all(&dir_b).unwrap();
+    std::fs::write(dir_a.join("t.pcap"), &s.f.bytes).unwrap();
+    let mut r = Script::new(true, true);
+    r.data(102, 0, 102);
+    r.pkt(150 * MS, From::Server, 0x14, S_ISN + 1, C_ISN + 1001, 0, 150, 102, &[]); // RST
+    std::fs::write(dir_b.join("t.pcap"), &r.f.bytes).unwrap();
+    let a = analyze_paths(&[dir_a.join("t.pcap"), dir_b.join("t.pcap")], &AnalyzeConfig::default()).unwrap();
+    let conns = a.connections_table();
+    let col = |name: &str| -> Vec<String> {
+        match &conns.columns.iter().find(|c| c.name == name).unwrap().data {
+            tcplab_record::ColumnData::Dict { codes, values } => codes.iter().map(|&i| values[i as usize].clone()).collect(),
+            _ => panic!("{name} is not a string column"),
+        }
+    };
+    assert_eq!(col("end_reason"), vec!["fin", "rst"]);
+    assert_eq!(col("capture"), vec![dir_a.join("t.pcap").display().to_string(), dir_b.join("t.pcap").display().to_string()]);
+    assert_eq!(col("capture_name"), vec!["t.pcap", "t.pcap"]);
 }

@@ -126,6 +126,7 @@ pub fn dumbbell(
         links,
         routes: Vec::new(),
         flows,
+        workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
@@ -148,7 +149,7 @@ mod tests {
     #[test]
     fn the_bottleneck_buffer_is_one_bdp_in_packets() {
         let s = bench_case("1x100M").unwrap();
-        let QueueSpec::DropTail { limit } = s.links[0].queue;
+        let limit = s.links[0].queue.limit();
         assert_eq!(limit, QueueLimit::Packets(367)); // 100 Mb/s × 44 ms = 550 kB
         assert_eq!(bdp_packets(Bandwidth::gbps(1), SimDuration::from_millis(44), 1500), 3667);
     }

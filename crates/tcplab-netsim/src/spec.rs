@@ -27,6 +27,10 @@ pub struct SimSpec {
     /// by hop count (ties broken by lowest link index, so routing is deterministic).
     pub routes: Vec<RouteSpec>,
     pub flows: Vec<FlowSpec>,
+    /// Traffic sources that open connections during the run (`sim::traffic`), beside the
+    /// fixed `flows`. Their connections get flow ids after the fixed flows', in the order
+    /// they are drawn.
+    pub workloads: Vec<WorkloadSpec>,
     /// Sampling of the per-flow time series; `None` records a row whenever the sender's
     /// congestion state changes.
     pub timeseries_interval: Option<SimDuration>,
@@ -88,6 +92,47 @@ pub struct NodeSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
     DropTail { limit: QueueLimit },
+    /// Random Early Detection (`sim::red`) in front of a buffer of `limit`.
+    Red { limit: QueueLimit, red: RedSpec },
+}
+
+impl QueueSpec {
+    /// The physical buffer limit.
+    pub fn limit(&self) -> QueueLimit {
+        match *self {
+            QueueSpec::DropTail { limit } | QueueSpec::Red { limit, .. } => limit,
+        }
+    }
+}
+
+/// Whether RED measures the queue in packets or bytes (Floyd & Jacobson §4).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum RedMode {
+    #[default]
+    Packets,
+    Bytes,
+}
+
+/// RED parameters (Floyd & Jacobson 1993; semantics and defaults in `sim::red`). Thresholds
+/// are in the mode's unit (packets or bytes).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RedSpec {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight of the average queue.
+    pub w_q: f64,
+    /// Floyd's gentle variant (p from max_p to 1 between max_th and 2·max_th).
+    pub gentle: bool,
+    pub mode: RedMode,
+    /// Mark ECN-capable packets CE instead of dropping them (RFC 3168 §5).
+    pub ecn: bool,
+    /// Drop every packet (ECT or not) in the forced region.
+    pub hard_drop: bool,
+    /// Bytes of the "small packet" whose transmission time is the idle-decay unit s.
+    pub small_packet: u32,
+    /// MaximumPacketSize of byte mode.
+    pub max_packet: u32,
 }
 
 /// Loss model of one link direction; each direction gets its own RNG stream derived from the
@@ -242,5 +287,41 @@ pub struct FlowSpec {
     /// Bytes to send; `None` for a bulk (unlimited) sender.
     pub size: Option<u64>,
     /// Settings of both endpoints (the receiver uses the ACK policy and receive buffer).
+    pub tcp: TcpConfig,
+}
+
+/// A traffic source (`sim::traffic`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkloadSpec {
+    /// Connections arriving as a Poisson process (`sim::traffic::poisson`).
+    Poisson(PoissonSpec),
+}
+
+/// Flow sizes of a workload.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum SizeDist {
+    /// Every flow has this many bytes.
+    Fixed(u64),
+    /// Pareto (type I) with this mean (bytes) and shape α > 1: scale x_m = mean (α − 1) / α.
+    Pareto { mean: f64, shape: f64 },
+}
+
+/// Poisson arrivals of finite flows from `senders` to `receivers` (each connection picks
+/// one of each uniformly at random), exponential inter-arrival times of mean
+/// `mean_interarrival`, sizes from `size`; arrivals from `start` until `stop` or
+/// `max_flows`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoissonSpec {
+    pub name: String,
+    pub senders: Vec<NodeId>,
+    pub receivers: Vec<NodeId>,
+    pub mean_interarrival: SimDuration,
+    pub size: SizeDist,
+    /// Time of the first possible arrival (the first one comes one inter-arrival later).
+    pub start: SimDuration,
+    /// No arrival after this time (`None`: the end of the run).
+    pub stop: Option<SimDuration>,
+    /// At most this many connections (`None`: no limit).
+    pub max_flows: Option<u64>,
     pub tcp: TcpConfig,
 }

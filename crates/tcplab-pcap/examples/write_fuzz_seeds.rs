@@ -68,9 +68,74 @@ fn main() -> std::io::Result<()> {
     synth::write_synthetic_capture(&mut small, 2, 24)?;
     std::fs::write(cap.join("synthetic_two_connections.pcap"), &small)?;
 
+    malformed_seeds(&cap, &syn)?;
+
     std::fs::write(opt.join("linux_syn"), &syn_opts)?;
     std::fs::write(opt.join("ts_sack"), &sack_opts)?;
     std::fs::write(opt.join("unknown_then_mss"), [30u8, 4, 0xAA, 0xBB, 2, 4, 2, 0x18])?;
     std::fs::write(opt.join("malformed"), [1u8, 5, 3, 0, 0, 8, 1])?;
     Ok(())
 }
+
+/// One seed per malformed-capture class of `tests/malformed.rs` (libpcap's and tcpdump's
+/// published malformed files as the model), so the fuzzer starts at each damage path.
+fn malformed_seeds(cap: &std::path::Path, syn: &TcpSpec) -> std::io::Result<()> {
+    let pkt = synth::ipv4_tcp(syn);
+    let good = || {
+        let mut f = PcapNgFile::new(false);
+        f.interface(101, 0, None);
+        f.epb(0, 1, &pkt, None);
+        f
+    };
+    let raw_block = |ty: u32, lead: u32, body: &[u8], trail: u32| {
+        let mut v = ty.to_le_bytes().to_vec();
+        v.extend_from_slice(&lead.to_le_bytes());
+        v.extend_from_slice(body);
+        v.extend_from_slice(&trail.to_le_bytes());
+        v
+    };
+    let mut f = good();
+    f.bytes.extend(raw_block(6, 8, &[0; 32], 8));
+    std::fs::write(cap.join("bad_block_length_short.pcapng"), &f.bytes)?;
+    let mut f = good();
+    f.bytes.extend(raw_block(6, 30, &[0; 18], 30));
+    f.epb(0, 2, &pkt, None);
+    std::fs::write(cap.join("bad_block_length_unaligned.pcapng"), &f.bytes)?;
+    let mut f = good();
+    f.bytes.extend(raw_block(6, 32, &[0; 20], 36));
+    std::fs::write(cap.join("mismatched_trailer.pcapng"), &f.bytes)?;
+    let mut f = PcapNgFile::new(false);
+    f.block(1, &[]);
+    f.epb(0, 1, &pkt, None);
+    std::fs::write(cap.join("truncated_idb.pcapng"), &f.bytes)?;
+    let mut f = good();
+    f.block(6, &[0, 0, 0, 0]);
+    f.epb(0, 3, &pkt, None);
+    std::fs::write(cap.join("truncated_epb.pcapng"), &f.bytes)?;
+    let mut f = good();
+    f.block(0x0BAD, &[1; 8]);
+    f.epb(0, 3, &pkt, None);
+    std::fs::write(cap.join("unknown_block_type.pcapng"), &f.bytes)?;
+    let f = good();
+    std::fs::write(cap.join("truncated_shb.pcapng"), &f.bytes[..20])?;
+    let mut f = good();
+    f.bytes[4..8].copy_from_slice(&7u32.to_le_bytes());
+    std::fs::write(cap.join("impossible_shb_length.pcapng"), &f.bytes)?;
+    let mut f = PcapFile::new(101, 0, false, false);
+    f.record(T0, &pkt, None);
+    std::fs::write(cap.join("snaplen_0.pcap"), &f.bytes)?;
+    let mut f = PcapFile::new(101, 65535, false, false);
+    f.record(T0, &pkt, None);
+    f.raw_record(1, 0, 0x7FFF_FFFF, 60, &pkt);
+    std::fs::write(cap.join("huge_incl_len.pcap"), &f.bytes)?;
+    let mut f = PcapFile::new(101, 65535, false, false);
+    f.raw_record(1, 0, 0x0100_0000, 60, &pkt);
+    std::fs::write(cap.join("impossible_first_record.pcap"), &f.bytes)?;
+    let mut f = PcapFile::new(101, 65535, false, false);
+    f.record(T0, &pkt, None);
+    f.record(T0 + 1, &pkt, None);
+    let n = f.bytes.len() - 7;
+    std::fs::write(cap.join("truncated_record.pcap"), &f.bytes[..n])?;
+    Ok(())
+}
+

@@ -19,8 +19,13 @@
 //!   split off. A retransmitted SYN (same ISN) belongs to the connection.
 //! - The *client* is the sender of the SYN; if the capture starts at the SYN-ACK, its
 //!   receiver. With no handshake in the capture the sender of the first packet is called
-//!   the client (`initiator_known = false`) and each direction's first sequence number is a
-//!   provisional base (`isn = None`), `handshake_seen = false`.
+//!   the client (`initiator_known = false`), `handshake_seen = false`, and each direction's
+//!   provisional base (`isn = None`) is one before its first sequence number seen, as if that
+//!   were the ISN: the first byte seen is relative sequence number 1, as after a handshake.
+//! - How a connection ended, as observed ([`ConnRecord::observed_end`]): `rst` or `fin`
+//!   when the capture shows it closed (whichever closed it first), else `idle_timeout`,
+//!   `replaced` (a new incarnation took the 5-tuple) or `end_of_capture` - independent of
+//!   when the tracker happened to emit the record.
 //! - Options negotiated: each direction records what its SYN / SYN-ACK offered; window
 //!   scaling, SACK and timestamps are in effect only when both offered them (RFC 7323 §1.3,
 //!   RFC 2018 §2).
@@ -194,6 +199,34 @@ pub enum EndReason {
     EndOfCapture,
 }
 
+/// How a connection ended, as the capture shows it (`end_reason` in the outputs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ObservedEnd {
+    /// A RST closed it.
+    Rst,
+    /// FIN in both directions closed it.
+    Fin,
+    /// Not closed; no packet for the idle timeout.
+    IdleTimeout,
+    /// Not closed; a new connection took over the 5-tuple.
+    Replaced,
+    /// Not closed when the capture ended.
+    EndOfCapture,
+}
+
+impl ObservedEnd {
+    /// The name in the outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObservedEnd::Rst => "rst",
+            ObservedEnd::Fin => "fin",
+            ObservedEnd::IdleTimeout => "idle_timeout",
+            ObservedEnd::Replaced => "replaced",
+            ObservedEnd::EndOfCapture => "end_of_capture",
+        }
+    }
+}
+
 /// Final record of a connection.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize)]
 pub struct ConnRecord {
@@ -212,6 +245,29 @@ pub struct ConnRecord {
     pub closed: bool,
     pub stray_syns: u64,
     pub end: EndReason,
+}
+
+impl ConnRecord {
+    /// How the connection ended as observed: a RST or the FIN exchange that closed it (the
+    /// earlier, when both), else why tracking stopped.
+    pub fn observed_end(&self) -> ObservedEnd {
+        let rst = self.dirs.iter().filter_map(|d| d.rst_ns).min();
+        let fins = (self.dirs[0].fin_ns, self.dirs[1].fin_ns);
+        let fin = match fins {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        match (rst, fin) {
+            (Some(r), Some(f)) if f < r => ObservedEnd::Fin,
+            (Some(_), _) => ObservedEnd::Rst,
+            (None, Some(_)) => ObservedEnd::Fin,
+            (None, None) => match self.end {
+                EndReason::Idle => ObservedEnd::IdleTimeout,
+                EndReason::Replaced => ObservedEnd::Replaced,
+                EndReason::Closed | EndReason::EndOfCapture => ObservedEnd::EndOfCapture,
+            },
+        }
+    }
 }
 
 /// Tracker counters.
@@ -587,7 +643,8 @@ fn update(c: &mut Conn, seg: &CapturedSegment, stray_syn: bool, new_connection: 
         }
     } else if !d.seen {
         d.seen = true;
-        d.stats.base_seq = s.seq.0;
+        // Provisional ISN: one before the first byte seen, which is then relative seq 1.
+        d.stats.base_seq = s.seq.0.wrapping_sub(1);
         d.snd_max = s.seq;
     }
     // The client's ACK completing the handshake.

@@ -10,6 +10,8 @@
 //! | where | what |
 //! |---|---|
 //! | [`reader`] | streaming reader, pcap-parser driving, damage handling |
+//! | [`framing`] | record/block length checks before parsing |
+//! | [`compression`] | gzip/zstd/xz captures |
 //! | [`pcapng`] | sections, interfaces, if_tsresol, EPB/SPB/OPB |
 //! | [`linktype`] | link layers to the IP header |
 //! | [`ip`] | IPv4/IPv6 (extension headers, fragments, lengths) |
@@ -24,8 +26,10 @@
 //! [`Anomalies`].
 
 pub mod anomalies;
+pub mod compression;
 pub mod conn_tracker;
 pub mod error;
+pub mod framing;
 pub mod ip;
 pub mod linktype;
 pub mod pcapng;
@@ -38,10 +42,10 @@ pub mod vantage;
 
 pub use anomalies::Anomalies;
 pub use conn_tracker::{
-    ConnRecord, ConnTracker, Dir, DirStats, EndReason, Negotiated, Observation, SegKind,
+    ConnRecord, ConnTracker, Dir, DirStats, EndReason, Negotiated, ObservedEnd, Observation, SegKind,
     TrackerConfig, TrackerStats,
 };
-pub use error::ReadError;
+pub use error::{show_path, ReadError};
 pub use reader::{CaptureFormat, CaptureReader, ReaderConfig};
 pub use segment::CapturedSegment;
 pub use tcp_options::{decode_tcp_options, DecodedOptions};

@@ -77,7 +77,12 @@ pub enum NgEvent<'a> {
     Frame(RawFrame<'a>),
     /// A packet block that cannot be used (counted); still a frame for numbering.
     UnusableFrame,
-    /// Not a packet block.
+    /// A packet block whose content is corrupt (counted by the reader with its bytes);
+    /// still a frame for numbering.
+    CorruptFrame,
+    /// A block of a type this reader does not use (counted by the reader with its bytes).
+    Skipped,
+    /// Section header or interface description: used.
     Other,
 }
 
@@ -184,10 +189,7 @@ impl NgState {
             {
                 self.on_obsolete_packet(ub.data, anomalies)
             }
-            _ => {
-                anomalies.skipped_blocks += 1;
-                NgEvent::Other
-            }
+            _ => NgEvent::Skipped,
         }
     }
 
@@ -202,8 +204,7 @@ impl NgState {
             ))
         })();
         let Some((if_id, hi, lo, caplen, len)) = fields else {
-            anomalies.corrupt_blocks += 1;
-            return NgEvent::UnusableFrame;
+            return NgEvent::CorruptFrame;
         };
         let Some((iface, i)) = self.local(if_id as u32) else {
             anomalies.unknown_interface += 1;

@@ -1,35 +1,45 @@
-//! The streaming capture reader: pcap (µs/ns, either byte order) and pcapng, through
-//! pcap-parser's refillable readers, yielding [`CapturedSegment`]s.
+//! The streaming capture reader: pcap (µs/ns, either byte order) and pcapng, plain or
+//! compressed (gzip, zstd, xz: [`crate::compression`]), through pcap-parser's refillable
+//! readers, yielding [`CapturedSegment`]s.
 //!
 //! Memory is bounded: a fixed buffer ([`ReaderConfig::buffer_size`]) that only grows, up to
 //! [`ReaderConfig::max_record_len`], when a *plausible* record does not fit. A length field
 //! beyond that bound is treated as corruption, never as an allocation size.
 //!
+//! Opening checks the file's first bytes ([`sniff_header`]) so that a file that cannot be
+//! read at all gets one error naming the real cause: empty, compressed in a format not
+//! decoded here, a truncated file or section header, an impossible section header length, an
+//! impossible first record length, or an unknown magic number.
+//!
 //! Ambiguities resolved:
-//! - A legacy record whose captured length exceeds max(snaplen, 262144) (libpcap's
-//!   MAXIMUM_SNAPLEN), or the configured bound, is corrupt: the next record's position is
-//!   unknown, so reading stops there (counted in `corrupt_record_length`). No resync is tried.
-//! - A pcapng block whose outer length is sane and entirely present but whose content does
-//!   not parse is skipped (`corrupt_blocks`); an insane outer length stops reading.
-//! - Data ending inside a record is `truncated_file`; the complete records before it are
-//!   delivered.
+//! - Each record's length is checked on the raw bytes before parsing ([`crate::framing`]).
+//!   A length that cannot be trusted (too long, below 12, not a multiple of 4, a trailer
+//!   that differs, a bad later section header) ends reading: the next record's position is
+//!   unknown, so no resynchronisation is tried (Wireshark stops there too). The bytes from
+//!   there to the end are counted in `unread_bytes`.
+//! - A pcapng block whose length is trustworthy but whose content does not parse is skipped
+//!   (`corrupt_blocks`, `corrupt_block_bytes`); reading goes on.
+//! - Data ending inside a record is `truncated_file` (its bytes in `truncated_bytes`); the
+//!   complete records before it are delivered.
 //! - `clock_backwards` counts packets earlier than the previous packet of the file; their
 //!   timestamps are delivered unchanged.
 //! - The legacy header's LinkType field is masked to its low 16 bits (the upper bits may
-//!   carry an FCS length, pcap-savefile(5)).
+//!   carry an FCS length, pcap-savefile(5)); a snapshot length of 0 is read as libpcap's
+//!   MAXIMUM_SNAPLEN (`zero_snaplen`).
 //! - Frame numbers count every packet record (EPB/SPB/OPB/legacy record), TCP or not, as
 //!   Wireshark numbers frames.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Cursor, Read};
 use std::path::Path;
 
-use pcap_parser::pcapng::Block;
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{PcapBlockOwned, PcapError};
 
 use crate::anomalies::Anomalies;
-use crate::error::ReadError;
+use crate::compression::Compression;
+use crate::error::{show_path, ReadError};
+use crate::framing::{self, BadLength, Framing, SHB_MIN_LEN, SHB_TYPE_BYTES};
 use crate::linktype::LinkKind;
 use crate::pcapng::{NgEvent, NgState};
 use crate::segment::{decode_frame, CapturedSegment, FrameMeta, OptionStats};
@@ -38,20 +48,27 @@ use crate::segment::{decode_frame, CapturedSegment, FrameMeta, OptionStats};
 /// header's snaplen says so.
 pub const LIBPCAP_MAXIMUM_SNAPLEN: usize = 262_144;
 /// Legacy pcap record header length (pcap-savefile(5)).
-pub const LEGACY_RECORD_HEADER_LEN: usize = 16;
+pub const LEGACY_RECORD_HEADER_LEN: usize = framing::LEGACY_RECORD_HEADER_LEN;
+/// Legacy pcap file header length (pcap-savefile(5)).
+pub const LEGACY_FILE_HEADER_LEN: usize = 24;
 /// Default initial read buffer.
 pub const DEFAULT_BUFFER_SIZE: usize = 1 << 20;
 /// Default largest record/block accepted (TSO/GRO and BIG TCP super-packets fit easily).
 pub const DEFAULT_MAX_RECORD_LEN: usize = 8 << 20;
 /// Default link MTU above which an IP packet is a TSO/GSO super-segment (Ethernet).
 pub const DEFAULT_LINK_MTU: u32 = 1500;
+/// Bytes read at open to recognise the file (a Section Header Block with options fits).
+pub const SNIFF_LEN: usize = 4096;
 /// pcap-savefile(5): the header's LinkType field carries the link type in its low 16
 /// bits; bits 26-31 may hold the FCS length, which does not change how IP is found.
 const LEGACY_LINKTYPE_MASK: i32 = 0xFFFF;
-/// Smallest pcapng block (type, length, length).
-const NG_MIN_BLOCK_LEN: u32 = 12;
-/// Section Header Block type 0x0A0D0D0A (a palindrome: same bytes in both byte orders).
-const SHB_BLOCK_TYPE_BYTES: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
+/// Legacy magic numbers as the first four bytes read: µs and ns, either byte order.
+const LEGACY_MAGICS: [([u8; 4], bool); 4] = [
+    ([0xD4, 0xC3, 0xB2, 0xA1], false),
+    ([0x4D, 0x3C, 0xB2, 0xA1], false),
+    ([0xA1, 0xB2, 0xC3, 0xD4], true),
+    ([0xA1, 0xB2, 0x3C, 0x4D], true),
+];
 const MICROS_TO_NANOS: u64 = 1_000;
 const NANOS_PER_SEC: u64 = 1_000_000_000;
 
@@ -100,12 +117,16 @@ struct State {
     opt_stats: OptionStats,
     frame: u64,
     last_ts: Option<u64>,
+    /// Bytes of records and blocks used (file header, section and interface blocks, packet
+    /// records), as opposed to those counted as skipped in [`Anomalies`].
+    bytes_used: u64,
     done: bool,
 }
 
 /// Streaming reader of TCP segments from a pcap or pcapng file.
 pub struct CaptureReader {
     inner: Box<dyn PcapReaderIterator + Send>,
+    compression: Option<Compression>,
     st: State,
 }
 
@@ -125,41 +146,155 @@ enum Stop {
     Io,
 }
 
+/// Reads up to `n` bytes (fewer only at the end of the stream).
+fn read_head<R: Read>(r: &mut R, n: usize) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Recognises an uncompressed capture from its first bytes (up to [`SNIFF_LEN`]; fewer
+/// means the file is that short). `Err` is the reason it cannot be read, for
+/// [`ReadError::NotACapture`] (`Ok(false)` = pcap, `Ok(true)` = pcapng) or, with
+/// `damaged = true`, [`ReadError::Damaged`].
+pub fn sniff_header(head: &[u8], cfg: &ReaderConfig) -> Result<bool, (bool, String)> {
+    let not = |r: String| Err((false, r));
+    let damaged = |r: String| Err((true, r));
+    if head.is_empty() {
+        return not("empty file".into());
+    }
+    if head.len() >= 4 && head[..4] == SHB_TYPE_BYTES {
+        if head.len() < 12 {
+            return damaged(format!("pcapng: truncated section header ({} of {SHB_MIN_LEN} bytes)", head.len()));
+        }
+        return match framing::check_ng(head, false, cfg.max_record_len) {
+            Framing::Whole(_) => Ok(true),
+            Framing::Need(n) if head.len() >= SNIFF_LEN => {
+                let _ = n; // a long section header: pcap-parser checks the rest
+                Ok(true)
+            }
+            Framing::Need(n) => damaged(format!("pcapng: truncated section header ({} of {n} bytes)", head.len())),
+            Framing::Bad(BadLength::BadSectionHeader) if framing::shb_byte_order(head).is_none() => {
+                damaged("pcapng: section header byte-order magic is neither 1a2b3c4d nor 4d3c2b1a".into())
+            }
+            Framing::Bad(b) => {
+                let be = framing::shb_byte_order(head).unwrap_or(false);
+                let b4 = [head[4], head[5], head[6], head[7]];
+                let len = if be { u32::from_be_bytes(b4) } else { u32::from_le_bytes(b4) };
+                match b {
+                    BadLength::MismatchedTrailer { .. } => damaged(format!("pcapng: section header {b}")),
+                    _ => damaged(format!("pcapng: impossible section header length {len}")),
+                }
+            }
+        };
+    }
+    if let Some(&(_, be)) = LEGACY_MAGICS.iter().find(|(m, _)| head.len() >= 4 && head[..4] == *m) {
+        if head.len() < LEGACY_FILE_HEADER_LEN {
+            return damaged(format!("pcap: truncated file header ({} of {LEGACY_FILE_HEADER_LEN} bytes)", head.len()));
+        }
+        let b = &head[16..20];
+        let a = [b[0], b[1], b[2], b[3]];
+        let snaplen = if be { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) };
+        let limit = legacy_limit(snaplen, cfg);
+        if let Framing::Bad(BadLength::TooLong { len, .. }) = framing::check_legacy(&head[LEGACY_FILE_HEADER_LEN..], be, limit) {
+            // Nothing before it can be read, so the file is unusable rather than damaged late.
+            return damaged(format!("pcap: impossible first record length {len} (snapshot length {snaplen})"));
+        }
+        return Ok(false);
+    }
+    if head.len() < 4 {
+        return not(format!("too short for a capture header ({} bytes)", head.len()));
+    }
+    not(format!(
+        "unrecognised magic number {:02x} {:02x} {:02x} {:02x}",
+        head[0], head[1], head[2], head[3]
+    ))
+}
+
+/// Largest sane legacy captured length for a file header's snapshot length.
+fn legacy_limit(snaplen: u32, cfg: &ReaderConfig) -> usize {
+    (snaplen as usize).max(LIBPCAP_MAXIMUM_SNAPLEN).min(cfg.max_record_len)
+}
+
 impl CaptureReader {
     /// Opens a capture file with default settings.
     pub fn open(path: impl AsRef<Path>) -> Result<CaptureReader, ReadError> {
         Self::open_with(path, ReaderConfig::default())
     }
 
-    /// Opens a capture file.
+    /// Opens a capture file. A directory is refused ([`ReadError::Directory`]).
     pub fn open_with(path: impl AsRef<Path>, cfg: ReaderConfig) -> Result<CaptureReader, ReadError> {
-        let name = path.as_ref().display().to_string();
-        let file = File::open(path.as_ref()).map_err(|e| ReadError::Io { path: name.clone(), source: e })?;
+        let path = path.as_ref();
+        let name = show_path(path);
+        if path.is_dir() {
+            return Err(ReadError::Directory { path: name });
+        }
+        let file = File::open(path).map_err(|e| ReadError::Io { path: name.clone(), source: e })?;
         Self::from_reader(name, file, cfg)
     }
 
-    /// Reads from any byte stream; `name` is used in error messages.
+    /// Reads from any byte stream, decompressing it if its magic number says so; `name` is
+    /// used in error messages.
     pub fn from_reader<R: Read + Send + 'static>(
         name: impl Into<String>,
-        reader: R,
+        mut reader: R,
         cfg: ReaderConfig,
     ) -> Result<CaptureReader, ReadError> {
         let name = name.into();
-        let cap = cfg.buffer_size.max(4096);
-        let inner = pcap_parser::create_reader(cap, reader).map_err(|e| match e {
-            PcapError::ReadError => ReadError::Io {
-                path: name.clone(),
-                source: std::io::Error::other("read failed"),
+        let io_err = |e: std::io::Error| ReadError::Io { path: name.clone(), source: e };
+        let head = read_head(&mut reader, SNIFF_LEN).map_err(io_err)?;
+        let plain = Cursor::new(head).chain(reader);
+        let mut compression = Compression::sniff(plain.get_ref().0.get_ref());
+        let mut stream: Box<dyn Read + Send> = match compression {
+            None => Box::new(plain),
+            Some(c) => match c.decoder(plain) {
+                Ok(Some(d)) => d,
+                Ok(None) => return Err(ReadError::Compressed { path: name, format: c.name() }),
+                Err(e) => {
+                    return Err(ReadError::NotACapture {
+                        path: name,
+                        reason: format!("compressed with {}, but it does not decompress: {e}", c.name()),
+                    })
+                }
             },
-            PcapError::Eof => ReadError::NotACapture { path: name.clone(), reason: "empty file" },
-            PcapError::Incomplete(_) | PcapError::UnexpectedEof => ReadError::NotACapture {
-                path: name.clone(),
-                reason: "too short for a capture header",
+        };
+        let head = match read_head(&mut stream, SNIFF_LEN) {
+            Ok(h) => h,
+            Err(e) => match compression {
+                Some(c) => {
+                    return Err(ReadError::NotACapture {
+                        path: name,
+                        reason: format!("compressed with {}, but it does not decompress: {}", c.name(), crate::error::io_reason(&e)),
+                    })
+                }
+                None => return Err(io_err(e)),
             },
-            _ => ReadError::NotACapture { path: name.clone(), reason: "unrecognised magic number" },
+        };
+        if let Err((damaged, reason)) = sniff_header(&head, &cfg) {
+            let reason = match compression.take() {
+                Some(c) => format!("{reason}, after {} decompression", c.name()),
+                None => reason,
+            };
+            return Err(if damaged {
+                ReadError::Damaged { path: name, reason }
+            } else {
+                ReadError::NotACapture { path: name, reason }
+            });
+        }
+        let stream = Cursor::new(head).chain(stream);
+        let cap = cfg.buffer_size.max(SNIFF_LEN);
+        let inner = pcap_parser::create_reader(cap, stream).map_err(|e| match e {
+            PcapError::ReadError => ReadError::Io { path: name.clone(), source: std::io::Error::other("read failed") },
+            PcapError::Eof => ReadError::NotACapture { path: name.clone(), reason: "empty file".into() },
+            PcapError::Incomplete(_) | PcapError::UnexpectedEof => ReadError::Damaged {
+                path: name.clone(),
+                reason: "truncated file header".into(),
+            },
+            _ => ReadError::Damaged { path: name.clone(), reason: "invalid file header".into() },
         })?;
         Ok(CaptureReader {
             inner,
+            compression,
             st: State {
                 name,
                 cfg,
@@ -168,6 +303,7 @@ impl CaptureReader {
                 opt_stats: OptionStats::default(),
                 frame: 0,
                 last_ts: None,
+                bytes_used: 0,
                 done: false,
             },
         })
@@ -178,9 +314,20 @@ impl CaptureReader {
         &self.st.name
     }
 
+    /// The compression the file was read through (`None`: an uncompressed file).
+    pub fn compression(&self) -> Option<&'static str> {
+        self.compression.map(Compression::name)
+    }
+
     /// Anomalies counted so far (complete once the iterator is exhausted).
     pub fn anomalies(&self) -> &Anomalies {
         &self.st.anomalies
+    }
+
+    /// Bytes of the (decompressed) file in records and blocks the reader used; with
+    /// [`Anomalies::skipped_bytes`] it adds up to the bytes read.
+    pub fn bytes_used(&self) -> u64 {
+        self.st.bytes_used
     }
 
     /// Informational option statistics.
@@ -212,28 +359,37 @@ impl CaptureReader {
             if self.st.done {
                 return None;
             }
-            if self.ng_block_len_below_minimum() {
-                self.st.anomalies.corrupt_record_length += 1;
-                self.st.done = true;
+            let framing = self.framing();
+            if let Framing::Bad(b) = framing {
+                self.stop_untrusted_length(b);
                 return None;
             }
             let stop = match self.inner.next() {
                 Ok((offset, block)) => {
                     let out = self.st.on_block(block);
+                    self.inner.consume(offset);
                     match out {
                         BlockOutcome::Segment(s) => {
-                            self.inner.consume(offset);
+                            self.st.bytes_used += offset as u64;
                             return Some(s);
                         }
-                        BlockOutcome::Continue => {
-                            self.inner.consume(offset);
+                        BlockOutcome::Used => {
+                            self.st.bytes_used += offset as u64;
                             stalled = 0;
                             continue;
                         }
-                        BlockOutcome::Corrupt => {
-                            self.st.anomalies.corrupt_record_length += 1;
-                            self.st.done = true;
-                            return None;
+                        BlockOutcome::Skipped => {
+                            self.st.anomalies.skipped_blocks += 1;
+                            self.st.anomalies.skipped_block_bytes += offset as u64;
+                            stalled = 0;
+                            continue;
+                        }
+                        BlockOutcome::CorruptFrame => {
+                            self.st.frame += 1;
+                            self.st.anomalies.corrupt_blocks += 1;
+                            self.st.anomalies.corrupt_block_bytes += offset as u64;
+                            stalled = 0;
+                            continue;
                         }
                     }
                 }
@@ -244,85 +400,126 @@ impl CaptureReader {
                 Err(PcapError::ReadError) => Stop::Io,
                 Err(_) => Stop::Parse,
             };
+            if !matches!(stop, Stop::Eof | Stop::Io) && matches!(self.st.format, Format::Ng(_)) {
+                if let Framing::Whole(len) = framing {
+                    // The block is entirely buffered with a trustworthy length, yet
+                    // pcap-parser wants more or cannot parse it: its content is corrupt
+                    // (e.g. a captured length beyond the block). Skip the block.
+                    self.st.anomalies.corrupt_blocks += 1;
+                    self.st.anomalies.corrupt_block_bytes += len as u64;
+                    self.inner.consume(len);
+                    continue;
+                }
+            }
             match stop {
                 Stop::Eof => {
                     self.st.done = true;
                     return None;
                 }
                 Stop::Io => {
-                    self.st.anomalies.read_errors += 1;
-                    self.st.done = true;
+                    self.stop_read_error();
                     return None;
                 }
                 Stop::Incomplete => {
-                    if self.try_skip_corrupt_ng_block() {
-                        continue;
-                    }
                     let before = self.inner.data().len();
                     if self.inner.refill().is_err() {
-                        self.st.anomalies.read_errors += 1;
-                        self.st.done = true;
+                        self.stop_read_error();
                         return None;
                     }
                     if self.inner.data().len() == before && !self.inner.reader_exhausted() {
                         // Buffer full and still incomplete: same as "too small".
                         stalled += 1;
                         if stalled > 1 && !self.grow_for_record() {
-                            self.st.anomalies.corrupt_record_length += 1;
-                            self.st.done = true;
+                            self.stop_untrusted_length(self.too_long());
                             return None;
                         }
                     }
                 }
                 Stop::UnexpectedEof => {
-                    if self.try_skip_corrupt_ng_block() {
-                        continue;
-                    }
-                    if self.record_len_insane() {
-                        self.st.anomalies.corrupt_record_length += 1;
-                    } else {
-                        self.st.anomalies.truncated_file += 1;
-                    }
-                    self.st.done = true;
+                    self.stop_truncated();
                     return None;
                 }
                 Stop::BufferTooSmall => {
-                    if self.try_skip_corrupt_ng_block() {
-                        continue;
-                    }
                     if !self.grow_for_record() {
-                        self.st.anomalies.corrupt_record_length += 1;
-                        self.st.done = true;
+                        self.stop_untrusted_length(self.too_long());
                         return None;
                     }
                 }
                 Stop::Parse => {
-                    if self.try_skip_corrupt_ng_block() {
-                        continue;
-                    }
-                    self.st.anomalies.corrupt_record_length += 1;
-                    self.st.done = true;
+                    self.stop_untrusted_length(self.too_long());
                     return None;
                 }
             }
         }
     }
 
-    /// pcapng only: the pending block claims a total length below 12 bytes. pcap-parser
-    /// 0.17 subtracts 12 from it without a check for block types with a shorter minimum
-    /// (the Process Information Block), which overflows (a panic with overflow checks on;
-    /// found by the `capture_reader` fuzz target), so such a block is never handed to it.
-    /// The length is invalid, so the next block's position is unknown: reading stops.
-    fn ng_block_len_below_minimum(&self) -> bool {
-        let Format::Ng(ng) = &self.st.format else {
-            return false;
-        };
+    /// The framing verdict on the record at the read position ([`crate::framing`]); before
+    /// the first block the file header was checked at open.
+    fn framing(&self) -> Framing {
         let d = self.inner.data();
-        if d.get(..4) == Some(&SHB_BLOCK_TYPE_BYTES[..]) {
-            // A new section may switch byte order; pcap-parser checks the SHB itself.
-            return false;
+        match &self.st.format {
+            Format::Unknown => Framing::Need(0),
+            Format::Legacy { big_endian, snaplen, .. } => {
+                framing::check_legacy(d, *big_endian, legacy_limit(*snaplen, &self.st.cfg))
+            }
+            Format::Ng(ng) => framing::check_ng(d, ng.big_endian(), self.st.cfg.max_record_len),
         }
-        matches!(ng.raw_block_len(d), Some(len) if len < NG_MIN_BLOCK_LEN)
+    }
+
+    /// The "too long" verdict for the pending record, when pcap-parser could not take it.
+    fn too_long(&self) -> BadLength {
+        let len = self.pending_record_len().unwrap_or(0) as u64;
+        BadLength::TooLong { len, limit: self.record_limit() as u64 }
+    }
+
+    /// Reading ends at a length that cannot be trusted: counted by class, and every byte
+    /// from there to the end of the file in `unread_bytes`.
+    fn stop_untrusted_length(&mut self, why: BadLength) {
+        let a = &mut self.st.anomalies;
+        a.corrupt_record_length += 1;
+        match why {
+            BadLength::TooLong { .. } => a.record_too_long += 1,
+            BadLength::TooShort(_) => a.block_length_too_short += 1,
+            BadLength::Unaligned(_) => a.block_length_unaligned += 1,
+            BadLength::MismatchedTrailer { .. } => a.mismatched_block_trailer += 1,
+            BadLength::BadSectionHeader => a.bad_section_header += 1,
+        }
+        let rest = self.drain_rest();
+        self.st.anomalies.unread_bytes += rest;
+        self.st.done = true;
+    }
+
+    /// The file ends inside a record: its bytes are `truncated_bytes`.
+    fn stop_truncated(&mut self) {
+        self.st.anomalies.truncated_file += 1;
+        let rest = self.drain_rest();
+        self.st.anomalies.truncated_bytes += rest;
+        self.st.done = true;
+    }
+
+    /// A read error: what is buffered is `unread_bytes` (the rest cannot be read).
+    fn stop_read_error(&mut self) {
+        self.st.anomalies.read_errors += 1;
+        self.st.anomalies.unread_bytes += self.inner.data().len() as u64;
+        self.st.done = true;
+    }
+
+    /// Reads (and drops) the rest of the stream, returning its length, buffered bytes
+    /// included; a read error on the way is counted in `read_errors`.
+    fn drain_rest(&mut self) -> u64 {
+        let mut n = 0u64;
+        loop {
+            let len = self.inner.data().len();
+            n += len as u64;
+            self.inner.consume(len);
+            if self.inner.reader_exhausted() {
+                return n;
+            }
+            if self.inner.refill().is_err() {
+                self.st.anomalies.read_errors += 1;
+                return n;
+            }
+        }
     }
 
     /// Length (header included) of the record/block at the read position, from its raw
@@ -343,16 +540,8 @@ impl CaptureReader {
 
     fn record_limit(&self) -> usize {
         match &self.st.format {
-            Format::Legacy { snaplen, .. } => LEGACY_RECORD_HEADER_LEN
-                + (*snaplen as usize).max(LIBPCAP_MAXIMUM_SNAPLEN).min(self.st.cfg.max_record_len),
+            Format::Legacy { snaplen, .. } => LEGACY_RECORD_HEADER_LEN + legacy_limit(*snaplen, &self.st.cfg),
             _ => self.st.cfg.max_record_len,
-        }
-    }
-
-    fn record_len_insane(&self) -> bool {
-        match self.pending_record_len() {
-            Some(n) => n > self.record_limit(),
-            None => false,
         }
     }
 
@@ -372,28 +561,6 @@ impl CaptureReader {
         }
         ok
     }
-
-    /// pcapng only: if the pending block's outer length is sane and the whole block is in
-    /// the buffer, skip it as corrupt.
-    fn try_skip_corrupt_ng_block(&mut self) -> bool {
-        let Format::Ng(ng) = &self.st.format else {
-            return false;
-        };
-        let d = self.inner.data();
-        let Some(len) = ng.raw_block_len(d) else {
-            return false;
-        };
-        let ok = len >= NG_MIN_BLOCK_LEN
-            && len % 4 == 0
-            && (len as usize) <= self.st.cfg.max_record_len
-            && d.len() >= len as usize
-            && ng.raw_block_len(&d[len as usize - 8..]) == Some(len);
-        if ok {
-            self.st.anomalies.corrupt_blocks += 1;
-            self.inner.consume(len as usize);
-        }
-        ok
-    }
 }
 
 impl Iterator for CaptureReader {
@@ -404,31 +571,36 @@ impl Iterator for CaptureReader {
 }
 
 enum BlockOutcome {
+    /// A TCP segment: the block was used.
     Segment(CapturedSegment),
-    Continue,
-    Corrupt,
+    /// Used (a header, an interface, a packet that is not TCP).
+    Used,
+    /// A block type this reader does not use.
+    Skipped,
+    /// A packet block whose content is corrupt.
+    CorruptFrame,
 }
 
 impl State {
     fn on_block(&mut self, block: PcapBlockOwned<'_>) -> BlockOutcome {
         match block {
             PcapBlockOwned::LegacyHeader(h) => {
+                if h.snaplen == 0 {
+                    self.anomalies.zero_snaplen += 1;
+                }
                 self.format = Format::Legacy {
                     link: LinkKind::from_linktype(h.network.0 & LEGACY_LINKTYPE_MASK),
                     frac_to_ns: if h.is_nanosecond_precision() { 1 } else { MICROS_TO_NANOS },
                     big_endian: h.is_bigendian(),
                     snaplen: h.snaplen,
                 };
-                BlockOutcome::Continue
+                BlockOutcome::Used
             }
             PcapBlockOwned::Legacy(rec) => {
-                let Format::Legacy { link, frac_to_ns, snaplen, .. } = self.format else {
-                    return BlockOutcome::Corrupt;
+                // The record's length was checked before parsing (`CaptureReader::framing`).
+                let Format::Legacy { link, frac_to_ns, .. } = self.format else {
+                    return BlockOutcome::CorruptFrame;
                 };
-                let limit = (snaplen as usize).max(LIBPCAP_MAXIMUM_SNAPLEN).min(self.cfg.max_record_len);
-                if rec.caplen as usize > limit {
-                    return BlockOutcome::Corrupt;
-                }
                 let frac_limit = if frac_to_ns == 1 { NANOS_PER_SEC } else { NANOS_PER_SEC / MICROS_TO_NANOS };
                 if rec.ts_usec as u64 >= frac_limit {
                     self.anomalies.bad_timestamps += 1;
@@ -442,7 +614,7 @@ impl State {
                     self.format = Format::Ng(NgState::default());
                 }
                 let Format::Ng(ng) = &mut self.format else {
-                    return BlockOutcome::Continue;
+                    return BlockOutcome::Used;
                 };
                 match ng.on_block(&b, &mut self.anomalies) {
                     NgEvent::Frame(f) => {
@@ -450,14 +622,11 @@ impl State {
                     }
                     NgEvent::UnusableFrame => {
                         self.frame += 1;
-                        BlockOutcome::Continue
+                        BlockOutcome::Used
                     }
-                    NgEvent::Other => {
-                        if let Block::SectionHeader(_) = b {
-                            // nothing else to do: NgState reset its section base
-                        }
-                        BlockOutcome::Continue
-                    }
+                    NgEvent::CorruptFrame => BlockOutcome::CorruptFrame,
+                    NgEvent::Skipped => BlockOutcome::Skipped,
+                    NgEvent::Other => BlockOutcome::Used,
                 }
             }
         }
@@ -497,7 +666,7 @@ impl State {
         };
         match decode_frame(&meta, data, &mut self.anomalies, &mut self.opt_stats) {
             Some(s) => BlockOutcome::Segment(s),
-            None => BlockOutcome::Continue,
+            None => BlockOutcome::Used,
         }
     }
 }

@@ -90,8 +90,7 @@ pub fn decode_frame(
             return None;
         }
         Err(LinkSkip::Unsupported(lt)) => {
-            anomalies.unknown_link_type += 1;
-            anomalies.last_unknown_link_type = Some(lt);
+            anomalies.saw_unknown_link_type(lt);
             return None;
         }
     };

@@ -321,7 +321,7 @@ fn unknown_link_type_is_counted_per_packet() {
     let (segs, a, r) = read_all("user0.pcap", f.bytes);
     assert!(segs.is_empty());
     assert_eq!(a.unknown_link_type, 2);
-    assert_eq!(a.last_unknown_link_type, Some(147));
+    assert_eq!(a.unknown_link_types, vec![147]);
     assert_eq!(r.frames(), 2);
 }
 
@@ -341,7 +341,8 @@ fn garbage_missing_and_empty_files_are_one_line_errors_naming_the_file() {
     assert!(e.to_string().contains("empty.pcap"));
     let e = CaptureReader::from_reader("short.pcap", Cursor::new(vec![0xd4, 0xc3, 0xb2, 0xa1, 2]), ReaderConfig::default())
         .expect_err("short");
-    assert!(matches!(e, ReadError::NotACapture { .. }), "{e}");
+    assert!(matches!(e, ReadError::Damaged { .. }), "{e}");
+    assert_eq!(e.to_string(), "short.pcap: damaged capture: pcap: truncated file header (5 of 24 bytes)");
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use tcplab_pcap::vantage::NearEnd;
 use tcplab_pcap::{
-    CapturedSegment, ConnTracker, Dir, EndReason, SegKind, TrackerConfig, Vantage,
+    CapturedSegment, ConnTracker, Dir, EndReason, ObservedEnd, SegKind, TrackerConfig, Vantage,
 };
 use tcplab_tcp::{Ecn, Segment, SeqNum, TcpFlags, TcpOptions};
 
@@ -138,6 +138,7 @@ fn a_complete_connection_is_one_record_with_both_directions() {
     assert!(r.negotiated.sack && r.negotiated.timestamps);
     assert_eq!(r.negotiated.mss, [Some(1460), Some(1400)]);
     assert_eq!(r.end, EndReason::EndOfCapture);
+    assert_eq!(r.observed_end(), ObservedEnd::Fin, "closed by FIN inside the capture, whatever the eviction");
     // Client-side capture: full RTT before the SYN-ACK.
     assert_eq!(r.vantage.near, NearEnd::Client);
     assert_eq!(r.vantage.syn_to_synack_ns, Some(80 * MS));
@@ -214,14 +215,14 @@ fn mid_connection_capture_uses_a_provisional_base() {
     ];
     let obs = feed(&mut t, &p);
     assert_eq!(obs[0].dir, Dir::ClientToServer, "first sender is called the client");
-    assert_eq!(obs[0].rel_seq, 0);
-    assert_eq!(obs[1].rel_ack, Some(1448));
-    assert_eq!(obs[2].rel_seq, 1448);
+    assert_eq!(obs[0].rel_seq, 1, "the first byte seen is 1, as after a handshake");
+    assert_eq!(obs[1].rel_ack, Some(1449));
+    assert_eq!(obs[2].rel_seq, 1449);
     let r = &t.finish()[0];
     assert!(!r.handshake_seen && !r.initiator_known);
     assert_eq!(r.client, SocketAddr::new(S, 80));
     assert_eq!(r.dirs[0].isn, None);
-    assert_eq!(r.dirs[0].base_seq, 7_000_000);
+    assert_eq!(r.dirs[0].base_seq, 6_999_999);
     assert_eq!(r.dirs[0].unique_bytes, 2896);
     assert_eq!(r.vantage.near, NearEnd::Unknown);
 }
@@ -296,12 +297,14 @@ fn closed_connections_are_evicted_after_the_timeout_and_idle_ones_later() {
     let done: Vec<_> = t.drain_finished().collect();
     assert_eq!(done.len(), 1);
     assert_eq!(done[0].end, EndReason::Closed);
+    assert_eq!(done[0].observed_end(), ObservedEnd::Rst);
     assert!(done[0].dirs[0].rst_ns.is_some());
     // 10 s later everything idle is evicted.
     t.observe(&pkt(20_000 * MS, true, SYN, 1, 0, 0).port(40003).seg());
     let done: Vec<_> = t.drain_finished().collect();
     assert_eq!(done.len(), 2);
     assert!(done.iter().all(|r| r.end == EndReason::Idle));
+    assert!(done.iter().all(|r| r.observed_end() == ObservedEnd::IdleTimeout));
     assert_eq!(t.active(), 1);
     let s = t.stats();
     assert_eq!((s.connections, s.evicted_closed, s.evicted_idle, s.peak_active), (4, 1, 2, 2), "eviction runs before the new connection is added");

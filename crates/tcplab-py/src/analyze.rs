@@ -6,7 +6,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use tcplab_analyze::{analyze_paths, AnalyzeConfig, ConfigModel, VantageChoice};
+use std::path::PathBuf;
+
+use tcplab_analyze::{analyze_paths, AnalyzeConfig, AnalyzeError, ConfigModel, VantageChoice};
 use tcplab_tcp::{Profile, TcpConfig};
 use tcplab_record::Table;
 
@@ -14,7 +16,8 @@ create_exception!(
     _core,
     CaptureError,
     PyValueError,
-    "Nothing in the given captures could be analysed (no such file, not a capture); one line."
+    "Nothing in the given captures could be analysed (no such file, not a capture): args are \
+     (one-line message, [one line per file])."
 );
 
 create_exception!(_core, ModelError, PyValueError, "Unknown sender model name; one line.");
@@ -58,16 +61,21 @@ fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
 /// Name of the default model (the engine's own defaults).
 const DEFAULT_MODEL: &str = "rfc";
 
-/// Analyses the captures (GIL released). `vantage`: auto, sender, receiver or middle;
-/// `model`: see [`sender_model`].
+/// Analyses the captures (GIL released). `paths`: any path (`str` with surrogate escapes
+/// for bytes that are not UTF-8, as `os.fsdecode` gives; PyO3 turns them back into the same
+/// bytes). `vantage`: auto, sender, receiver or middle; `model`: see [`sender_model`].
 #[pyfunction]
 #[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None))]
-fn analyze(py: Python<'_>, paths: Vec<String>, vantage: &str, model: &str, tlp: Option<bool>) -> PyResult<PyAnalysis> {
+fn analyze(py: Python<'_>, paths: Vec<PathBuf>, vantage: &str, model: &str, tlp: Option<bool>) -> PyResult<PyAnalysis> {
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
     })?;
     let cfg = AnalyzeConfig { vantage: v, model: std::sync::Arc::new(sender_model(model, tlp)?), ..Default::default() };
-    let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| CaptureError::new_err(e.to_string()))?;
+    let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| {
+        let msg = e.to_string();
+        let AnalyzeError::NothingAnalysable { errors } = e;
+        CaptureError::new_err((msg, errors))
+    })?;
     Ok(PyAnalysis { summary_json: a.summary_json(), tables: vec![a.retransmissions_table(), a.connections_table()] })
 }
 

@@ -75,6 +75,11 @@ impl PyRunOutput {
     fn table<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
         tables::take_table(py, &mut self.tables, name)
     }
+    /// Names of the tables this run produced (`queues` only when a link runs RED).
+    #[getter]
+    fn table_names(&self) -> Vec<String> {
+        self.tables.iter().map(|t| t.name.clone()).collect()
+    }
 }
 
 fn scenario_err(e: impl std::fmt::Display) -> PyErr {
@@ -109,18 +114,17 @@ fn run(
     spec: &PySpec,
     seed: u64,
     trace: bool,
-    pcap: Vec<(String, String)>,
+    pcap: Vec<(String, PathBuf)>,
 ) -> PyResult<PyRunOutput> {
-    let opts = tcplab_netsim::RunOptions {
-        seed,
-        trace,
-        pcap: pcap.into_iter().map(|(l, p)| (l, PathBuf::from(p))).collect(),
-    };
+    // Paths arrive as PathBuf: any byte string, not only UTF-8 (surrogate escapes from Python).
+    let opts = tcplab_netsim::RunOptions { seed, trace, pcap };
     let spec = &spec.spec;
     let out = py.detach(|| tcplab_netsim::run(spec, &opts)).map_err(scenario_err)?;
     let summary_json = serde_json::to_string(&out.summary)
         .map_err(|e| PyValueError::new_err(format!("summary serialization: {e}")))?;
-    Ok(PyRunOutput { summary_json, tables: vec![out.flows, out.events, out.timeseries] })
+    let mut tables = vec![out.flows, out.events, out.timeseries];
+    tables.extend(out.queues);
+    Ok(PyRunOutput { summary_json, tables })
 }
 
 #[pyfunction]

@@ -537,6 +537,9 @@ pub struct TcpConfig {
     /// Active open: whether the ACK of the SYN-ACK rides on the first data segment (4.4BSD,
     /// the default) or is sent at once as a bare ACK (Linux). See [`HandshakeAck`].
     pub handshake_ack: HandshakeAck,
+    /// RFC 3168 ECN: ask for it on the SYN / accept it on the SYN-ACK, ECT on new data, echo
+    /// CE, react to ECE (`crate::ecn`). Off by default (RFC 3168 is opt-in).
+    pub ecn: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -568,6 +571,7 @@ impl Default for TcpConfig {
             linux_fack: false,
             tlp: false,
             handshake_ack: HandshakeAck::Piggyback,
+            ecn: false,
             trace: true,
         }
     }

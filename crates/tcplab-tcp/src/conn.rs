@@ -231,6 +231,8 @@ impl Connection {
 
     /// Records the peer's SYN options and derives what is used on the connection.
     fn negotiate(&mut self, seg: &Segment) {
+        // RFC 3168 §6.1.1 (before `irs_seen` is set: it tells a server from a client).
+        self.snd.ecn.on_peer_syn(seg, self.state == ConnState::Listen);
         self.peer_syn = seg.options;
         self.irs_seen = true;
         // RFC 7323 §2.2 / RFC 2018 §2: used only if both ends offered them.
@@ -362,6 +364,8 @@ impl Connection {
         if !f.contains(TcpFlags::ACK) {
             return;
         }
+        // RFC 3168 §6.1.3: the receiver's echo (CWR stops it, CE data starts it).
+        self.snd.ecn.on_segment(seg);
         {
             let out = self.snd.on_ack(now, seg, &mut self.timers, &mut self.trace);
             if out.ack_unsent {
@@ -463,7 +467,9 @@ impl Connection {
         options.quick_start = self.qs_echo.take();
         self.ack_now = false;
         self.timers.cancel(TimerKind::DelayedAck);
-        Segment { seq, ack, flags: flags | TcpFlags::ACK, window, len: 0, options, ..Segment::default() }
+        // RFC 3168 §6.1.3: ECE on every ACK while echoing.
+        let flags = flags | TcpFlags::ACK | self.snd.ecn.ack_flags();
+        Segment { seq, ack, flags, window, len: 0, options, ..Segment::default() }
     }
 
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
@@ -494,11 +500,21 @@ impl Connection {
         }
         if let Some(DataOut { seq, len, fin, cause }) = self.snd.next_segment(now, &mut self.timers, &mut self.stats) {
             let mut flags = TcpFlags::default();
+            let mut ecn = crate::segment::Ecn::NotEct;
             if fin {
                 flags.insert(TcpFlags::FIN);
             }
+            if len > 0 {
+                // RFC 3168 §6.1.2, §6.1.5: ECT on new data, CWR after a window reduction.
+                let m = self.snd.ecn.data_marking(cause.is_some());
+                if m.cwr {
+                    flags.insert(TcpFlags::CWR);
+                }
+                ecn = m.ecn;
+            }
             let mut seg = self.base_segment(now, seq, flags);
             seg.len = len;
+            seg.ecn = ecn;
             if len > 0 {
                 // A pending Quick-Start Request (after idle or a hand-off) rides on the next
                 // data segment, new or retransmitted (after a hand-off the sender is often in
@@ -536,6 +552,8 @@ impl Connection {
         } else {
             (SeqNum(0), TcpFlags::SYN)
         };
+        // RFC 3168 §6.1.1: ECN-setup SYN / SYN-ACK.
+        let flags = flags | self.snd.ecn.syn_flags(server);
         // RFC 7323 §2.2: the window in a SYN is not scaled.
         let window = self.cfg.recv_buffer.min(MAX_UNSCALED_WINDOW) as u16;
         self.snd.snd_nxt = self.iss + 1;
@@ -677,6 +695,10 @@ impl Connection {
     #[doc(hidden)]
     pub fn debug_scoreboard_consistent(&self) -> bool {
         self.snd.sb.check_counters()
+    }
+    /// RFC 3168 state: negotiated, echoing, counters (`crate::ecn`).
+    pub fn ecn(&self) -> &crate::ecn::EcnState {
+        &self.snd.ecn
     }
     /// The peer's FIN has been received (and all data before it).
     pub fn fin_received(&self) -> bool {

@@ -48,8 +48,8 @@
 //!
 //! ## Known simplifications
 //!
-//! No PAWS, no Nagle, no urgent data, no ECN negotiation (only the Linux sender reacts to
-//! ECE), no simultaneous open, no SYN-with-data;
+//! No PAWS, no Nagle, no urgent data (ECN per RFC 3168 with `TcpConfig::ecn`, see `ecn`), no
+//! simultaneous open, no SYN-with-data;
 //! RST is accepted when in window but never generated; TIME-WAIT has no 2*MSL timer; the
 //! receive window is always `recv_buffer` (the application reads at once); spurious-RTO
 //! detection is a no-op seam; a connection is never aborted after many backoffs (BSD's
@@ -71,6 +71,7 @@ pub mod cc;
 pub mod clock;
 pub mod config;
 pub mod conn;
+pub mod ecn;
 pub mod event;
 pub mod linux;
 pub mod loss;

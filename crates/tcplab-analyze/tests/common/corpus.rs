@@ -368,7 +368,7 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
             continue;
         }
         let Some(&f) = flow_of.get(&r.conn_id) else { continue };
-        a_occ.entry((f, r.r.seq)).or_default().push(r);
+        a_occ.entry((f, u64::try_from(r.r.seq).unwrap_or(u64::MAX))).or_default().push(r);
     }
     s.truth = t_occ.values().map(|v| v.len()).sum();
     s.found = a_occ.values().map(|v| v.len()).sum();

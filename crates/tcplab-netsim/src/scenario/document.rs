@@ -77,6 +77,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         links: links.specs,
         routes,
         flows,
+        workloads: Vec::new(),
         timeseries_interval: sim.timeseries_interval,
         default_seed: sim.default_seed,
         quick_start,

@@ -1,8 +1,9 @@
 //! TCP endpoints on hosts, and how the simulator addresses them.
 //!
-//! Every flow has two endpoints: the client (index `2 * flow`) at `src` and the server
-//! (`2 * flow + 1`) at `dst`. A packet carries its flow id and its side, so the receiving host
-//! finds the endpoint by index — no hashing of addresses and ports.
+//! Every open connection has two endpoints in a pair of slots: the client (index `2 * slot`) at
+//! `src` and the server (`2 * slot + 1`) at `dst` (pairs are reused once a connection has
+//! ended, see `lifecycle`). A packet carries its flow id and its side; the flow knows its
+//! slot, so the receiving host finds the endpoint by index — no hashing of addresses and ports.
 //!
 //! Wake-ups are cancelled lazily: each endpoint has at most one *current* queued wake-up,
 //! identified by a generation number; queuing a new one bumps the generation, and older queued
@@ -45,10 +46,10 @@ pub fn port(flow: u32, is_client: bool) -> u16 {
 pub type EndpointId = u32;
 
 /// The client (`from_client == false`, i.e. the packet came from the server) or server
-/// endpoint that receives a packet of `flow`.
+/// endpoint that receives a packet of the connection in endpoint pair `slot`.
 #[inline]
-pub fn receiver_of(flow: u32, from_client: bool) -> EndpointId {
-    2 * flow + u32::from(from_client)
+pub fn receiver_of(slot: u32, from_client: bool) -> EndpointId {
+    2 * slot + u32::from(from_client)
 }
 
 /// One TCP endpoint and its driver state.

@@ -34,6 +34,7 @@ use super::delay_spike::{self, SpikeState};
 use super::loss::LossModel;
 use super::packet::{PacketArena, PacketId};
 use super::queue::{DropReason, DropTail, Enqueue};
+use super::red::{Red, RedArrival, RedVerdict};
 use super::reorder::Reorder;
 use crate::spec::{LinkSpec, QueueSpec};
 use tcplab_time::{Bandwidth, SimDuration, SimTime};
@@ -57,11 +58,24 @@ pub struct DirStats {
     pub drops_loss: u64,
 }
 
+/// A packet offered to a link direction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Offer {
+    /// Bytes on the wire.
+    pub wire_len: u32,
+    pub flow: u32,
+    /// Bytes of TCP payload.
+    pub payload: u32,
+    /// The packet is ECN-capable (ECT(0) or ECT(1)): an AQM may mark it instead of dropping.
+    pub ect: bool,
+}
+
 /// What happened to an offered packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Admit {
-    /// Transmission starts at `start`; the last bit arrives at `arrive` unless `lost`.
-    Transmit { start: SimTime, arrive: SimTime, lost: bool },
+    /// Transmission starts at `start`; the last bit arrives at `arrive` unless `lost`;
+    /// `marked`: the queue set CE (RFC 3168 §5).
+    Transmit { start: SimTime, arrive: SimTime, lost: bool, marked: bool },
     Dropped(DropReason),
 }
 
@@ -106,6 +120,8 @@ pub struct LinkDirState {
     pub from: u32,
     pub bandwidth: Bandwidth,
     pub queue: DropTail,
+    /// RED in front of `queue` (`QueueSpec::Red`); `None`: drop-tail only.
+    pub red: Option<Box<Red>>,
     /// Reordering model and the packets in flight out of order; `None`: FIFO delivery.
     pub reorder: Option<Box<Reorder>>,
 }
@@ -159,7 +175,11 @@ impl LinkDirState {
             (spec.b, spec.a, &spec.loss_ba, &spec.dynamics.reorder_ba)
         };
         let reorder = reorder.as_ref().map(|r| Box::new(Reorder::new(r, seed, link, dir)));
-        let QueueSpec::DropTail { limit } = spec.queue;
+        let red = match spec.queue {
+            QueueSpec::DropTail { .. } => None,
+            QueueSpec::Red { red, .. } => Some(Box::new(Red::new(red, spec.bandwidth, seed, link, dir))),
+        };
+        let limit = spec.queue.limit();
         LinkDirState {
             from: from as u32,
             to: to as u32,
@@ -167,6 +187,7 @@ impl LinkDirState {
             delay: spec.delay,
             busy_until: SimTime::ZERO,
             queue: DropTail::new(limit),
+            red,
             loss: match LossModel::new(loss, seed, link, dir) {
                 LossModel::None => None,
                 m => Some(Box::new(m)),
@@ -208,19 +229,36 @@ impl LinkDirState {
         self
     }
 
-    /// Offers a packet of `wire_len` bytes (flow `flow`, `payload` bytes of TCP data) at `now`.
+    /// Offers packet `o` at `now`.
     #[inline]
-    pub fn admit(&mut self, wire_len: u32, flow: u32, payload: u32, now: SimTime) -> Admit {
+    pub fn admit(&mut self, o: Offer, now: SimTime) -> Admit {
+        let Offer { wire_len, flow, payload, ect } = o;
         let start = if self.busy_until > now { self.busy_until } else { now };
         let len = u64::from(wire_len);
         let (start, tx) = match self.dynamics.as_deref() {
             None => (start, self.tx_time(wire_len)),
             Some(d) => d.start_and_tx(start, len, self.delay, self.bandwidth),
         };
+        let mut marked = false;
+        if self.red.is_some() {
+            match self.red_verdict(wire_len, ect, now) {
+                RedVerdict::Pass => {}
+                RedVerdict::Mark => marked = true,
+                RedVerdict::Drop { .. } => {
+                    self.stats.drops_queue += 1;
+                    return Admit::Dropped(DropReason::Red);
+                }
+            }
+        }
         if start > now {
             if let Enqueue::Dropped(r) = self.queue.enqueue(wire_len, start, now) {
                 self.stats.drops_queue += 1;
                 return Admit::Dropped(r);
+            }
+        }
+        if marked {
+            if let Some(red) = self.red.as_deref_mut() {
+                red.stats.marks += 1;
             }
         }
         let done = start + tx;
@@ -240,7 +278,17 @@ impl LinkDirState {
                 arrive += r.model.extra_delay();
             }
         }
-        Admit::Transmit { start, arrive, lost }
+        Admit::Transmit { start, arrive, lost, marked }
+    }
+
+    /// RED's decision on a packet arriving at `now` (the link has RED).
+    #[inline(never)]
+    fn red_verdict(&mut self, wire_len: u32, ect: bool, now: SimTime) -> RedVerdict {
+        let Some(red) = self.red.as_deref_mut() else { return RedVerdict::Pass };
+        let q = if red.bytes_mode() { self.queue.bytes_at(now) } else { self.queue.len_at(now) as u64 };
+        // Idle: nothing waits and the transmitter finished its last packet at `busy_until`.
+        let idle_since = (q == 0 && self.busy_until <= now).then_some(self.busy_until);
+        red.on_arrival(&RedArrival { now, q, idle_since, len: wire_len, ect })
     }
 
     /// Serialisation time of `wire_len` bytes (memoised for the last size).
@@ -338,6 +386,9 @@ mod tests {
     use crate::spec::LossSpec;
     use tcplab_time::units::QueueLimit;
 
+    /// A full-sized data segment, not ECN-capable.
+    const DATA: Offer = Offer { wire_len: 1500, flow: 0, payload: 1448, ect: false };
+
     fn spec(limit: QueueLimit) -> LinkSpec {
         LinkSpec {
             name: "l".into(),
@@ -364,7 +415,7 @@ mod tests {
         assert!(d.reordered() && !plain.reordered());
         for _ in 0..3 {
             let (Admit::Transmit { start: s1, arrive: a1, .. }, Admit::Transmit { start: s2, arrive: a2, .. }) =
-                (d.admit(1500, 0, 1448, SimTime::ZERO), plain.admit(1500, 0, 1448, SimTime::ZERO))
+                (d.admit(DATA, SimTime::ZERO), plain.admit(DATA, SimTime::ZERO))
             else {
                 panic!("dropped")
             };
@@ -382,15 +433,16 @@ mod tests {
         let t0 = SimTime(1_000);
         // 1500 B at 10 Mb/s = 1.2 ms; + 5 ms propagation.
         assert_eq!(
-            d.admit(1500, 0, 1448, t0),
-            Admit::Transmit { start: t0, arrive: SimTime(1_000 + 6_200_000), lost: false }
+            d.admit(DATA, t0),
+            Admit::Transmit { start: t0, arrive: SimTime(1_000 + 6_200_000), lost: false, marked: false }
         );
         assert_eq!(
-            d.admit(1500, 0, 1448, t0),
+            d.admit(DATA, t0),
             Admit::Transmit {
                 start: SimTime(1_000 + 1_200_000),
                 arrive: SimTime(1_000 + 7_400_000),
-                lost: false
+                lost: false,
+                marked: false
             }
         );
         assert_eq!(d.stats.packets, 2);
@@ -440,9 +492,9 @@ mod tests {
     fn a_full_queue_drops_and_counts_the_packet() {
         let mut d = LinkDirState::new(&spec(QueueLimit::Packets(1)), 0, 0, 1);
         let t0 = SimTime::ZERO;
-        assert!(matches!(d.admit(1500, 0, 1448, t0), Admit::Transmit { .. })); // on the wire
-        assert!(matches!(d.admit(1500, 0, 1448, t0), Admit::Transmit { .. })); // waits
-        assert_eq!(d.admit(1500, 0, 1448, t0), Admit::Dropped(DropReason::QueueFull));
+        assert!(matches!(d.admit(DATA, t0), Admit::Transmit { .. })); // on the wire
+        assert!(matches!(d.admit(DATA, t0), Admit::Transmit { .. })); // waits
+        assert_eq!(d.admit(DATA, t0), Admit::Dropped(DropReason::QueueFull));
         assert_eq!(d.stats.drops_queue, 1);
         assert_eq!(d.stats.packets, 2);
     }

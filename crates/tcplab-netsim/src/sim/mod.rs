@@ -6,6 +6,7 @@
 //! | [`packet`] | packets and their arena |
 //! | [`link`] | one link direction: transmitter, queue, loss, delay |
 //! | [`queue`] | DropTail |
+//! | [`red`] | RED (Floyd & Jacobson) with ECN marking, in front of the drop-tail buffer |
 //! | [`loss`] | Bernoulli, Gilbert-Elliott, DropNth |
 //! | [`delay_spike`] | delay spikes (link stalls) and hand-overs on wireless links |
 //! | [`reorder`] | packet reordering (netem-like extra delay and jitter) |
@@ -14,6 +15,8 @@
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
 //! | [`quickstart`] | Quick-Start routers (Target/Share/Broken, utilisation estimators, Extreme QS) |
 //! | [`host`] | TCP endpoints, wake-ups, addresses |
+//! | [`traffic`] | the traffic-source seam: fixed flows, Poisson workloads; when connections open |
+//! | `lifecycle` | opening a connection's endpoints at its start, freeing them when it has ended |
 //! | [`ground_truth`] | spurious-retransmission ground truth |
 //! | [`recorder`] | `events` / `timeseries` tables |
 //! | [`summary`] | `Summary` and the `flows` table |
@@ -53,10 +56,12 @@ pub mod packet;
 pub mod queue;
 pub mod quickstart;
 pub mod recorder;
+pub mod red;
 pub mod reorder;
 pub mod routing;
 pub mod seed;
 pub mod summary;
+pub mod traffic;
 pub mod validate;
 
 pub use error::SimError;
@@ -67,14 +72,14 @@ use crate::spec::SimSpec;
 use event_queue::EventQueue;
 use ground_truth::{SeqUnwrap, SpuriousTracker};
 use host::{node_ip, port, receiver_of, Endpoint, EndpointId, WakeAction};
-use link::{Admit, LinkDir, LinkDirState};
+use link::{Admit, LinkDir, LinkDirState, Offer};
 use packet::{Packet, PacketArena, PacketId, DEFAULT_TTL};
 use queue::DropReason;
 use recorder::{Cause, EventKind, EventRow, Recorder};
 use routing::Routes;
 use std::path::PathBuf;
 use tcplab_record::Table;
-use tcplab_tcp::{Connection, SeqNum, TcpEvent, TcpFlags, Transmit};
+use tcplab_tcp::{Ecn, TcpEvent, TcpFlags, Transmit};
 use tcplab_time::{SimDuration, SimTime};
 
 /// What a `packet_dropped` row says of the dropped packet (copied out before it is freed).
@@ -117,6 +122,9 @@ pub struct RunOutput {
     /// Empty (zero rows, same columns) unless `RunOptions::trace`.
     pub events: Table,
     pub timeseries: Table,
+    /// Occupancy of the RED queues over time (`recorder::QueueSeries`); `None` when no link
+    /// runs RED.
+    pub queues: Option<Table>,
 }
 
 /// Wake-ups pack the endpoint into 28 bits.
@@ -168,9 +176,25 @@ impl Event {
     }
 }
 
-/// Per-flow driver state.
+/// Per-flow driver state (one per connection ever drawn: the `flows` table's rows). The
+/// connection's endpoints live in `Sim::endpoints` only while it is open (`slot`).
 #[derive(Debug)]
 struct FlowState {
+    /// Sender and receiver nodes.
+    src: u32,
+    dst: u32,
+    /// The endpoint pair (`2 * slot`, `2 * slot + 1`) while the connection is open;
+    /// `lifecycle::NO_SLOT` before it opens and after it is freed.
+    slot: u32,
+    /// Packets of this flow in the arena (in flight, or waiting for their capture record).
+    in_flight: u32,
+    /// The lazy source that drew this flow (its next arrival is drawn when this one opens),
+    /// or `lifecycle::NO_SOURCE`.
+    source: u32,
+    /// Settings, held from the draw until the connection opens.
+    pending: Option<Box<tcplab_tcp::TcpConfig>>,
+    /// What the results need once the endpoints are freed.
+    closed: Option<Box<lifecycle::Closed>>,
     start: SimTime,
     size: Option<u64>,
     fct: Option<SimDuration>,
@@ -196,7 +220,13 @@ struct Sim<'a> {
     links: Vec<LinkDirState>,
     routes: Routes,
     endpoints: Vec<Endpoint>,
+    /// Endpoint pairs free for reuse.
+    free_slots: Vec<u32>,
     flows: Vec<FlowState>,
+    /// Where connections come from (`traffic`).
+    sources: Vec<Box<dyn traffic::TrafficSource>>,
+    seed: u64,
+    trace: bool,
     next_copy: u64,
     events: u64,
     /// Time of the last event processed.
@@ -242,47 +272,7 @@ impl<'a> Sim<'a> {
             links[2 * i + 1].set_capture(idx);
             captures.push(Capture { path: path.clone(), writer });
         }
-        let mut endpoints = Vec::with_capacity(spec.flows.len() * 2);
-        let mut flows = Vec::with_capacity(spec.flows.len());
-        for (i, f) in spec.flows.iter().enumerate() {
-            routes.check_path(spec, f.src, f.dst, &format!("flows[{i}].dst"))?;
-            routes.check_path(spec, f.dst, f.src, &format!("flows[{i}].src"))?;
-            let mut cfg = f.tcp.clone();
-            cfg.trace = opts.trace;
-            let start = SimTime::ZERO + f.start;
-            let iss_c = SeqNum(seed::derive(opts.seed, seed::DOMAIN_ISS, i as u64, 0) as u32);
-            let iss_s = SeqNum(seed::derive(opts.seed, seed::DOMAIN_ISS, i as u64, 1) as u32);
-            for (is_client, node, peer, iss) in [(true, f.src, f.dst, iss_c), (false, f.dst, f.src, iss_s)] {
-                let conn = if is_client {
-                    Connection::client(cfg.clone(), iss, start)
-                } else {
-                    Connection::server(cfg.clone(), iss)
-                };
-                let out_link = routes.next_hop(node as u32, peer as u32).unwrap_or(0);
-                endpoints.push(Endpoint {
-                    conn,
-                    flow: i as u32,
-                    is_client,
-                    node: node as u32,
-                    peer_node: peer as u32,
-                    out_link,
-                    iss,
-                    ip_id: 0,
-                    wake_gen: 0,
-                    wake_at: None,
-                    queued_at: None,
-                    last_cc: Default::default(),
-                });
-            }
-            flows.push(FlowState {
-                start,
-                size: f.size,
-                fct: None,
-                data_seq: SeqUnwrap::new(iss_c),
-                ack_seq: SeqUnwrap::new(iss_s),
-                truth: SpuriousTracker::new(),
-            });
-        }
+        let sources = lifecycle::sources(spec, &routes, opts.seed)?;
         let qsnet = quickstart::net::QsNet::new(spec, |l, n| dir_from(spec, l, n));
         Ok(Sim {
             qsnet,
@@ -293,8 +283,12 @@ impl<'a> Sim<'a> {
             packets: PacketArena::new(),
             links,
             routes,
-            endpoints,
-            flows,
+            endpoints: Vec::new(),
+            free_slots: Vec::new(),
+            flows: Vec::with_capacity(spec.flows.len()),
+            sources,
+            seed: opts.seed,
+            trace: opts.trace,
             next_copy: 0,
             events: 0,
             last_t: SimTime::ZERO,
@@ -312,10 +306,7 @@ impl<'a> Sim<'a> {
     }
 
     fn schedule_initial(&mut self) {
-        for i in 0..self.flows.len() {
-            let t = self.flows[i].start;
-            self.push(t, Event::FlowStart(i as u32));
-        }
+        self.draw_initial();
         for (i, h) in self.spec.quick_start.handoffs.iter().enumerate() {
             let (at, up) = (SimTime::ZERO + h.at, SimTime::ZERO + h.at + h.gap);
             self.push(at, Event::Handoff { idx: i as u32, stage: 0 });
@@ -381,7 +372,7 @@ impl<'a> Sim<'a> {
     }
 
     fn on_flow_start(&mut self, f: u32) {
-        let ep = 2 * f;
+        let ep = self.open(f);
         let conn = &mut self.endpoints[ep as usize].conn;
         match self.flows[f as usize].size {
             Some(n) => {
@@ -405,11 +396,12 @@ impl<'a> Sim<'a> {
             }
         }
         if let Some(m) = eff.notify {
-            for f in 0..self.flows.len() as u32 {
-                let (c, s) = (&self.endpoints[2 * f as usize], &self.endpoints[2 * f as usize + 1]);
-                if c.node == m || s.node == m {
-                    self.endpoints[2 * f as usize].conn.notify_path_change();
-                    self.drive(2 * f);
+            for f in 0..self.flows.len() {
+                let fl = &self.flows[f];
+                if fl.slot != lifecycle::NO_SLOT && (fl.src == m || fl.dst == m) {
+                    let ep = 2 * fl.slot;
+                    self.endpoints[ep as usize].conn.notify_path_change();
+                    self.drive(ep);
                 }
             }
         }
@@ -417,10 +409,20 @@ impl<'a> Sim<'a> {
 
     fn on_sample(&mut self) {
         let now = self.now;
+        for d in 0..self.links.len() {
+            if self.links[d].red.is_some() {
+                self.record_queue(d as u32);
+            }
+        }
         if let Some(rec) = self.rec.as_deref_mut() {
             for (f, fl) in self.flows.iter().enumerate() {
                 if fl.start <= now {
-                    rec.sample(now, f as u32, &self.endpoints[2 * f].conn.cc_snapshot());
+                    let cc = match (&fl.closed, fl.slot) {
+                        (Some(c), _) => c.cc,
+                        (None, lifecycle::NO_SLOT) => continue, // drawn, opens at this very time
+                        (None, slot) => self.endpoints[2 * slot as usize].conn.cc_snapshot(),
+                    };
+                    rec.sample(now, f as u32, &cc);
                 }
             }
         }
@@ -458,9 +460,11 @@ impl<'a> Sim<'a> {
         } else {
             e.conn.drain_events().for_each(drop);
         }
+        let flow = e.flow;
         if let Some((t, gen)) = e.reschedule(e.conn.poll_timeout(), now) {
             self.push(t, Event::Wake { ep, gen });
         }
+        self.maybe_free(flow);
     }
 
     /// Puts one segment from endpoint `ep` on its first link.
@@ -472,6 +476,7 @@ impl<'a> Sim<'a> {
         let copy_id = self.next_copy;
         self.next_copy += 1;
         let fl = &mut self.flows[e.flow as usize];
+        fl.in_flight += 1;
         let (own, peer) =
             if e.is_client { (&mut fl.data_seq, &mut fl.ack_seq) } else { (&mut fl.ack_seq, &mut fl.data_seq) };
         let rel = own.rel(seg.seq);
@@ -515,20 +520,31 @@ impl<'a> Sim<'a> {
         if self.qsnet.is_down(dir) {
             // A hand-off took the link down: the packet is lost (counted as a loss-model drop).
             let what = Dropped::of(self.packets.get(id));
-            self.packets.free(id);
+            self.free_packet(id);
             self.record_drop(now, what, dir, DropReason::LossModel);
             return;
         }
         let link = &mut self.links[dir as usize];
         let p = self.packets.get_mut(id);
-        match link.admit(p.wire_len, p.flow, p.len, now) {
+        let ect = matches!(p.ecn(), Ecn::Ect0 | Ecn::Ect1);
+        let admit = link.admit(Offer { wire_len: p.wire_len, flow: p.flow, payload: p.len, ect }, now);
+        if link.red.is_some() && self.rec.is_some() && self.spec.timeseries_interval.is_none() {
+            self.record_queue(dir);
+        }
+        let link = &mut self.links[dir as usize];
+        let p = self.packets.get_mut(id);
+        match admit {
             Admit::Dropped(reason) => {
                 let what = Dropped::of(p);
-                self.packets.free(id);
+                self.free_packet(id);
                 self.record_drop(now, what, dir, reason);
             }
-            Admit::Transmit { start, arrive, lost } => {
+            Admit::Transmit { start, arrive, lost, marked } => {
                 p.set_lost(lost);
+                if marked {
+                    // RFC 3168 §5: "the router sets the CE codepoint".
+                    p.set_ecn(Ecn::Ce);
+                }
                 let what = Dropped::of(p);
                 let capture = link.capture();
                 let head = if lost {
@@ -546,12 +562,31 @@ impl<'a> Sim<'a> {
                 }
                 if lost {
                     if capture.is_none() {
-                        self.packets.free(id);
+                        self.free_packet(id);
                     }
                     self.record_drop(start, what, dir, DropReason::LossModel);
                 }
             }
         }
+    }
+
+    /// A `queues` row for RED link direction `dir` now (when tracing).
+    #[inline(never)]
+    fn record_queue(&mut self, dir: u32) {
+        let now = self.now;
+        let Some(rec) = self.rec.as_deref_mut() else { return };
+        let l = &mut self.links[dir as usize];
+        let (packets, bytes) = (l.queue.len_at(now) as u64, l.queue.bytes_at(now));
+        let Some(red) = l.red.as_deref() else { return };
+        rec.queues.push(recorder::QueueRow {
+            t: now,
+            dir,
+            packets,
+            bytes,
+            avg: red.avg,
+            marks: red.stats.marks,
+            drops: l.stats.drops_queue,
+        });
     }
 
     /// A `packet_dropped` row: which segment (relative seq and ack in its own direction's
@@ -574,7 +609,8 @@ impl<'a> Sim<'a> {
     fn on_capture(&mut self, c: u32, id: PacketId) -> Result<(), SimError> {
         let p = *self.packets.get(id);
         let seg = self.packets.segment(&p);
-        let (src, dst) = (self.endpoints[2 * p.flow as usize].node, self.endpoints[2 * p.flow as usize + 1].node);
+        let fl = &self.flows[p.flow as usize];
+        let (src, dst) = (fl.src, fl.dst);
         let (src, dst) = if p.from_client() { (src, dst) } else { (dst, src) };
         let wire = WirePacket {
             src_ip: node_ip(src),
@@ -590,7 +626,7 @@ impl<'a> Sim<'a> {
             .write(self.now, &wire)
             .map_err(|source| SimError::PcapWrite { path: cap.path.clone(), source })?;
         if p.lost() {
-            self.packets.free(id);
+            self.free_packet(id);
         }
         Ok(())
     }
@@ -601,7 +637,7 @@ impl<'a> Sim<'a> {
         if self.qsnet.is_down(dir) {
             // In flight when a hand-off took the link down: lost.
             let what = Dropped::of(self.packets.get(id));
-            self.packets.free(id);
+            self.free_packet(id);
             self.record_drop(self.now, what, dir, DropReason::LossModel);
             return;
         }
@@ -609,7 +645,7 @@ impl<'a> Sim<'a> {
         if node == p.dst_node {
             let p = *p;
             let seg = self.packets.segment(&p);
-            self.packets.free(id);
+            self.free_packet(id);
             self.deliver(node, &p, &seg);
             return;
         }
@@ -617,18 +653,18 @@ impl<'a> Sim<'a> {
         p.ttl = p.ttl.saturating_sub(1);
         let (what, dst, ttl) = (Dropped::of(p), p.dst_node, p.ttl);
         if ttl == 0 {
-            self.packets.free(id);
+            self.free_packet(id);
             let dir = self.routes.next_hop(node, dst).unwrap_or(0);
             self.record_drop(self.now, what, dir, DropReason::TtlExpired);
             return;
         }
         match self.qsnet.next_hop(node, dst).or_else(|| self.routes.next_hop(node, dst)) {
             Some(dir) => {
-                let src = self.endpoints[receiver_of(what.flow, !what.from_client) as usize].node;
+                let src = if what.from_client { self.flows[what.flow as usize].src } else { self.flows[what.flow as usize].dst };
                 self.qsnet.on_forward(self.now, dir, id, src, &mut self.packets);
                 self.send_on_link(dir, id)
             }
-            None => self.packets.free(id), // unreachable after check_path
+            None => self.free_packet(id), // unreachable after check_path
         }
     }
 
@@ -637,8 +673,9 @@ impl<'a> Sim<'a> {
         let now = self.now;
         #[cfg(test)]
         self.delivered.push((now, p.copy_id));
-        let ep = receiver_of(p.flow, p.from_client());
         let fl = &mut self.flows[p.flow as usize];
+        debug_assert_ne!(fl.slot, lifecycle::NO_SLOT, "a packet outlived its connection");
+        let ep = receiver_of(fl.slot, p.from_client());
         if p.from_client() && seg.len > 0 {
             let rel = fl.data_seq.rel(seg.seq);
             fl.truth.on_arrival(rel, rel + u64::from(seg.len), p.copy_id);
@@ -674,40 +711,7 @@ impl<'a> Sim<'a> {
         }
         let spec = self.spec;
         let end = self.last_t;
-        let flows: Vec<FlowSummary> = spec
-            .flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let fl = &self.flows[i];
-                let client = self.endpoints[2 * i].conn.stats();
-                let server = self.endpoints[2 * i + 1].conn.stats();
-                let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
-                let delivered = server.bytes_delivered;
-                FlowSummary {
-                    id: i as u32,
-                    src: spec.nodes[f.src].name.clone(),
-                    dst: spec.nodes[f.dst].name.clone(),
-                    bytes_requested: f.size,
-                    bytes_delivered: delivered,
-                    start_s: fl.start.as_secs_f64(),
-                    fct_s: fl.fct.map(|d| d.as_secs_f64()),
-                    goodput_bps: if span.as_nanos() == 0 { 0.0 } else { delivered as f64 * 8.0 / span.as_secs_f64() },
-                    data_segments_sent: client.data_segments_sent,
-                    retransmissions: client.retransmissions.iter().sum(),
-                    retransmissions_by_cause: summary::by_cause(&client.retransmissions),
-                    spurious_retransmissions: fl.truth.spurious(),
-                    timeouts: client.timeouts,
-                    quick_start: self.endpoints[2 * i].conn.quick_start().map(|q| summary::FlowQsSummary {
-                        requests: q.stats.requests,
-                        approvals: q.stats.approvals,
-                        failures: q.stats.failures,
-                        requested_bps: q.stats.last_requested_bps,
-                        approved_bps: q.stats.last_approved_bps,
-                    }),
-                }
-            })
-            .collect();
+        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end)).collect();
         let links = spec
             .links
             .iter()
@@ -726,6 +730,8 @@ impl<'a> Sim<'a> {
                     drops_ba: ba.stats.drops_queue + ba.stats.drops_loss,
                     max_queue_ab: ab.queue.max_packets(),
                     max_queue_ba: ba.queue.max_packets(),
+                    red_ab: red_summary(ab),
+                    red_ba: red_summary(ba),
                 }
             })
             .collect();
@@ -750,8 +756,9 @@ impl<'a> Sim<'a> {
         }
         let node_names: Vec<String> = spec.nodes.iter().map(|n| n.name.clone()).collect();
         let link_names: Vec<String> = spec.links.iter().map(|l| l.name.clone()).collect();
-        let (events, timeseries) = rec.finish(&node_names, &link_names);
-        Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries })
+        let (events, timeseries, queues) = rec.finish(&node_names, &link_names);
+        let queues = self.links.iter().any(|l| l.red.is_some()).then_some(queues);
+        Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries, queues })
     }
 }
 
@@ -765,6 +772,17 @@ fn dir_from(spec: &SimSpec, link: usize, node: usize) -> Option<u32> {
     } else {
         None
     }
+}
+
+/// RED's counters of a link direction, if it runs RED.
+fn red_summary(d: &LinkDirState) -> Option<summary::RedSummary> {
+    d.red.as_deref().map(|r| summary::RedSummary {
+        marks: r.stats.marks,
+        early_drops: r.stats.early_drops,
+        forced_drops: r.stats.forced_drops,
+        overflow_drops: d.stats.drops_queue - r.stats.early_drops - r.stats.forced_drops,
+        avg_end: r.avg,
+    })
 }
 
 /// The `events` row of an engine event at endpoint (`flow`, `node`); `seq` unwraps the
@@ -802,5 +820,6 @@ fn engine_row(te: TcpEvent, flow: u32, node: u32, seq: &mut SeqUnwrap) -> EventR
     }
 }
 
+mod lifecycle;
 #[cfg(test)]
 mod tests;

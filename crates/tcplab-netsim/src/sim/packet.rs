@@ -35,6 +35,17 @@ const BIT_TIMESTAMPS: u8 = 1 << 2;
 const BIT_FROM_CLIENT: u8 = 1 << 3;
 const BIT_LOST: u8 = 1 << 4;
 
+/// The two ECN bits of the IP header (RFC 3168 §5: ECT(1) = 01, ECT(0) = 10, CE = 11).
+#[inline]
+const fn ecn_bits(e: Ecn) -> u8 {
+    match e {
+        Ecn::NotEct => 0,
+        Ecn::Ect1 => 1,
+        Ecn::Ect0 => 2,
+        Ecn::Ce => 3,
+    }
+}
+
 /// One copy of a segment in flight: the segment's per-packet fields (seq, ack, length, window,
 /// flags, ECN, timestamps; the rest in the arena's side pool) and the simulator's own.
 ///
@@ -122,6 +133,23 @@ impl Packet {
         self.set_bit(BIT_LOST, v);
     }
 
+    /// The IP ECN codepoint (RFC 3168 §5).
+    #[inline]
+    pub fn ecn(&self) -> Ecn {
+        match self.bits & BITS_ECN {
+            0 => Ecn::NotEct,
+            1 => Ecn::Ect1,
+            2 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    /// Sets the ECN codepoint (a router marking CE).
+    #[inline]
+    pub fn set_ecn(&mut self, e: Ecn) {
+        self.bits = (self.bits & !BITS_ECN) | ecn_bits(e);
+    }
+
     #[inline]
     fn set_bit(&mut self, bit: u8, v: bool) {
         self.bits = if v { self.bits | bit } else { self.bits & !bit };
@@ -147,13 +175,7 @@ impl PacketArena {
     pub fn alloc(&mut self, seg: &Segment, mut p: Packet) -> PacketId {
         let o = &seg.options;
         (p.seq, p.ack, p.len, p.window, p.flags) = (seg.seq, seg.ack, seg.len, seg.window, seg.flags);
-        let ecn = match seg.ecn {
-            Ecn::NotEct => 0,
-            Ecn::Ect1 => 1,
-            Ecn::Ect0 => 2,
-            Ecn::Ce => 3,
-        };
-        p.bits = (p.bits & !(BITS_ECN | BIT_TIMESTAMPS)) | ecn;
+        p.bits = (p.bits & !(BITS_ECN | BIT_TIMESTAMPS)) | ecn_bits(seg.ecn);
         if let Some((v, e)) = o.timestamps {
             (p.ts_val, p.ts_ecr) = (v, e);
             p.bits |= BIT_TIMESTAMPS;
@@ -224,12 +246,7 @@ impl PacketArena {
                 sack: r.sack,
                 quick_start: r.quick_start,
             },
-            ecn: match p.bits & BITS_ECN {
-                0 => Ecn::NotEct,
-                1 => Ecn::Ect1,
-                2 => Ecn::Ect0,
-                _ => Ecn::Ce,
-            },
+            ecn: p.ecn(),
             qs_request: r.qs_request,
             ttl: p.ttl,
         }

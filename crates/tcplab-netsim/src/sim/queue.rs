@@ -23,15 +23,23 @@ pub enum DropReason {
     LossModel,
     /// TTL reached zero at a router (explicit routes that form a loop).
     TtlExpired,
+    /// RED dropped it (early or forced; see `red`).
+    Red,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 3] = [DropReason::QueueFull, DropReason::LossModel, DropReason::TtlExpired];
+    pub const ALL: [DropReason; 4] =
+        [DropReason::QueueFull, DropReason::LossModel, DropReason::TtlExpired, DropReason::Red];
+    /// How many of [`DropReason::ALL`] every `events` table lists in its `reason` dictionary;
+    /// later reasons are listed only by runs that record them, so the tables of runs without
+    /// RED are unchanged.
+    pub const BASE: usize = 3;
     pub const fn name(self) -> &'static str {
         match self {
             DropReason::QueueFull => "queue_full",
             DropReason::LossModel => "loss_model",
             DropReason::TtlExpired => "ttl_expired",
+            DropReason::Red => "red",
         }
     }
 }

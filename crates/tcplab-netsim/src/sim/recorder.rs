@@ -159,6 +159,66 @@ pub struct Recorder {
     value: Vec<u64>,
     value_ok: Vec<bool>,
     ts: TimeSeries,
+    /// The `queues` table (RED queues only).
+    pub queues: QueueSeries,
+}
+
+/// Occupancy of the RED queues over time: one row per sample (`simulation.timeseries_interval`)
+/// or, without an interval, per packet arriving at a RED queue.
+#[derive(Debug, Default)]
+pub struct QueueSeries {
+    t_ns: Vec<u64>,
+    link: Vec<u32>,
+    /// 0: a → b, 1: b → a.
+    dir: Vec<u32>,
+    packets: Vec<u64>,
+    bytes: Vec<u64>,
+    /// RED's average queue (packets or bytes, the queue's mode).
+    avg: Vec<f64>,
+    marks: Vec<u64>,
+    drops: Vec<u64>,
+}
+
+/// One `queues` row.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct QueueRow {
+    pub t: SimTime,
+    /// Link direction (`2 * link + dir`).
+    pub dir: u32,
+    /// Packets and bytes waiting (the one on the wire excluded).
+    pub packets: u64,
+    pub bytes: u64,
+    pub avg: f64,
+    /// Cumulative marks and drops (RED and overflow) of the direction so far.
+    pub marks: u64,
+    pub drops: u64,
+}
+
+impl QueueSeries {
+    pub fn push(&mut self, r: QueueRow) {
+        self.t_ns.push(r.t.as_nanos());
+        self.link.push(r.dir / 2);
+        self.dir.push(r.dir % 2);
+        self.packets.push(r.packets);
+        self.bytes.push(r.bytes);
+        self.avg.push(r.avg);
+        self.marks.push(r.marks);
+        self.drops.push(r.drops);
+    }
+
+    /// The `queues` table; `links` are the link names in spec order.
+    pub fn finish(self, links: &[String]) -> Table {
+        let mut t = Table::new("queues");
+        t.push("t_ns", ColumnData::U64(self.t_ns))
+            .push("link", ColumnData::Dict { codes: self.link, values: links.to_vec() })
+            .push("dir", ColumnData::U32(self.dir))
+            .push("packets", ColumnData::U64(self.packets))
+            .push("bytes", ColumnData::U64(self.bytes))
+            .push("avg", ColumnData::F64(self.avg))
+            .push("marks", ColumnData::U64(self.marks))
+            .push("drops", ColumnData::U64(self.drops));
+        t
+    }
 }
 
 #[derive(Debug, Default)]
@@ -253,8 +313,16 @@ impl Recorder {
 
     /// Builds the `events` and `timeseries` tables. `nodes` and `links` are the names in spec
     /// order (the dictionaries of the `node` and `link` columns).
-    pub fn finish(self, nodes: &[String], links: &[String]) -> (Table, Table) {
+    pub fn finish(self, nodes: &[String], links: &[String]) -> (Table, Table, Table) {
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // `DropReason::BASE` reasons always, later ones up to the last one recorded.
+        let n_reasons = self
+            .reason
+            .iter()
+            .zip(&self.reason_ok)
+            .filter(|(_, ok)| **ok)
+            .map(|(r, _)| *r as usize + 1)
+            .fold(DropReason::BASE, usize::max);
         let dict = |codes: Vec<u32>, values: Vec<String>| ColumnData::Dict { codes, values };
         let mut ev = Table::new("events");
         ev.push("t_ns", ColumnData::U64(self.t_ns))
@@ -269,7 +337,7 @@ impl Recorder {
             .push_nullable("link", dict(self.link, links.to_vec()), self.link_ok)
             .push_nullable(
                 "reason",
-                dict(self.reason, DropReason::ALL.iter().map(|r| r.name().to_string()).collect()),
+                dict(self.reason, DropReason::ALL[..n_reasons].iter().map(|r| r.name().to_string()).collect()),
                 self.reason_ok,
             )
             .push_nullable("value", ColumnData::U64(self.value), self.value_ok);
@@ -283,7 +351,7 @@ impl Recorder {
             .push("srtt_ns", ColumnData::U64(t.srtt_ns))
             .push("rttvar_ns", ColumnData::U64(t.rttvar_ns))
             .push("rto_ns", ColumnData::U64(t.rto_ns));
-        (ev, ts)
+        (ev, ts, self.queues.finish(links))
     }
 }
 
@@ -302,7 +370,7 @@ mod tests {
             ..EventRow::new(SimTime(2), 0, EventKind::SegmentRetransmitted, 0)
         });
         r.set_spurious(row);
-        let (ev, ts) = r.finish(&["h0".into()], &[]);
+        let (ev, ts, _) = r.finish(&["h0".into()], &[]);
         assert_eq!(ev.num_rows(), 2);
         assert_eq!(ts.num_rows(), 0);
         let sp = ev.column("spurious").unwrap();

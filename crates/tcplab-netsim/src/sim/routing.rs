@@ -116,6 +116,12 @@ impl Routes {
             needed[f.src] = true;
             needed[f.dst] = true;
         }
+        for w in &spec.workloads {
+            let crate::spec::WorkloadSpec::Poisson(p) = w;
+            for &v in p.senders.iter().chain(&p.receivers) {
+                needed[v] = true;
+            }
+        }
         let is_router: Vec<bool> = spec.nodes.iter().map(|x| x.kind == NodeKind::Router).collect();
         let dir_from = |link: usize, u: usize| if spec.links[link].a == u { 0 } else { 1 };
 
@@ -279,7 +285,8 @@ mod tests {
                 size: Some(1000),
                 tcp: Default::default(),
             }],
-            timeseries_interval: None,
+            workloads: Vec::new(),
+        timeseries_interval: None,
             default_seed: crate::scenario::DEFAULT_SEED,
             quick_start: Default::default(),
         }

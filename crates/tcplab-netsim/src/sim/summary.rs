@@ -81,6 +81,26 @@ pub struct LinkSummary {
     /// Largest number of packets waiting in the queue (the one in transmission excluded).
     pub max_queue_ab: u64,
     pub max_queue_ba: u64,
+    /// RED's counters per direction; absent (not serialised) on drop-tail links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red_ab: Option<RedSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red_ba: Option<RedSummary>,
+}
+
+/// RED's counters of one link direction (`sim::red`).
+#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
+pub struct RedSummary {
+    /// Packets marked CE and enqueued.
+    pub marks: u64,
+    /// Probabilistic drops (non-ECT packets, or ECT without ECN marking).
+    pub early_drops: u64,
+    /// Drops above max_th (2·max_th gentle).
+    pub forced_drops: u64,
+    /// Drops because the buffer was full (also in `drops_*`).
+    pub overflow_drops: u64,
+    /// The average queue (packets or bytes) at the end of the run.
+    pub avg_end: f64,
 }
 
 /// Map of retransmission counts with every cause present.

@@ -34,10 +34,20 @@ fn line() -> SimSpec {
             size: Some(1_000_000),
             tcp: Default::default(),
         }],
+        workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
     }
+}
+
+/// The simulator for `spec` with flow 0's endpoints open (its data not written), so that
+/// tests can inject segments from endpoint 0 before (or without) its start.
+fn open_sim<'a>(spec: &'a SimSpec, o: &RunOptions) -> Sim<'a> {
+    let mut sim = Sim::new(spec, o).unwrap();
+    sim.draw_initial();
+    sim.open(0);
+    sim
 }
 
 /// A data segment of `len` bytes at offset `rel` from the client's ISS.
@@ -68,7 +78,7 @@ fn events_pack_into_a_u64_and_back() {
 #[test]
 fn one_packet_crosses_two_links_after_serialisation_and_propagation_at_exact_nanoseconds() {
     let spec = line();
-    let mut sim = Sim::new(&spec, &opts(false)).unwrap();
+    let mut sim = open_sim(&spec, &opts(false));
     let seg = data(&sim, 1, 1000); // 20 + 20 + 1000 = 1040 bytes on the wire
     sim.emit(0, Transmit { segment: seg, retransmission: None });
     sim.emit(0, Transmit { segment: seg, retransmission: None });
@@ -85,7 +95,7 @@ fn one_packet_crosses_two_links_after_serialisation_and_propagation_at_exact_nan
 fn a_full_queue_drops_packets_and_records_why() {
     let mut spec = line();
     spec.links[0].queue = QueueSpec::DropTail { limit: QueueLimit::Packets(1) };
-    let mut sim = Sim::new(&spec, &opts(true)).unwrap();
+    let mut sim = open_sim(&spec, &opts(true));
     for i in 0..5 {
         let seg = data(&sim, 1 + 1000 * i, 1000);
         sim.emit(0, Transmit { segment: seg, retransmission: None });
@@ -106,7 +116,7 @@ fn a_full_queue_drops_packets_and_records_why() {
 fn drop_nth_on_a_link_drops_exactly_the_listed_data_segments_in_the_simulator() {
     let mut spec = line();
     spec.links[1].loss_ab = LossSpec::DropNth { flow: 0, nth: vec![2, 4] };
-    let mut sim = Sim::new(&spec, &opts(false)).unwrap();
+    let mut sim = open_sim(&spec, &opts(false));
     for i in 0..5 {
         let seg = data(&sim, 1 + 1000 * i, 1000);
         sim.emit(0, Transmit { segment: seg, retransmission: None });
@@ -119,7 +129,7 @@ fn drop_nth_on_a_link_drops_exactly_the_listed_data_segments_in_the_simulator() 
 #[test]
 fn a_retransmission_overtaken_by_its_late_original_is_counted_spurious_and_flagged_in_events() {
     let spec = line();
-    let mut sim = Sim::new(&spec, &opts(true)).unwrap();
+    let mut sim = open_sim(&spec, &opts(true));
     let seg = data(&sim, 1, 1000);
     sim.emit(0, Transmit { segment: seg, retransmission: None });
     sim.emit(0, Transmit { segment: seg, retransmission: Some(RetransCause::Rto) });
@@ -139,7 +149,7 @@ fn a_captured_link_writes_one_pcap_record_per_transmitted_packet() {
     let spec = line();
     let path = std::env::temp_dir().join(format!("tcplab-netsim-{}-capture.pcap", std::process::id()));
     let o = RunOptions { seed: 1, trace: false, pcap: vec![("second".into(), path.clone())] };
-    let mut sim = Sim::new(&spec, &o).unwrap();
+    let mut sim = open_sim(&spec, &o);
     for i in 0..3 {
         let seg = data(&sim, 1 + 1000 * i, 1000);
         sim.emit(0, Transmit { segment: seg, retransmission: None });
@@ -247,7 +257,7 @@ fn spikes(spec: &mut SimSpec, link: usize, list: &[(u64, u64)], direction: Spike
 
 /// Emits `n` 1000-byte data segments from the client at time 0 and runs.
 fn deliveries(spec: &SimSpec, n: u32) -> Vec<(SimTime, u64)> {
-    let mut sim = Sim::new(spec, &opts(false)).unwrap();
+    let mut sim = open_sim(spec, &opts(false));
     for i in 0..n {
         let seg = data(&sim, 1 + 1000 * i, 1000);
         sim.emit(0, Transmit { segment: seg, retransmission: None });
@@ -277,7 +287,7 @@ fn a_spike_on_the_other_direction_leaves_data_untouched() {
     spikes(&mut spec, 1, &[(4_000_000, 2_000_000)], SpikeDirection::BtoA, None);
     let want: Vec<(SimTime, u64)> = (0..4).map(|k| (SimTime(D0 + k * 832_000), k)).collect();
     assert_eq!(deliveries(&spec, 4), want);
-    let sim = Sim::new(&spec, &opts(false)).unwrap();
+    let sim = open_sim(&spec, &opts(false));
     assert!(sim.links[2].dynamics.is_none(), "a → b of \"second\" has nothing to do");
     assert!(sim.links[3].dynamics.is_some());
 }
@@ -359,6 +369,7 @@ fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpe
         links: vec![link("lan", 0, 1, Bandwidth::mbps(100), 1), link("wireless", 1, 2, Bandwidth::bps(28_800), 200)],
         routes: vec![],
         flows: vec![FlowSpec { src: 0, dst: 2, start: SimDuration::ZERO, size: Some(20 * 1024), tcp }],
+        workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
@@ -575,7 +586,7 @@ fn two_reordering_runs_with_the_same_seed_are_identical_and_another_seed_differs
 fn a_retransmission_that_overtakes_its_reordered_original_is_spurious() {
     // p = 0.3, seed 1: packets 2 and 3 are held back 2 ms (see the exact-time test).
     let spec = reordered_line(0.3, 2);
-    let mut sim = Sim::new(&spec, &opts(true)).unwrap();
+    let mut sim = open_sim(&spec, &opts(true));
     let seg = |sim: &Sim<'_>, k: u32| data(sim, 1 + 1000 * k, 1000);
     for k in 0..4 {
         let s = seg(&sim, k);
@@ -621,7 +632,7 @@ fn a_captured_reordering_link_records_packets_in_send_order_when_they_start_tran
     let spec = reordered_line(0.3, 2);
     let path = std::env::temp_dir().join(format!("tcplab-netsim-{}-reorder-capture.pcap", std::process::id()));
     let o = RunOptions { seed: 1, trace: false, pcap: vec![("second".into(), path.clone())] };
-    let mut sim = Sim::new(&spec, &o).unwrap();
+    let mut sim = open_sim(&spec, &o);
     for i in 0..6 {
         let seg = data(&sim, 1 + 1000 * i, 1000);
         sim.emit(0, Transmit { segment: seg, retransmission: None });
@@ -660,4 +671,146 @@ fn with_a_delay_spike_the_extra_delay_of_a_reordered_packet_counts_from_its_rele
             (SimTime(D0 + 3 * 832_000 + 2_000_000), 3),
         ]
     );
+}
+
+/// RED on the first link with avg = q (w_q = 1), thresholds 1 and 3 packets.
+fn red_line(hard_drop: bool) -> SimSpec {
+    let mut spec = line();
+    let red = crate::spec::RedSpec { min_th: 1.0, max_th: 3.0, w_q: 1.0, hard_drop, ..Default::default() };
+    spec.links[0].queue = QueueSpec::Red { limit: QueueLimit::Packets(100), red };
+    spec
+}
+
+/// Ten back-to-back 1040-byte packets from h0, ECN-capable or not; returns the run's output.
+fn burst_through_red(spec: &SimSpec, ecn: Ecn) -> (Vec<(SimTime, u64)>, RunOutput) {
+    let mut sim = open_sim(spec, &opts(true));
+    for i in 0..10 {
+        let seg = Segment { ecn, ..data(&sim, 1 + 1000 * i, 1000) };
+        sim.emit(0, Transmit { segment: seg, retransmission: None });
+    }
+    sim.run_loop().unwrap();
+    let delivered = sim.delivered.clone();
+    (delivered, sim.finish(&opts(true)).unwrap())
+}
+
+#[test]
+fn red_marks_ect_packets_above_max_th_instead_of_dropping_them() {
+    // Waiting packets at arrival: 0 (idle), 0, 1, 2, 3, ..., 8. With avg = q, q = 1 gives
+    // p_b = 0, q = 2 an early mark with p_a = 0.05/(1 - 0.05), q >= 3 the forced region: six
+    // forced marks, perhaps one early.
+    let (delivered, out) = burst_through_red(&red_line(false), Ecn::Ect0);
+    assert_eq!(delivered.len(), 10, "no packet is dropped");
+    let red = out.summary.links[0].red_ab.unwrap();
+    assert!((6..=7).contains(&red.marks), "{red:?}");
+    assert_eq!((red.early_drops, red.forced_drops, red.overflow_drops), (0, 0, 0));
+    assert_eq!(out.summary.links[0].red_ba.map(|r| r.marks), Some(0));
+    assert!(out.summary.links[1].red_ab.is_none(), "drop-tail links have no RED counters");
+    // Without a timeseries interval the queues table has a row per RED arrival.
+    let q = out.queues.unwrap();
+    assert_eq!(q.num_rows(), 10);
+    let ColumnData::U64(marks) = &q.column("marks").unwrap().data else { panic!() };
+    assert_eq!(marks.last(), Some(&red.marks));
+}
+
+#[test]
+fn red_drops_packets_that_are_not_ect_and_says_so_in_the_events() {
+    let (delivered, out) = burst_through_red(&red_line(false), Ecn::NotEct);
+    let red = out.summary.links[0].red_ab.unwrap();
+    assert_eq!(red.marks, 0);
+    assert_eq!(red.forced_drops, 6);
+    assert_eq!(delivered.len() as u64, 10 - red.forced_drops - red.early_drops);
+    assert_eq!(out.summary.links[0].drops_ab, red.forced_drops + red.early_drops);
+    let col = out.events.column("reason").unwrap();
+    let ColumnData::Dict { codes, values } = &col.data else { panic!() };
+    let valid = col.valid.clone().unwrap();
+    assert!(codes.iter().zip(valid).filter(|(_, v)| *v).all(|(c, _)| values[*c as usize] == "red"));
+    // With hard drop (the default) ECT packets are dropped in the forced region too.
+    let (_, hard) = burst_through_red(&red_line(true), Ecn::Ect0);
+    let hard = hard.summary.links[0].red_ab.unwrap();
+    assert_eq!(hard.forced_drops, 6);
+    assert!(hard.marks <= 1, "only the early mark at q = 2 can be a mark: {hard:?}");
+}
+
+#[test]
+fn runs_without_red_keep_the_three_classic_drop_reasons_and_have_no_queues_table() {
+    let mut spec = line();
+    spec.links[0].queue = QueueSpec::DropTail { limit: QueueLimit::Packets(1) };
+    let (_, out) = burst_through_red(&spec, Ecn::NotEct);
+    let ColumnData::Dict { values, .. } = &out.events.column("reason").unwrap().data else { panic!() };
+    assert_eq!(values, &["queue_full", "loss_model", "ttl_expired"]);
+    assert!(out.queues.is_none());
+    assert!(out.summary.links[0].red_ab.is_none());
+}
+
+/// A Poisson workload of `n` short flows (Pareto, mean 20 KB) from s0/s1 to d0..d3 over a
+/// 10 Mb/s dumbbell; no fixed flows.
+fn poisson_dumbbell(n: u64, mean_ms: u64) -> SimSpec {
+    use crate::spec::{PoissonSpec, SizeDist, WorkloadSpec};
+    let tcp = tcplab_tcp::TcpConfig { mss: 1448, trace: true, ..Default::default() };
+    let mut spec = crate::bench::dumbbell(
+        4,
+        Bandwidth::mbps(100),
+        SimDuration::from_millis(1),
+        Bandwidth::mbps(10),
+        SimDuration::from_millis(10),
+        QueueLimit::Packets(50),
+        tcp.clone(),
+        SimDuration::from_secs(60),
+    );
+    spec.flows.clear();
+    let names = |p: &str| (0..4).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+    let id = |n: &String| spec.nodes.iter().position(|x| &x.name == n).unwrap();
+    let senders = names("s")[..2].iter().map(id).collect();
+    let receivers = names("d").iter().map(id).collect();
+    spec.workloads.push(WorkloadSpec::Poisson(PoissonSpec {
+        name: "short".into(),
+        senders,
+        receivers,
+        mean_interarrival: SimDuration::from_millis(mean_ms),
+        size: SizeDist::Pareto { mean: 20_000.0, shape: 1.5 },
+        start: SimDuration::ZERO,
+        stop: None,
+        max_flows: Some(n),
+        tcp,
+    }));
+    spec
+}
+
+#[test]
+fn connections_of_a_workload_are_opened_at_their_start_and_freed_when_they_end() {
+    let spec = poisson_dumbbell(300, 50);
+    let o = opts(true);
+    let mut sim = Sim::new(&spec, &o).unwrap();
+    sim.schedule_initial();
+    assert_eq!(sim.flows.len(), 1, "a lazy source is drawn one arrival ahead");
+    assert!(sim.endpoints.is_empty(), "nothing is open before the first arrival");
+    sim.run_loop().unwrap();
+    assert_eq!(sim.flows.len(), 300);
+    // Every flow completed and was freed; the pairs were reused, so there are only as many
+    // as connections were open at once.
+    assert!(sim.flows.iter().all(|f| f.fct.is_some() && f.slot == lifecycle::NO_SLOT && f.in_flight == 0));
+    let pairs = sim.endpoints.len() / 2;
+    assert!(pairs < 30, "{pairs} endpoint pairs for 300 connections");
+    assert_eq!(sim.free_slots.len(), pairs);
+    assert_eq!(sim.packets.live(), 0);
+    let out = sim.finish(&o).unwrap();
+    let f = &out.summary.flows;
+    assert_eq!(f.len(), 300);
+    assert!(f.iter().all(|x| x.bytes_delivered == x.bytes_requested.unwrap() && x.bytes_requested.unwrap() >= 6_667));
+    assert!(f.windows(2).all(|w| w[0].start_s <= w[1].start_s), "ids in arrival order");
+    assert!(f.iter().all(|x| ["s0", "s1"].contains(&x.src.as_str())));
+    // The mean inter-arrival is 50 ms: 300 arrivals span about 15 s.
+    let span = f[299].start_s - f[0].start_s;
+    assert!((12.0..18.0).contains(&span), "{span}");
+}
+
+#[test]
+fn workload_runs_are_deterministic_and_depend_on_the_seed() {
+    let spec = poisson_dumbbell(100, 20);
+    let a = run(&spec, &opts(true)).unwrap();
+    let b = run(&spec, &opts(true)).unwrap();
+    let c = run(&spec, &RunOptions { seed: 2, ..opts(true) }).unwrap();
+    assert_eq!(a.summary, b.summary);
+    assert_eq!(a.events, b.events);
+    assert_ne!(a.summary.flows, c.summary.flows);
 }

@@ -69,6 +69,42 @@ pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
             return Err(bad(format!("flows[{i}].tcp.mss"), "must be greater than zero"));
         }
     }
+    for (k, w) in spec.workloads.iter().enumerate() {
+        let crate::spec::WorkloadSpec::Poisson(p) = w;
+        let at = |f: &str| format!("workloads[{k}].{f}");
+        for (field, list) in [("senders", &p.senders), ("receivers", &p.receivers)] {
+            if list.is_empty() {
+                return Err(bad(at(field), "must name at least one host"));
+            }
+            for &v in list {
+                if v >= n {
+                    return Err(bad(at(field), format!("node index {v} out of range ({n} nodes)")));
+                }
+                if spec.nodes[v].kind != NodeKind::Host {
+                    return Err(bad(at(field), format!("node \"{}\" is a router; flows run between hosts", spec.nodes[v].name)));
+                }
+            }
+        }
+        if let Some(v) = p.senders.iter().find(|v| p.receivers.contains(v)) {
+            return Err(bad(at("receivers"), format!("node \"{}\" is also a sender", spec.nodes[*v].name)));
+        }
+        if p.mean_interarrival == SimDuration::ZERO {
+            return Err(bad(at("mean_interarrival"), "must be greater than zero"));
+        }
+        match p.size {
+            crate::spec::SizeDist::Fixed(0) => return Err(bad(at("size"), "must be greater than zero")),
+            crate::spec::SizeDist::Pareto { mean, .. } if !(mean >= 1.0 && mean.is_finite()) => {
+                return Err(bad(at("size.mean"), format!("must be at least 1 byte, got {mean}")))
+            }
+            crate::spec::SizeDist::Pareto { shape, .. } if !(shape > 1.0 && shape.is_finite()) => {
+                return Err(bad(at("size.shape"), format!("must be greater than 1 (a finite mean), got {shape}")))
+            }
+            _ => {}
+        }
+        if p.tcp.mss == 0 {
+            return Err(bad(at("tcp.mss"), "must be greater than zero"));
+        }
+    }
     if spec.timeseries_interval == Some(SimDuration::ZERO) {
         return Err(bad("timeseries_interval", "must be greater than zero"));
     }

@@ -4,8 +4,8 @@
 //! segment per two incoming acknowledgements" (rate-halving style, [`super::rate_halving`]).
 //! [GAP resolved per spec, EXTERNAL] Linux `tcp_enter_cwr`: `ssthresh = max(cwnd/2, 2)`,
 //! `cwnd = min(cwnd, in_flight + 1)`, `high_seq = snd_nxt`.
-//! Scope: only the sender's reaction to ECE on incoming ACKs; the engine does not negotiate
-//! ECN or set CWR/ECT on its own segments.
+//! Scope: only the Linux 2.4 sender's reaction to ECE on incoming ACKs; negotiation, ECT, the
+//! echo and CWR are RFC 3168's rules in [`crate::ecn`], shared with the RFC sender.
 
 /// New (ssthresh, cwnd) on entering CWR.
 pub fn enter_cwr(snd_cwnd: u32, in_flight: u32) -> (u32, u32) {

@@ -148,7 +148,10 @@ impl Sender {
         let mut c = Counters::count(&self.sb, l.reno_sacked);
         let prior_in_flight = c.in_flight() + acked_pkts + newly_sacked_pkts;
         let tsecr = if self.ts_ok { seg.options.timestamps.map(|t| t.1) } else { None };
-        let ece = seg.flags.contains(TcpFlags::ECE);
+        // RFC 3168 §6.1.2 once per window of data (`crate::ecn::EcnState::should_react`) on a
+        // negotiated connection; un-negotiated (hand-made ACKs) keeps the CWR state as the only
+        // guard, as before.
+        let ece = seg.flags.contains(TcpFlags::ECE) && (!self.ecn.negotiated || self.ecn.should_react(seg));
         // Late D-SACKs may undo one more window after the episode (module `undo`).
         if let Some(h) = l.undo.horizon {
             if self.snd_una.gt(h) && matches!(l.ca_state, CaState::Open | CaState::Disorder) {
@@ -279,6 +282,7 @@ impl Sender {
                 l.snd_cwnd_cnt = 0;
                 l.undo = Undo::default();
                 l.ca_state = CaState::Cwr { high_seq: self.snd_nxt };
+                self.ecn.on_window_reduced(self.snd_nxt);
             }
             if bytes_acked > 0 && l.ca_state == CaState::Open && !grown && prior_in_flight >= l.snd_cwnd {
                 // 002 L1415–1420; [EXTERNAL] growth only when the window was in use.
@@ -342,6 +346,8 @@ impl Sender {
         }
         l.ca_state = CaState::Recovery { high_seq };
         l.fast_rtx_pending = true;
+        // RFC 3168 §6.1.2: CWR on the next new data (`crate::ecn`).
+        self.ecn.on_window_reduced(high_seq);
         trace.push(TcpEvent::RecoveryEntered { at: now, kind: self.linux_kind(), recovery_point: high_seq });
         if l.rate_halving {
             let c = Counters::count(&self.sb, l.reno_sacked);
@@ -433,6 +439,7 @@ impl Sender {
         l.snd_cwnd = 1;
         l.snd_cwnd_cnt = 0;
         l.reno_sacked = 0;
+        self.ecn.on_window_reduced(self.snd_nxt);
         l.fast_rtx_pending = false;
         // 002 L1463–1465: all outstanding segments are marked lost.
         self.sb.mark_all_lost(self.snd_una, self.snd_nxt);

@@ -163,6 +163,8 @@ pub struct Sender {
     pub tlp: crate::loss::tlp::Tlp,
     /// Quick-Start (`quickstart.rs`); `None` unless this endpoint requests.
     pub qs: Option<crate::startup::quickstart::QsHost>,
+    /// RFC 3168 ECN state of this endpoint, both halves (`crate::ecn`).
+    pub ecn: crate::ecn::EcnState,
 }
 
 impl Clone for Sender {
@@ -214,6 +216,7 @@ impl Clone for Sender {
             linux: self.linux.clone(),
             tlp: self.tlp,
             qs: self.qs.clone(),
+            ecn: self.ecn,
         }
     }
 }
@@ -278,6 +281,7 @@ impl Sender {
             tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
             qs: (cfg.quick_start.requests() && cfg.sender == crate::config::SenderModel::Rfc)
                 .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
+            ecn: crate::ecn::EcnState::new(cfg.ecn),
         }
     }
 
@@ -510,6 +514,7 @@ impl Sender {
             let verdict = self.spurious.on_ack(&sev);
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
         };
+        let cc_before = self.cc;
         if !consumed {
             let decision = self.loss.on_ack(&ev);
             self.apply(now, decision, bytes_acked, trace);
@@ -517,6 +522,9 @@ impl Sender {
                 // Quick-Start failure if the lost segment is a QS packet (§3.6).
                 self.qs_on_congestion(self.snd_una, false, timers);
             }
+        }
+        if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
+            self.ecn_on_ack(seg, cc_before);
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
@@ -600,11 +608,32 @@ impl Sender {
         // RFC 5681 §3.2 step 2 / RFC 6675 (4.3): retransmit the first unacknowledged segment.
         self.sb.mark_front_lost();
         self.phase = RecoveryPhase::Recovery { recover, style, first_rtx_done: false };
+        // RFC 3168 §6.1.2: a window reduction (CWR on the next new data).
+        self.ecn.on_window_reduced(recover);
         self.recovery_started_at = Some(now);
         // RFC 8985 §7.4.1: fast recovery is the response to a loss the probe revealed; the
         // TLP episode is over.
         self.tlp.reset();
         trace.push(TcpEvent::RecoveryEntered { at: now, kind: Self::kind_of(style), recovery_point: recover });
+    }
+
+    /// RFC 3168 §6.1.2, an ACK with ECE on an ECN connection (rules in `crate::ecn`): "The
+    /// indication of congestion should be treated just as a congestion loss in non-ECN-Capable
+    /// TCP. That is, the TCP source halves the congestion window "cwnd" and reduces the slow
+    /// start threshold "ssthresh"" — the controller's loss response with RFC 6675 arithmetic
+    /// (cwnd = ssthresh), no retransmission — at most once per window of data; otherwise
+    /// "SHOULD NOT increase the congestion window in response to the receipt of an ECN-Echo
+    /// ACK": in congestion avoidance cwnd stays at `before` (in slow start it grows, as Linux
+    /// `tcp_may_raise_cwnd` allows; see `crate::ecn`).
+    fn ecn_on_ack(&mut self, seg: &Segment, before: CcState) {
+        let open = matches!(self.phase, RecoveryPhase::Open | RecoveryPhase::Disorder { .. });
+        if open && self.ecn.should_react(seg) {
+            self.cc = self.ccalg.on_enter_recovery(before, &self.loss_event(RecoveryStyle::Sack));
+            self.ecn.reactions += 1;
+            self.ecn.on_window_reduced(self.snd_nxt);
+        } else if before.cwnd >= before.ssthresh {
+            self.cc.cwnd = self.cc.cwnd.min(before.cwnd);
+        }
     }
 
     fn apply(&mut self, now: SimTime, d: LossDecision, bytes_acked: u64, trace: &mut Trace) {
@@ -873,6 +902,8 @@ impl Sender {
         }
         let in_loss = matches!(self.phase, RecoveryPhase::Loss { .. });
         self.hold_until = None;
+        // RFC 3168 §6.1.2: "because of a retransmit timeout" is a window reduction too.
+        self.ecn.on_window_reduced(self.snd_nxt);
         if !in_loss {
             // Linux prior_cwnd / prior_ssthresh, RFC 4015 pipe_prev inputs.
             self.prior_cc = self.cc;

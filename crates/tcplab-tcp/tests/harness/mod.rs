@@ -21,6 +21,8 @@ pub enum Fate {
     Delay(SimDuration),
     /// Deliver twice (the copy `extra` later).
     Duplicate(SimDuration),
+    /// Deliver with the IP ECN field set to CE (a router's mark, RFC 3168 §5).
+    MarkCe,
 }
 
 /// One logged transmission.
@@ -117,6 +119,7 @@ impl Harness {
                 match p.fate {
                     Fate::Deliver => self.enqueue(arrive, dir, tx.segment),
                     Fate::Drop => {}
+                    Fate::MarkCe => self.enqueue(arrive, dir, Segment { ecn: tcplab_tcp::Ecn::Ce, ..tx.segment }),
                     Fate::Delay(x) => self.enqueue(arrive + x, dir, tx.segment),
                     Fate::Duplicate(x) => {
                         self.enqueue(arrive, dir, tx.segment);

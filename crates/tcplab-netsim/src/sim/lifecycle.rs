@@ -1,0 +1,235 @@
+//! Connection lifecycle: drawing connections from the traffic sources, opening their
+//! endpoints when they start, freeing them when they have ended.
+//!
+//! - **Draw** (`draw`): a source's arrival becomes the next flow id and a `FlowState` (the
+//!   flow's row in the results, its settings held until it opens) and a `FlowStart` event at
+//!   its time. Eager sources are drained when the run starts, lazy ones one ahead
+//!   (`traffic`).
+//! - **Open** (`open`, at `FlowStart`): the client and server endpoints are created in a free
+//!   endpoint pair (`Sim::free_slots`) or a new one. ISNs are derived from the run seed and the
+//!   flow id, as before the seam existed.
+//! - **Free** (`maybe_free`, after every `drive` of an endpoint): a connection has ended when
+//!   all its data and its FIN are acknowledged (`is_send_complete`), the server has the FIN,
+//!   neither endpoint has a timer armed and none of its packets is left in the arena
+//!   (`FlowState::in_flight`). Nothing can then reach either endpoint again, so freeing is
+//!   invisible in the outputs: the counters and the last congestion snapshot the results need
+//!   are kept ([`Closed`]), and the pair is reused by the next connection that opens (its
+//!   memory is released when overwritten). A bulk flow never ends.
+//! - A queued wake-up of a freed endpoint is stale for the next occupant: the pair's wake
+//!   generation carries over.
+//!
+//! What outlives a connection on a host (a destination cache, a pathlet table) belongs to the
+//! host, not to these slots.
+
+use super::host::Endpoint;
+use super::routing::Routes;
+use super::traffic::poisson::Poisson;
+use super::traffic::{FixedFlows, TrafficSource};
+use super::{seed, summary, Event, FlowState, Sim, SimError};
+use crate::spec::{SimSpec, WorkloadSpec};
+use tcplab_tcp::{CcSnapshot, ConnStats, Connection, SeqNum};
+use tcplab_time::SimTime;
+
+use super::ground_truth::{SeqUnwrap, SpuriousTracker};
+use super::host::EndpointId;
+use super::summary::FlowSummary;
+
+/// `FlowState::slot` of a connection that is not open.
+pub const NO_SLOT: u32 = u32::MAX;
+/// `FlowState::source` of a flow from an eager source.
+pub const NO_SOURCE: u32 = u32::MAX;
+
+/// What the results need from a freed connection.
+#[derive(Copy, Clone, Debug)]
+pub struct Closed {
+    pub client: ConnStats,
+    pub server: ConnStats,
+    /// The client's congestion state when it was freed (it cannot change afterwards).
+    pub cc: CcSnapshot,
+    /// The client's Quick-Start counters, if it requests.
+    pub qs: Option<tcplab_tcp::startup::quickstart::host::QsStats>,
+}
+
+/// The traffic sources of `spec`: its fixed flows, then its workloads in order. Every
+/// (sender, receiver) pair a source may use must have a path both ways.
+pub fn sources(spec: &SimSpec, routes: &Routes, seed: u64) -> Result<Vec<Box<dyn TrafficSource>>, SimError> {
+    for (i, f) in spec.flows.iter().enumerate() {
+        routes.check_path(spec, f.src, f.dst, &format!("flows[{i}].dst"))?;
+        routes.check_path(spec, f.dst, f.src, &format!("flows[{i}].src"))?;
+    }
+    let mut out: Vec<Box<dyn TrafficSource>> = vec![Box::new(FixedFlows::new(&spec.flows))];
+    for (k, w) in spec.workloads.iter().enumerate() {
+        let src: Box<dyn TrafficSource> = match w {
+            WorkloadSpec::Poisson(p) => Box::new(Poisson::new(p.clone(), seed, k, spec.duration)),
+        };
+        for (a, b) in src.pairs() {
+            routes.check_path(spec, a, b, &format!("workloads[{k}].receivers"))?;
+            routes.check_path(spec, b, a, &format!("workloads[{k}].senders"))?;
+        }
+        out.push(src);
+    }
+    Ok(out)
+}
+
+impl Sim<'_> {
+    /// Drains the eager sources and draws the first arrival of each lazy one.
+    pub(super) fn draw_initial(&mut self) {
+        for s in 0..self.sources.len() {
+            if self.sources[s].eager() {
+                while self.draw(s, NO_SOURCE) {}
+            } else {
+                self.draw(s, s as u32);
+            }
+        }
+    }
+
+    /// Draws the next arrival of source `s` as a new flow (`source`: recorded on the flow, so
+    /// that its opening draws the one after). Returns false when the source is done.
+    fn draw(&mut self, s: usize, source: u32) -> bool {
+        let Some(a) = self.sources[s].next_arrival() else { return false };
+        let f = self.flows.len() as u32;
+        let (iss_c, iss_s) = iss_pair(self.seed, f);
+        let mut tcp = a.tcp;
+        tcp.trace = self.trace;
+        self.flows.push(FlowState {
+            src: a.src as u32,
+            dst: a.dst as u32,
+            slot: NO_SLOT,
+            in_flight: 0,
+            source,
+            pending: Some(Box::new(tcp)),
+            closed: None,
+            start: a.at,
+            size: a.size,
+            fct: None,
+            data_seq: SeqUnwrap::new(iss_c),
+            ack_seq: SeqUnwrap::new(iss_s),
+            truth: SpuriousTracker::new(),
+        });
+        self.push(a.at, Event::FlowStart(f));
+        true
+    }
+
+    /// Opens flow `f` (at its start): creates its endpoints and, for a lazy source, draws the
+    /// source's next arrival. Returns the client endpoint.
+    pub(super) fn open(&mut self, f: u32) -> EndpointId {
+        let fl = &mut self.flows[f as usize];
+        let cfg = fl.pending.take().map(|b| *b).unwrap_or_default();
+        let (src, dst, source) = (fl.src, fl.dst, fl.source);
+        let (iss_c, iss_s) = iss_pair(self.seed, f);
+        let start = fl.start;
+        let reused = self.free_slots.pop();
+        let slot = reused.unwrap_or((self.endpoints.len() / 2) as u32);
+        for (k, is_client, node, peer, iss) in [(0, true, src, dst, iss_c), (1, false, dst, src, iss_s)] {
+            let conn = if is_client { Connection::client(cfg.clone(), iss, start) } else { Connection::server(cfg.clone(), iss) };
+            let mut e = self.endpoint(f, is_client, node, peer, iss, conn);
+            match reused {
+                Some(_) => {
+                    let i = 2 * slot as usize + k;
+                    // The generation carries over: a wake-up the previous occupant left queued
+                    // is stale.
+                    e.wake_gen = self.endpoints[i].wake_gen.wrapping_add(1);
+                    self.endpoints[i] = e;
+                }
+                None => self.endpoints.push(e),
+            }
+        }
+        self.flows[f as usize].slot = slot;
+        if source != NO_SOURCE {
+            self.draw(source as usize, source);
+        }
+        2 * slot
+    }
+
+    fn endpoint(&self, f: u32, is_client: bool, node: u32, peer: u32, iss: SeqNum, conn: Connection) -> Endpoint {
+        Endpoint {
+            conn,
+            flow: f,
+            is_client,
+            node,
+            peer_node: peer,
+            // A hand-off's route (quickstart::net) overrides the static table.
+            out_link: self.qsnet.next_hop(node, peer).or_else(|| self.routes.next_hop(node, peer)).unwrap_or(0),
+            iss,
+            ip_id: 0,
+            wake_gen: 0,
+            wake_at: None,
+            queued_at: None,
+            last_cc: Default::default(),
+        }
+    }
+
+    /// Frees packet `id` and counts it out of its flow.
+    #[inline]
+    pub(super) fn free_packet(&mut self, id: super::packet::PacketId) {
+        let f = self.packets.get(id).flow;
+        self.packets.free(id);
+        let fl = &mut self.flows[f as usize];
+        fl.in_flight -= 1;
+    }
+
+    /// Frees flow `f`'s endpoints if the connection has ended (module docs).
+    #[inline]
+    pub(super) fn maybe_free(&mut self, f: u32) {
+        let fl = &self.flows[f as usize];
+        if fl.in_flight != 0 || fl.slot == NO_SLOT {
+            return;
+        }
+        let slot = fl.slot;
+        let (c, s) = (&self.endpoints[2 * slot as usize].conn, &self.endpoints[2 * slot as usize + 1].conn);
+        if !(c.is_send_complete() && s.fin_received() && c.poll_timeout().is_none() && s.poll_timeout().is_none()) {
+            return;
+        }
+        let closed = Closed { client: *c.stats(), server: *s.stats(), cc: c.cc_snapshot(), qs: c.quick_start().map(|q| q.stats) };
+        let fl = &mut self.flows[f as usize];
+        fl.closed = Some(Box::new(closed));
+        fl.slot = NO_SLOT;
+        self.free_slots.push(slot);
+    }
+
+    /// The results row of flow `i`, the run having ended at `end`.
+    pub(super) fn flow_summary(&self, i: usize, end: SimTime) -> FlowSummary {
+        let fl = &self.flows[i];
+        let (client, server, qs) = match (&fl.closed, fl.slot) {
+            (Some(c), _) => (c.client, c.server, c.qs),
+            (None, NO_SLOT) => (ConnStats::default(), ConnStats::default(), None),
+            (None, slot) => {
+                let c = &self.endpoints[2 * slot as usize].conn;
+                (*c.stats(), *self.endpoints[2 * slot as usize + 1].conn.stats(), c.quick_start().map(|q| q.stats))
+            }
+        };
+        let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
+        let delivered = server.bytes_delivered;
+        let nodes = &self.spec.nodes;
+        FlowSummary {
+            id: i as u32,
+            src: nodes[fl.src as usize].name.clone(),
+            dst: nodes[fl.dst as usize].name.clone(),
+            bytes_requested: fl.size,
+            bytes_delivered: delivered,
+            start_s: fl.start.as_secs_f64(),
+            fct_s: fl.fct.map(|d| d.as_secs_f64()),
+            goodput_bps: if span.as_nanos() == 0 { 0.0 } else { delivered as f64 * 8.0 / span.as_secs_f64() },
+            data_segments_sent: client.data_segments_sent,
+            retransmissions: client.retransmissions.iter().sum(),
+            retransmissions_by_cause: summary::by_cause(&client.retransmissions),
+            spurious_retransmissions: fl.truth.spurious(),
+            timeouts: client.timeouts,
+            quick_start: qs.map(|q| summary::FlowQsSummary {
+                requests: q.requests,
+                approvals: q.approvals,
+                failures: q.failures,
+                requested_bps: q.last_requested_bps,
+                approved_bps: q.last_approved_bps,
+            }),
+        }
+    }
+}
+
+/// The client's and the server's ISN of flow `f` (`seed::DOMAIN_ISS`).
+fn iss_pair(seed: u64, f: u32) -> (SeqNum, SeqNum) {
+    (
+        SeqNum(seed::derive(seed, seed::DOMAIN_ISS, u64::from(f), 0) as u32),
+        SeqNum(seed::derive(seed, seed::DOMAIN_ISS, u64::from(f), 1) as u32),
+    )
+}

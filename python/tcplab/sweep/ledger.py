@@ -1,0 +1,163 @@
+"""The sweep directory: one file per finished run, and the ledger that lists them.
+
+Layout of ``DIR``::
+
+    study.json           what the study is (the expansion, the base scenario's hash)
+    ledger.jsonl         one JSON line per finished run (key, seed, point, timings, worker)
+    runs/<key>.parquet   the flows table of one run, with its point's columns and seed
+    flows.parquet        all runs of the study in one tidy table (rebuilt at the end)
+    summary.csv/.parquet mean and 95 % confidence interval per point
+
+**A run is finished when its file exists.** The driver writes ``runs/<key>.parquet`` to a
+temporary name in the same directory, flushes it to disk (``fsync``) and renames it
+(``os.replace``, atomic on POSIX): a reader sees no file or the whole file, never half of
+one, whichever process is killed when. Only then is the ledger line appended (one
+``write`` of one line in append mode). The ledger is therefore never ahead of the files;
+it can be behind by the runs whose line was not written yet when the driver died, and
+:meth:`Ledger.open` repairs that from the files' own metadata. A torn last line (the driver
+killed inside ``write``) is skipped and its run re-entered from its file. Keys are content
+hashes, so a run is filed under one name whatever worker or attempt made it: a run cannot
+be stored twice, and a second copy of the same key (two drivers, or a worker's retry that
+raced its first attempt) replaces the first with identical content.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import TcplabError
+
+LEDGER = "ledger.jsonl"
+RUNS = "runs"
+STUDY = "study.json"
+#: Parquet key-value metadata key holding the run's ledger entry (JSON).
+META_KEY = b"tcplab.run"
+#: Prefix of the temporary files a run is written to before its rename.
+TMP_PREFIX = ".tmp-"
+
+
+class SweepDirError(TcplabError):
+    """The output directory cannot hold this sweep (one line naming it and why)."""
+
+
+def check_dir(out: Path) -> None:
+    """``out`` must be missing, empty, or a sweep directory (one with ``study.json`` or a
+    ledger): a sweep never writes into another command's results."""
+    if out.exists() and not out.is_dir():
+        raise SweepDirError(f"{out}: exists and is not a directory")
+    if not out.exists() or not any(out.iterdir()):
+        return
+    if not ((out / STUDY).is_file() or (out / LEDGER).is_file()):
+        raise SweepDirError(
+            f"{out}: not empty and not a sweep directory (no {STUDY}); choose another -o, or empty it"
+        )
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file, fsync and rename."""
+    tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_table_atomic(path: Path, table: pa.Table) -> None:
+    """Write a Parquet file via a temporary file, fsync and rename."""
+    tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
+    pq.write_table(table, tmp, compression="zstd")
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class Ledger:
+    """The finished runs of a sweep directory: ``entries`` maps run key → ledger entry."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+        self.runs_dir = self.out / RUNS
+        self.path = self.out / LEDGER
+        self.entries: dict[str, dict[str, Any]] = {}
+        #: Ledger lines that could not be read (a torn last line), skipped.
+        self.torn_lines = 0
+        #: Runs found as files without a ledger line, re-entered from their metadata.
+        self.recovered = 0
+        #: Ledger lines repeating a key already listed (none, unless the file was edited).
+        self.duplicate_lines = 0
+
+    def run_path(self, key: str) -> Path:
+        return self.runs_dir / f"{key}.parquet"
+
+    @classmethod
+    def open(cls, out: Path) -> "Ledger":
+        """Read the ledger and reconcile it with ``runs/``: drop lines whose file is gone,
+        add lines for files the ledger does not list, delete leftover temporary files."""
+        led = cls(out)
+        led.runs_dir.mkdir(parents=True, exist_ok=True)
+        listed: dict[str, dict[str, Any]] = {}
+        if led.path.exists():
+            with open(led.path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        e = json.loads(line)
+                        key = e["key"]
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        led.torn_lines += 1
+                        continue
+                    if key in listed:
+                        led.duplicate_lines += 1
+                        continue
+                    listed[key] = e
+        for tmp in led.runs_dir.glob(f"{TMP_PREFIX}*"):
+            tmp.unlink(missing_ok=True)
+        on_disk = {p.stem for p in led.runs_dir.glob("*.parquet")}
+        led.entries = {k: e for k, e in listed.items() if k in on_disk}
+        missing_lines = sorted(on_disk - set(listed))
+        if led.torn_lines or missing_lines:
+            # Rewrite the ledger whole (atomically) so that it lists every file exactly once.
+            for key in missing_lines:
+                led.entries[key] = led._entry_from_file(key)
+                led.recovered += 1
+            text = "".join(json.dumps(e, sort_keys=True) + "\n" for e in led.entries.values())
+            write_atomic(led.path, text.encode())
+        return led
+
+    def _entry_from_file(self, key: str) -> dict[str, Any]:
+        meta = pq.read_schema(self.run_path(key)).metadata or {}
+        try:
+            e = json.loads(meta[META_KEY])
+        except (KeyError, json.JSONDecodeError):
+            raise SweepDirError(f"{self.run_path(key)}: a run file without tcplab metadata; remove it") from None
+        e["recovered"] = True
+        return e
+
+    def record(self, entry: dict[str, Any], table: pa.Table) -> None:
+        """File one finished run: its table (with ``entry`` as metadata) atomically, then the
+        ledger line."""
+        key = entry["key"]
+        meta = dict(table.schema.metadata or {})
+        meta[META_KEY] = json.dumps(entry, sort_keys=True).encode()
+        write_table_atomic(self.run_path(key), table.replace_schema_metadata(meta))
+        line = (json.dumps(entry, sort_keys=True) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        self.entries[key] = entry
+
+    def finished(self, keys: Iterable[str]) -> set[str]:
+        return {k for k in keys if k in self.entries}
+
+
+def now_utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -1,0 +1,360 @@
+"""The sweep driver: validate every point, run what is missing on Dask, file each run, tabulate.
+
+Execution is Dask's (``dask.distributed``): a ``LocalCluster`` of single-threaded worker
+processes on this machine by default, or an existing cluster given by its scheduler address
+(``tcp://host:8786``; its workers need tcplab installed). The driver cuts the missing runs
+into tasks of a few runs each (:func:`chunk_size`, :func:`tcplab.sweep.task.run_tasks`) and
+files each run as its task's result arrives
+(:mod:`tcplab.sweep.ledger`). Failure handling is Dask's, not ours: when a worker process
+dies, its nanny restarts it and the scheduler gives its tasks to a worker again (up to
+``distributed.scheduler.allowed-failures`` times, 3 by default); a task that raises is
+reported, not retried (a run is deterministic, it would fail again). When the driver dies,
+whatever was filed stays filed, and running the same study into the same directory runs only
+the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import resource
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import TcplabError
+from ..tables import to_pandas
+from . import ledger as L
+from .results import column_types, format_summary, metrics_of, run_table, summarize
+from .study import Run, Study, StudyError, label
+from .task import RunOutcome, RunTask, run_tasks
+
+#: Dask tasks per worker the runs are cut into, at least: enough for the scheduler to balance
+#: the load (a worker that gets faster runs takes more tasks) and for a lost task to cost
+#: little, few enough that Dask's per-task cost (scheduling, messages, result transfer; some
+#: milliseconds of the driver's CPU) is spread over many runs.
+TASKS_PER_WORKER = 8
+#: Most runs in one task: the progress bar and the filing still advance every few runs.
+MAX_RUNS_PER_TASK = 16
+
+
+def chunk_size(n_runs: int, n_workers: int) -> int:
+    """Runs per Dask task: n_runs / (workers x TASKS_PER_WORKER), between 1 and
+    MAX_RUNS_PER_TASK."""
+    return max(1, min(MAX_RUNS_PER_TASK, n_runs // max(1, n_workers * TASKS_PER_WORKER)))
+
+
+class SweepError(TcplabError):
+    """Runs of the sweep failed (one line: how many, and the first one's error)."""
+
+
+def validate(study: Study, *, source: str | None = None) -> None:
+    """Load the base scenario with every point's overrides, without running anything.
+    Raises :class:`StudyError` naming the point (its keys and values) and the problem."""
+    from .. import _core
+
+    src = source or study.source
+    for i, p in enumerate(study.points()):
+        try:
+            _core.load_scenario(study.scenario_text, study.scenario_name, study.overrides(p))
+        except _core.ScenarioError as e:
+            where = f"point {i + 1} ({p.describe()})" if p.values else "base scenario"
+            raise StudyError(f"{src}: {where}: {e}") from None
+
+
+@dataclass
+class SweepStats:
+    """What one invocation did and where its time went."""
+
+    runs: int = 0
+    reused: int = 0
+    executed: int = 0
+    failed: int = 0
+    workers: int = 0
+    #: Wall seconds from the start of the invocation to the end of tabulation.
+    wall_s: float = 0.0
+    #: Wall seconds to start the local cluster (or connect to the scheduler).
+    start_s: float = 0.0
+    #: Wall seconds of the execution phase (first submission to last run filed).
+    exec_wall_s: float = 0.0
+    #: Wall seconds to write flows.parquet and the summary.
+    tabulate_s: float = 0.0
+    #: Seconds spent inside the simulator, summed over the runs executed now (wall clock and
+    #: CPU time of the worker processes).
+    sim_s: float = 0.0
+    sim_cpu_s: float = 0.0
+    #: CPU seconds of the driver process itself (all its threads: client, scheduler and
+    #: nannies of a LocalCluster, filing), from getrusage(RUSAGE_SELF).
+    driver_cpu_s: float = 0.0
+    #: Ledger repair at start: torn lines skipped, files re-entered.
+    torn_lines: int = 0
+    recovered: int = 0
+
+    @property
+    def outside_fraction(self) -> float | None:
+        """Share of the workers' wall time (workers × wall) not spent in the simulator."""
+        if not self.executed or not self.workers or self.wall_s <= 0:
+            return None
+        return 1.0 - self.sim_s / (self.workers * self.wall_s)
+
+
+@dataclass
+class SweepResult:
+    study: Study
+    out: Path
+    flows: pd.DataFrame
+    summary: pd.DataFrame
+    stats: SweepStats = field(default_factory=SweepStats)
+
+    def table(self) -> str:
+        return format_summary(self.summary, self.study.keys)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _client(workers: int | None, scheduler: str | None):
+    """A Dask client: of ``scheduler``, or of a new LocalCluster of ``workers`` processes."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as e:  # pragma: no cover - dask is a dependency
+        raise SweepError(f"dask.distributed is not installed ({e}); pip install 'dask[distributed]'") from None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise SweepError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+        return client, None
+    n = workers or _cores()
+    # Workers ignore Ctrl-C (the driver handles it): started with SIGINT ignored, which they
+    # inherit, and the preload keeps it so for workers restarted later (see _worker.py). A
+    # Ctrl-C during these seconds of start-up is ignored too; once running, it stops the sweep.
+    in_main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+    try:
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # a free port: never "port 8787 in use" warnings
+            silence_logs=logging.ERROR,
+            preload=["tcplab.sweep._worker"],
+        )
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, old)
+    return Client(cluster), cluster
+
+
+def run_study(
+    study: Study,
+    out: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> SweepResult:
+    """Run ``study`` into ``out`` (resuming what is there) and return its tables.
+
+    ``progress``: a tqdm bar on stderr (None: only on a terminal). ``echo``: where to say
+    what was reused or repaired (default: nothing)."""
+    t_start = time.perf_counter()
+    out = Path(out)
+    L.check_dir(out)
+    validate(study)
+    if workers is not None and workers < 1:
+        raise StudyError(f"workers: must be at least 1, got {workers}")
+    out.mkdir(parents=True, exist_ok=True)
+    L.write_atomic(out / L.STUDY, (json.dumps(study.describe(), indent=2) + "\n").encode())
+    led = L.Ledger.open(out)
+    say = echo or (lambda s: None)
+    stats = SweepStats(torn_lines=led.torn_lines, recovered=led.recovered)
+    if led.torn_lines or led.recovered:
+        say(f"ledger repaired: {led.torn_lines} torn line(s) skipped, {led.recovered} run file(s) re-entered")
+    runs = study.runs()
+    todo = [r for r in runs if r.key not in led.entries]
+    stats.runs = len(runs)
+    stats.reused = len(runs) - len(todo)
+    if stats.reused:
+        say(f"{stats.reused} of {len(runs)} runs already in {out}/runs, {len(todo)} to run")
+    filed: dict[str, pa.Table] = {}
+    if todo:
+        try:
+            _execute(study, todo, led, stats, filed, workers=workers, scheduler=scheduler, progress=progress,
+                     total=len(runs))
+        except KeyboardInterrupt:
+            print(f"tcplab: {stats.reused + stats.executed} of {len(runs)} runs filed in {out}/runs; "
+                  "run the same command again to resume", file=sys.stderr)
+            raise
+    t_tab = time.perf_counter()
+    result = tabulate(study, out, led, runs, filed)
+    stats.tabulate_s = time.perf_counter() - t_tab
+    stats.wall_s = time.perf_counter() - t_start
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    stats.driver_cpu_s = ru.ru_utime + ru.ru_stime
+    result.stats = stats
+    return result
+
+
+def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, filed: dict[str, pa.Table], *,
+             workers, scheduler, progress, total) -> None:
+    """Run ``todo`` on Dask, filing each result as it arrives; the tables filed are kept in
+    ``filed`` (run key → table) so that tabulation need not read them back."""
+    from dask.distributed import as_completed
+    from tqdm import tqdm
+
+    types = column_types(study)
+    t_start = time.perf_counter()
+    client, cluster = _client(workers, scheduler)
+    stats.start_s = time.perf_counter() - t_start
+    failures: list[tuple[Run, BaseException]] = []
+    try:
+        stats.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        size = chunk_size(len(todo), stats.workers)
+        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+        by_key = {f"tcplab-runs-{c[0].key}-{len(c)}": c for c in chunks}
+        tasks = [
+            [RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed) for r in c]
+            for c in chunks
+        ]
+        t0 = time.perf_counter()
+        futures = client.map(run_tasks, tasks, key=list(by_key), pure=False)
+        with tqdm(total=total, initial=total - len(todo), unit="run", desc=study.name,
+                  disable=None if progress is None else not progress, file=sys.stderr, smoothing=0.1) as bar:
+            for fut in as_completed(futures):
+                chunk = by_key[fut.key]
+                if fut.status != "finished":
+                    # The task itself failed (a worker killed more often than Dask allows).
+                    failures.extend((r, fut.exception()) for r in chunk)
+                    fut.release()
+                    bar.set_postfix(failed=len(failures))
+                    continue
+                outcomes: list[RunOutcome | BaseException] = fut.result()
+                fut.release()
+                for r, outcome in zip(chunk, outcomes):
+                    if isinstance(outcome, BaseException):
+                        failures.append((r, outcome))
+                        bar.set_postfix(failed=len(failures))
+                        continue
+                    filed[r.key] = _file(led, study, r, outcome, types)
+                    stats.executed += 1
+                    stats.sim_s += outcome.sim_wall_s
+                    stats.sim_cpu_s += outcome.sim_cpu_s
+                    bar.update(1)
+        stats.exec_wall_s = time.perf_counter() - t0
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    stats.failed = len(failures)
+    if failures:
+        r, e = failures[0]
+        raise SweepError(
+            f"{len(failures)} of {len(todo)} runs failed; the others are filed (re-run to retry the failed ones). "
+            f"First: point {r.point_index + 1} ({r.point.describe()}), seed {r.seed}: {type(e).__name__}: {e}"
+        )
+
+
+def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, pa.DataType]) -> pa.Table:
+    table = run_table(o.flows, r.key, r.point.as_dict(), r.seed, types)
+    entry: dict[str, Any] = {
+        "key": r.key,
+        "study": study.name,
+        "scenario": study.scenario_name,
+        "point": {k: _jsonable(v) for k, v in r.point.values},
+        "overrides": study.overrides(r.point),
+        "seed": r.seed,
+        "tcplab_version": study.version,
+        "flows": o.flows.num_rows,
+        "sim_wall_s": round(o.sim_wall_s, 6),
+        "sim_cpu_s": round(o.sim_cpu_s, 6),
+        "task_wall_s": round(o.task_wall_s, 6),
+        "sim_time_s": o.summary.get("sim_time_s"),
+        "events": o.summary.get("events"),
+        "worker": o.worker,
+        "finished_utc": L.now_utc(),
+    }
+    led.record(entry, table)
+    return table
+
+
+def _jsonable(v: Any) -> Any:
+    return v if isinstance(v, (str, int, float, bool, list, dict)) or v is None else str(v)
+
+
+def _read_runs(led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table]) -> pa.Table:
+    """Every run's table in the study's order: those filed now from memory, the others read
+    back (on threads; reading Parquet releases the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read(r: Run) -> pa.Table:
+        t = filed.get(r.key)
+        return t if t is not None else pq.read_table(led.run_path(r.key))
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        tables = [t.replace_schema_metadata(None) for t in pool.map(read, runs)]
+    if not tables:
+        return pa.table({})
+    return pa.concat_tables(tables)
+
+
+def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table] | None = None) -> SweepResult:
+    """Write ``flows.parquet`` (every run of the study, in the study's order) and the summary
+    (``summary.parquet``, ``summary.csv``); return them as DataFrames."""
+    table = _read_runs(led, runs, filed or {})
+    meta = {b"tcplab.study": json.dumps(study.describe(), sort_keys=True).encode()}
+    table = table.replace_schema_metadata(meta)
+    L.write_table_atomic(out / "flows.parquet", table)
+    flows = to_pandas(table)
+    keys = list(study.keys)
+    summary = summarize(flows, keys, metrics_of(study, flows)) if len(flows) else pd.DataFrame()
+    L.write_table_atomic(out / "summary.parquet", pa.Table.from_pandas(summary, preserve_index=False))
+    L.write_atomic(out / "summary.csv", summary.to_csv(index=False).encode())
+    return SweepResult(study, out, flows, summary)
+
+
+def dry_run_text(study: Study, out: Path | None = None) -> str:
+    """The expansion of ``study``: its points with their values, the seeds, the run count, and
+    (with ``out``) how many runs are already filed there."""
+    points = study.points()
+    keys = list(study.keys)
+    lines = [
+        f"study {study.name}: scenario {study.scenario_name}, {len(points)} point(s) x {len(study.seeds)} seed(s) "
+        f"= {len(points) * len(study.seeds)} runs"
+    ]
+    for k, v in study.fixed:
+        lines.append(f"set {k} = {json.dumps(v) if isinstance(v, str) else v}")
+    if keys:
+        cells = [[str(i + 1), *(str(label(v)) for _, v in p.values)] for i, p in enumerate(points)]
+        head = ["point", *keys]
+        widths = [max(len(h), *(len(c[j]) for c in cells)) for j, h in enumerate(head)]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+        for c in cells:
+            lines.append("  ".join(x.ljust(w) for x, w in zip(c, widths)).rstrip())
+    lines.append("seeds: " + _seed_text(study.seeds))
+    if out is not None and (Path(out) / L.LEDGER).exists():
+        led = L.Ledger(Path(out))
+        on_disk = {p.stem for p in led.runs_dir.glob("*.parquet")}
+        done = sum(1 for r in study.runs() if r.key in on_disk)
+        lines.append(f"{done} of {len(points) * len(study.seeds)} runs already in {out}/runs")
+    return "\n".join(lines)
+
+
+def _seed_text(seeds: tuple[int, ...]) -> str:
+    if len(seeds) > 2 and list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"{seeds[0]}..{seeds[-1]} ({len(seeds)})"
+    return ", ".join(map(str, seeds))

@@ -1,0 +1,90 @@
+"""What a worker runs: one simulation of one sweep point, returned to the driver.
+
+The task carries the scenario's text (not its path), so a worker on another machine needs
+only tcplab installed, not the study's files; it returns the run's flows table and summary,
+and the driver writes the run file (so workers need no access to the output directory).
+A task is a pure function of its input, which is what lets Dask re-run it on another worker
+when the first one dies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Everything one run needs: the base scenario's text and name, the ``--set`` overrides of
+    its point, the seed, and the run key it will be filed under."""
+
+    key: str
+    scenario_text: str
+    scenario_name: str
+    overrides: tuple[str, ...]
+    seed: int
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """A finished run as the worker hands it back."""
+
+    key: str
+    flows: pa.Table
+    summary: dict[str, Any]
+    #: Wall-clock seconds spent inside the simulator (``_core.run``), measured on the worker.
+    sim_wall_s: float
+    #: CPU seconds of the worker process inside the simulator.
+    sim_cpu_s: float
+    #: Wall-clock seconds of the whole task on the worker (loading, simulating, converting).
+    task_wall_s: float
+    worker: str
+
+
+def run_task(task: RunTask) -> RunOutcome:
+    """Load the scenario with the point's overrides and simulate it without tracing.
+    Raises :class:`tcplab.ScenarioError` for a point the simulator refuses at run time."""
+    from .. import _core
+    from ..errors import _translate
+    from ..tables import to_arrow
+
+    t0 = time.perf_counter()
+    try:
+        spec = _core.load_scenario(task.scenario_text, task.scenario_name, list(task.overrides))
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        raw = _core.run(spec, task.seed, False, [])
+        t2 = time.perf_counter()
+        c2 = time.process_time()
+    except _core.ScenarioError as e:
+        raise _translate(e) from None
+    summary = json.loads(raw.summary_json)
+    summary.pop("flows", None)  # the same numbers are the flows table
+    flows = to_arrow(raw.table("flows"))
+    return RunOutcome(
+        key=task.key,
+        flows=flows,
+        summary=summary,
+        sim_wall_s=t2 - t1,
+        sim_cpu_s=c2 - c1,
+        task_wall_s=time.perf_counter() - t0,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+    )
+
+
+def run_tasks(tasks: list[RunTask]) -> list[RunOutcome | BaseException]:
+    """Several runs in one Dask task (to spread Dask's per-task cost): each run's outcome, or
+    the exception it raised, so that one failing point does not discard the others."""
+    out: list[RunOutcome | BaseException] = []
+    for t in tasks:
+        try:
+            out.append(run_task(t))
+        except Exception as e:  # noqa: BLE001 - handed back to the driver, which reports it
+            out.append(e)
+    return out
