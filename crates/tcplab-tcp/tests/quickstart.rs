@@ -122,3 +122,35 @@ fn qsthresh_sets_ssthresh_from_the_approved_rate() {
     let snap = h.a.cc_snapshot();
     assert_eq!(snap.ssthresh, 21 * MSS);
 }
+
+/// Ch. 7 variant `slowstart` (L5043–5058): no request, but the hand-off notification sets cwnd
+/// to 1 MSS; variant `qs`: the notification arms a Request that rides on the next data segment.
+#[test]
+fn handoff_notifications_reset_cwnd_or_arm_a_request() {
+    use tcplab_tcp::startup::quickstart::HandoffResponse;
+    for resp in [HandoffResponse::SlowStart, HandoffResponse::QuickStart] {
+        let mut c = client(false);
+        c.quick_start.request_at_start = false;
+        c.quick_start.on_handoff = resp;
+        let mut h = Harness::new(c, server(), ms(50));
+        h.path = Some(path(true, 6));
+        h.a.send(1000 * MSS);
+        h.run_until(at_ms(450));
+        assert!(h.a.cc_snapshot().cwnd > 3 * MSS);
+        h.a.notify_path_change();
+        match resp {
+            HandoffResponse::SlowStart => assert_eq!(h.a.cc_snapshot().cwnd, MSS),
+            _ => {
+                h.run_until(at_ms(700));
+                let carrier = h.log.iter().filter(|p| p.seg.qs_request.is_some()).count();
+                assert_eq!(carrier, 1, "one Request after the notification");
+                let q = h.a.quick_start().expect("qs");
+                // Judged (not pending) but unused: the 21-segment QS window (N = 6, 100 ms) is
+                // below the cwnd slow start already reached (ns-2 processQuickStart).
+                assert_eq!((q.stats.requests, q.stats.approvals), (1, 0), "{:?}", q.stats);
+                assert_eq!(q.phase, tcplab_tcp::startup::quickstart::QsPhase::Idle);
+                assert!(h.a.cc_snapshot().cwnd > 21 * MSS);
+            }
+        }
+    }
+}

@@ -279,7 +279,7 @@ impl Sender {
                 l
             }),
             tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
-            qs: (cfg.quick_start.requests() && cfg.sender == crate::config::SenderModel::Rfc)
+            qs: (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
                 .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
             ecn: crate::ecn::EcnState::new(cfg.ecn),
         }

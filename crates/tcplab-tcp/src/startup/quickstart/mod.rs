@@ -135,4 +135,10 @@ impl QuickStartConfig {
     pub fn requests(&self) -> bool {
         self.request_at_start || self.request_after_idle.is_some() || self.on_handoff == HandoffResponse::QuickStart
     }
+
+    /// Whether the sender keeps Quick-Start state: it requests, or it reacts to hand-off
+    /// notifications (the `slowstart` variant needs no request but does need the hook).
+    pub fn active(&self) -> bool {
+        self.requests() || self.on_handoff != HandoffResponse::Ignore
+    }
 }
