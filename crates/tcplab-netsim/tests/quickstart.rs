@@ -87,7 +87,9 @@ fn a_break_before_make_handoff_triggers_a_second_request_sized_for_egprs() {
     assert_eq!((q.requests, q.approvals), (2, 2), "{q:?}");
     assert_eq!(q.approved_bps, 20_000, "EGPRS: N = 2");
     // Everything queued on or sent into the WLAN link during the 500 ms gap is lost.
+    // qsthresh keeps the WLAN queue from overflowing before the hand-off, so nearly all of
+    // these drops are the window in flight on WLAN when it broke (about 30 packets).
     let wlan = out.summary.links.iter().find(|l| l.name == "wlan").expect("wlan");
-    assert!(wlan.drops_ab > 0, "{wlan:?}");
+    assert!(wlan.drops_ab >= 20, "{wlan:?}");
     assert!(f.bytes_delivered > 1_000_000, "{}", f.bytes_delivered);
 }

@@ -521,6 +521,7 @@ impl<'a> Sim<'a> {
             // A hand-off took the link down: the packet is lost (counted as a loss-model drop).
             let what = Dropped::of(self.packets.get(id));
             self.free_packet(id);
+            self.links[dir as usize].stats.drops_loss += 1;
             self.record_drop(now, what, dir, DropReason::LossModel);
             return;
         }
@@ -638,6 +639,7 @@ impl<'a> Sim<'a> {
             // In flight when a hand-off took the link down: lost.
             let what = Dropped::of(self.packets.get(id));
             self.free_packet(id);
+            self.links[dir as usize].stats.drops_loss += 1;
             self.record_drop(self.now, what, dir, DropReason::LossModel);
             return;
         }
