@@ -15,7 +15,7 @@ from tcplab.analyze import CaptureError, analyze
 from conftest import SMALL, tcplab_cli
 
 RETX_COLUMNS = {
-    "capture", "conn_id", "frame", "ts_ns", "seq", "len", "cause", "spurious", "evidence",
+    "capture", "conn_id", "frame", "ts_ns", "seq", "len", "cause", "trigger", "spurious", "evidence",
     "detection_ns", "recovery_ns",
 }
 CONN_COLUMNS = {
@@ -26,6 +26,15 @@ CONN_COLUMNS = {
     "timestamps", "mss_client", "vantage", "anomalies",
 }
 CAUSES = {"rto", "fast_retransmit", "sack_recovery", "tlp", "unknown"}
+TRIGGERS = {"dupthresh", "islost", "partial_ack", "rack", "rack_timer", "nextseg", "tlp", "rto", "unknown"}
+# Which triggers each cause may rest on (docs/outputs.md, `trigger`).
+CAUSE_TRIGGERS = {
+    "rto": {"rto"},
+    "fast_retransmit": {"dupthresh", "islost", "rack", "rack_timer"},
+    "sack_recovery": {"islost", "partial_ack", "nextseg", "rack", "rack_timer"},
+    "tlp": {"tlp"},
+    "unknown": {"unknown"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +66,9 @@ def test_analyze_writes_both_tables_as_parquet_and_csv_and_a_summary(lossy, tmp_
     retx = pd.read_csv(out / "retransmissions.csv")
     assert RETX_COLUMNS <= set(retx.columns)
     assert set(retx["cause"]) <= CAUSES
+    assert set(retx["trigger"]) <= TRIGGERS
+    for cause, trigger in zip(retx["cause"], retx["trigger"]):
+        assert trigger in CAUSE_TRIGGERS[cause], (cause, trigger)
     assert (retx["capture"] == str(pcap)).all() and (retx["capture_name"] == "access.pcap").all()
     conns = pd.read_csv(out / "connections.csv")
     assert len(conns) == 1 and conns.loc[0, "retransmissions"] == len(retx)

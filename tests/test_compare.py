@@ -45,7 +45,7 @@ def test_sender_side_capture_sees_and_matches_every_retransmission(tmp_path):
 
 
 def _write(run_dir: Path, an_dir: Path, truth: list[dict], rex: list[dict]) -> None:
-    run_dir.mkdir()
+    run_dir.mkdir(exist_ok=True)
     an_dir.mkdir()
     ev = pd.DataFrame(truth)
     ev["kind"] = "segment_retransmitted"
@@ -63,6 +63,8 @@ def _write(run_dir: Path, an_dir: Path, truth: list[dict], rex: list[dict]) -> N
 
 
 def test_matching_rule_in_order_from_the_last(tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "c.pcap").write_bytes(b"")
     # Flow 0, seq 1001 retransmitted three times (t = 10, 20, 30); the capture is downstream
     # and saw only two copies, at 25 and 31: they match the truth copies sent at 20 and 30
     # (each the latest sent no later than it was seen), and the copy of t = 10 was not
@@ -98,3 +100,9 @@ def test_bad_directories_are_one_line_errors(tmp_path):
         compare(tmp_path / "run", tmp_path)
     r = tcplab_cli("compare", str(tmp_path / "nope"), str(tmp_path))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    # An analysis of another run's capture is refused.
+    truth = [{"t_ns": 10, "flow": 0, "seq": 1, "cause": "rto", "spurious": False}]
+    rex = [{"conn_id": 0, "seq": 1, "ts_ns": 10, "cause": "rto", "spurious": False}]
+    _write(tmp_path / "r2", tmp_path / "a2", truth, rex)
+    with pytest.raises(CompareError, match="is not one of"):
+        compare(tmp_path / "r2", tmp_path / "a2")

@@ -48,6 +48,9 @@ def test_output_names_that_look_like_uris_are_plain_directories(cap: Path, tmp_p
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
     out = tmp_path / name
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o777 & ~umask, "the mode mkdir would give, not mkdtemp's 0700"
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [MANIFEST, "summary.json", "retransmissions.parquet", "retransmissions.csv", "connections.parquet", "connections.csv"]
     )
@@ -202,3 +205,20 @@ def test_the_cli_starts_without_pandas_pyarrow_or_matplotlib(cap: Path, tmp_path
     assert _heavy_imports("scenarios", cwd=tmp_path) == []
     # analyze needs pyarrow to write Parquet, but neither pandas nor matplotlib.
     assert _heavy_imports("analyze", str(cap), "-o", "o", "-q", cwd=tmp_path) == ["pyarrow"]
+
+
+def test_click_s_path_checks_speak_the_project_s_style(tmp_path: Path, cap: Path):
+    r = tcplab_cli("plot", str(cap), "-o", str(tmp_path / "x.png"))
+    assert r.returncode == 2
+    assert r.stderr == f"tcplab: error: RESULTS: {cap}: is a file, not a directory (see 'tcplab plot --help')\n"
+
+
+def test_run_takes_scenario_and_output_names_that_are_not_utf8(small_scenario: Path, tmp_path: Path):
+    scenario = os.fsencode(tmp_path) + b"/sc\xe9nario.toml"
+    with open(scenario, "wb") as fh:
+        fh.write(small_scenario.read_bytes())
+    out = os.fsencode(tmp_path) + b"/r\xe9sultats"
+    r = _cli_bytes("run", scenario, "-o", out, "--no-trace", "--pcap", "bottleneck", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert os.path.getsize(out + b"/bottleneck.pcap") > 24
+    assert f"results in {show(out)}/".encode() in r.stdout

@@ -14,6 +14,9 @@ KEYS = {
     "min_rto", "max_rto", "clock_granularity", "rto_gain_a", "rto_gain_b", "rto_m", "rto_k",
     "dupack_threshold", "rtt_sampling", "initial_window", "delayed_ack", "ssthresh_estimation", "pacing",
     "handshake_ack",
+    # Profile::features: today's Linux, off in the other profiles.
+    "cc", "hystart", "abc", "prr", "rack", "tlp", "tlp_pto", "spurious_detection", "spurious_response",
+    "frto_require_full_ack", "quickack",
 }
 
 

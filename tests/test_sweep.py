@@ -61,7 +61,7 @@ seeds = "1..3"
     assert points[1].as_dict()["links.bottleneck.queue"] == "50pkt"
     assert [p.as_dict()["tcp.dupack_threshold"] for p in points[:6]] == [2, 2, 3, 3, 4, 4]
     assert points[6].as_dict()["tcp.min_rto"] == "1s"
-    runs = st.runs()
+    runs = st.runs(validate(st))
     assert len(runs) == 36 and [r.seed for r in runs[:4]] == [1, 2, 3, 1]
     assert len({r.key for r in runs}) == 36
     assert st.overrides(points[0])[0] == 'tcp.min_rto="200ms"'
@@ -105,18 +105,27 @@ def test_no_parameters_is_one_point_and_default_seed_is_the_scenario_s(tmp_path)
     assert len(st.points()) == 1 and st.seeds == (1,)
 
 
-def test_run_key_ignores_key_order_and_follows_seed_version_and_scenario(tmp_path):
+def _key(st) -> str:
+    return st.runs(validate(st))[0].key
+
+
+def test_run_key_is_the_resolved_point_seed_and_version(tmp_path):
     a = study('[parameters]\n"tcp.min_rto" = ["1s"]\n"tcp.sack" = [false]\n', tmp_path)
-    b = study('[parameters]\n"tcp.sack" = [false]\n"tcp.min_rto" = ["1s"]\n', tmp_path)
-    assert a.runs()[0].key == b.runs()[0].key
-    c = study('seeds = [2]\n[parameters]\n"tcp.min_rto" = ["1s"]\n"tcp.sack" = [false]\n', tmp_path)
-    assert c.runs()[0].key != a.runs()[0].key
+    # The resolved point: neither the order of the keys nor the spelling of a value matters,
+    # nor a comment in the base scenario.
+    b = study('[parameters]\n"tcp.sack" = [false]\n"tcp.min_rto" = ["1000ms"]\n', tmp_path)
+    assert _key(a) == _key(b)
+    assert _key(study('[parameters]\n"tcp.min_rto" = ["1s"]\n"tcp.sack" = [false]\n', tmp_path,
+                      "# a comment\n" + SMALL)) == _key(a)
+    # The seed, the version and the scenario's content do.
+    assert _key(study('seeds = [2]\n[parameters]\n"tcp.min_rto" = ["1s"]\n"tcp.sack" = [false]\n', tmp_path)) != _key(a)
     (tmp_path / "small.toml").write_text(SMALL)
     d = parse_study('scenario = "small.toml"\n[parameters]\n"tcp.min_rto" = ["1s"]\n"tcp.sack" = [false]\n',
                     base_dir=tmp_path, version="other")
-    assert d.runs()[0].key != a.runs()[0].key
+    assert _key(d) != _key(a)
     e = study('[parameters]\n"tcp.min_rto" = ["1s"]\n"tcp.sack" = [false]\n', tmp_path, SMALL.replace("5s", "6s"))
-    assert e.runs()[0].key != a.runs()[0].key
+    assert _key(e) != _key(a)
+    assert _key(study('[parameters]\n"tcp.min_rto" = ["2s"]\n"tcp.sack" = [false]\n', tmp_path)) != _key(a)
 
 
 @pytest.mark.parametrize(
@@ -187,13 +196,25 @@ def test_refuses_a_directory_that_is_not_a_sweep(tmp_path):
         L.check_dir(tmp_path / "out")
 
 
+def test_one_driver_at_a_time_per_directory(tmp_path):
+    from tcplab.sweep.runner import run_study
+
+    st = study("", tmp_path)
+    (tmp_path / "out").mkdir()
+    held = L.lock_dir(tmp_path / "out")  # as another driver would
+    try:
+        with pytest.raises(L.SweepDirError, match="another tcplab sweep is writing"):
+            run_study(st, tmp_path / "out", workers=1, progress=False)
+    finally:
+        held.close()
+
+
 def test_shipped_study_parses_and_validates():
     assert "min_rto_3g" in shipped_studies()
     from tcplab.sweep.study import load_study
 
     st = load_study("min_rto_3g")
-    validate(st)
-    assert len(st.runs()) == 20 and st.keys == ("tcp.min_rto",)
+    assert len(st.runs(validate(st))) == 20 and st.keys == ("tcp.min_rto",)
 
 
 # ----------------------------------------------------------------------------- ledger
@@ -341,22 +362,27 @@ def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path)
         workers[0].send_signal(signal.SIGKILL)
         at_kill = len(_ledger_keys(out))
         # Dask restarts the worker and re-runs its task; the study goes on.
-        _wait(lambda: len(_ledger_keys(out)) >= at_kill + 6, 120, "runs after the worker was killed")
+        _wait(lambda: len(_ledger_keys(out)) >= at_kill + 4, 120, "runs after the worker was killed")
         os.killpg(driver.pid, signal.SIGKILL)  # the driver and its workers, mid-study
         driver.wait(30)
     finally:
         if driver.poll() is None:
             os.killpg(driver.pid, signal.SIGKILL)
             driver.wait(30)
-    before = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")}
+    # Run files only: the driver may have died writing one, leaving its temporary file.
+    before = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")
+              if not p.name.startswith(L.TMP_PREFIX)}
     ledger_before = {json.loads(x)["key"]: x for x in (out / L.LEDGER).read_text().splitlines() if x.endswith("}")}
     assert 0 < len(before) < total, "the driver must be killed mid-study for this test to mean anything"
 
-    r = tcplab_cli("sweep", str(tmp_path / "s.toml"), "-o", str(out), "--workers", "2")
-    assert r.returncode == 0, r.stderr
-    assert f"{total} runs: {total - len(before)} ran now, {len(before)} reused" in r.stdout
+    from tcplab.sweep.runner import run_study
+    from tcplab.sweep.study import load_study
+
+    res = run_study(load_study(tmp_path / "s.toml"), out, workers=2, progress=False)
+    assert (res.stats.executed, res.stats.reused) == (total - len(before), len(before))
 
     after = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")}
+    assert not [k for k in after if k.startswith(L.TMP_PREFIX)], "temporary files are cleaned up"
     # Nothing finished was recomputed: the same files, untouched, and the same ledger lines.
     assert all(after[k] == v for k, v in before.items())
     lines = (out / L.LEDGER).read_text().splitlines()
@@ -400,3 +426,26 @@ def test_a_run_that_fails_is_reported_and_the_others_filed(tmp_path):
     led = L.Ledger.open(tmp_path / "out")
     assert sorted(e["seed"] for e in led.entries.values()) == [1, 2]
     assert all(e["point"] == {"flows.0.dst": "b"} for e in led.entries.values())
+
+
+def test_ctrl_c_stops_the_driver_and_not_noisily_the_workers(tmp_path):
+    (tmp_path / "bulk.toml").write_text(BULK.replace('duration = "5s"', 'duration = "300s"'))
+    (tmp_path / "s.toml").write_text('scenario = "bulk.toml"\nseeds = "1..200"\n')
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(tmp_path / "s.toml"), "-o", str(out), "--workers", "2", "-q"]
+    # A new session: the test plays the terminal, whose Ctrl-C reaches the whole group.
+    driver = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(lambda: len(_ledger_keys(out)) >= 1, 120, "the first run")
+        os.killpg(driver.pid, signal.SIGINT)
+        _, err = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+            driver.wait(30)
+    assert driver.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "tcplab: interrupted"
+    assert 0 < len(_ledger_keys(out)) < 200

@@ -18,7 +18,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(r.r.frame >= 1);
             assert!(r.r.spurious.is_some() || r.r.evidence == tcplab_analyze::Evidence::None);
         }
-        let _ = tcplab_analyze::output::retransmissions_table(&retx, &["fuzz".to_string()]);
-        let _ = tcplab_analyze::output::connections_table(&conns, &["fuzz".to_string()]);
+        let names = [tcplab_analyze::output::CaptureNames { path: "fuzz".into(), name: "fuzz".into() }];
+        let _ = tcplab_analyze::output::retransmissions_table(&retx, &names);
+        let _ = tcplab_analyze::output::connections_table(&conns, &names);
     }
 });

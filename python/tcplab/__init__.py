@@ -3,23 +3,23 @@
 One sans-IO TCP engine (Rust) drives a packet-level simulator; results come back as Arrow
 tables / pandas DataFrames and Parquet files.
 
-Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :class:`RunResult`, :class:`ScenarioError`.
+Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :func:`check`, :class:`RunResult`, :class:`ScenarioError`.
 """
 
 from typing import TYPE_CHECKING
 
 from . import _core
 from .errors import ScenarioError, TcplabError
-from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
 
 if TYPE_CHECKING:
-    from .api import RunResult, Scenario, load_scenario, run
+    from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
+    from .api import RunResult, Scenario, check, load_scenario, run
 
 __version__: str = _core.__version__
 
 #: Names re-exported from :mod:`tcplab.api`, imported on first use so that ``tcplab --help``
 #: and commands that need no tables do not pay for numpy/pyarrow at start-up.
-_LAZY = {"RunResult", "Scenario", "load_scenario", "run"}
+_LAZY = {"RunResult", "Scenario", "check", "load_scenario", "run"}
 
 
 def __getattr__(name: str):
@@ -27,6 +27,10 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name == "sweep":  # callable: tcplab.sweep(study, out) runs a parameter study (imports pandas)
+        import importlib
+
+        return importlib.import_module(".sweep", __name__)
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 __all__ = [
@@ -34,6 +38,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "TcplabError",
+    "check",
     "load_scenario",
     "run",
     "sweep",

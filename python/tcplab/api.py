@@ -3,9 +3,14 @@
 >>> res = tcplab.run("scenarios/dumbbell.toml", seed=3, overrides=["simulation.duration=5s"])
 >>> res.summary["flows"][0]["goodput_bps"]
 >>> res.events.query("kind == 'segment_retransmitted'")
+>>> res.provenance["overrides"], res.provenance["git_revision"]
 
 A run is a pure function of (scenario, seed): the same inputs give the same summary (apart
-from ``wall_s``) and identical tables.
+from ``wall_s``) and identical tables. Every result records what produced it
+(:attr:`RunResult.provenance`, also in ``summary.json`` and the Parquet metadata).
+
+Validate overrides before running anything with :func:`check` (each override alone, then
+together).
 """
 
 from __future__ import annotations
@@ -25,12 +30,19 @@ from .tables import TableResult, to_arrow
 
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast CLI start)
     import pandas as pd
+    import pyarrow as pa
 
 ScenarioLike = Union[str, os.PathLike, Mapping[str, Any], "Scenario"]
 
 #: Table names written by ``RunResult.write`` (as ``<name>.parquet``); a run with a RED
 #: queue also has ``queues`` (see docs/outputs.md).
 TABLES = ("flows", "events", "timeseries")
+
+#: Parquet key-value metadata key holding the provenance JSON of every table written.
+PROVENANCE_KEY = "tcplab.provenance"
+
+#: Column inserted after the flow id column of each table: the flow's ``[[flows]]`` name.
+FLOW_NAME = "flow_name"
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,22 @@ class Scenario:
     name: str
     default_seed: int
     link_names: tuple[str, ...]
+    #: The overrides applied when loading, as given.
+    overrides: tuple[str, ...] = ()
+    #: Where the scenario came from: a file path or ``"<dict>"``.
+    source: str = ""
+
+    @property
+    def resolved_toml(self) -> str:
+        """The scenario as run, as TOML: the overrides applied and every flow's ``tcp``
+        written out in full (profiles and ``[tcp]`` resolved). Loading it gives the same
+        scenario."""
+        return self._spec.resolved_toml
+
+    @property
+    def flow_names(self) -> tuple[str | None, ...]:
+        """The ``name`` of each flow's ``[[flows]]`` entry, by flow id (``None`` if unnamed)."""
+        return tuple(self._spec.flow_names)
 
 
 def _override_list(overrides: Iterable[str] | str) -> list[str]:
@@ -63,7 +91,23 @@ def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -
     raises ``TypeError``. Raises :class:`ScenarioError` with one line naming the field on any
     problem with the scenario or an override.
     """
-    ov = _override_list(overrides)
+    return _load(scenario, _override_list(overrides), validate=False)
+
+
+def check(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -> Scenario:
+    """Validate ``overrides`` (``"tcp.min_rto=1s"``, ...) against ``scenario`` without
+    running anything: each override alone, then all together, so that a bad value is named
+    by its own override and a conflict between valid ones (``tcp.sender=linux`` with
+    ``tcp.tlp=true``) as such. Returns the loaded :class:`Scenario` with all of them applied;
+    raises :class:`ScenarioError` (one line, ending ``(from --set OVERRIDE)``) otherwise.
+
+    For a parameter study, check every value of every parameter before running:
+    ``for v in values: tcplab.check(base, [f"{key}={v}"])``.
+    """
+    return _load(scenario, _override_list(overrides), validate=True)
+
+
+def _load(scenario: ScenarioLike, ov: list[str], validate: bool) -> Scenario:
     if isinstance(scenario, Scenario):
         if ov:
             raise ScenarioError("overrides cannot be applied to an already loaded Scenario")
@@ -71,7 +115,12 @@ def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -
     try:
         if isinstance(scenario, Mapping):
             name = str(scenario.get("name", "scenario"))
-            spec = _core.load_scenario_json(json.dumps(scenario), name, ov)
+            source = "<dict>"
+            text = json.dumps(scenario)
+            if validate:
+                spec = _core.validate_overrides(text, name, ov, True)
+            else:
+                spec = _core.load_scenario_json(text, name, ov)
         else:
             path = _resolve(Path(os.fsdecode(os.fspath(scenario))))
             if path.is_dir():
@@ -84,10 +133,14 @@ def load_scenario(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -
                 raise ScenarioError(f"{show(path)}: cannot read scenario file ({e})") from None
             # The scenario's default name: the file stem as shown in messages (escaped when
             # it is not UTF-8).
-            spec = _core.load_scenario(text, show(path.stem), ov)
+            source = str(path)
+            if validate:
+                spec = _core.validate_overrides(text, show(path.stem), ov, False)
+            else:
+                spec = _core.load_scenario(text, show(path.stem), ov)
     except _core.ScenarioError as e:
         raise _translate(e) from None
-    return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names))
+    return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), tuple(ov), source)
 
 
 def _resolve(path: Path) -> Path:
@@ -119,6 +172,14 @@ class RunResult(TableResult):
     @property
     def timeseries(self) -> pd.DataFrame:
         return self._frame("timeseries")
+
+    @property
+    def provenance(self) -> dict:
+        """What produced this result: ``scenario`` (the resolved scenario as TOML text),
+        ``overrides`` (as given), ``seed``, ``tcplab_version``, ``git_revision`` and
+        ``git_dirty`` of the build, ``source``. Also in ``summary.json`` and, as JSON under
+        the key ``tcplab.provenance``, in the metadata of every Parquet table written."""
+        return self.summary["provenance"]
 
     @property
     def queues(self) -> pd.DataFrame:
@@ -173,12 +234,73 @@ def run(
         raise _translate(e) from None
     wall_s = time.perf_counter() - t0
     summary = json.loads(raw.summary_json)
-    summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s}
-    tables = {name: to_arrow(raw.table(name)) for name in raw.table_names}
+    prov = provenance(sc, seed)
+    summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s, "provenance": prov}
+    meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
+    tables = {
+        name: add_provenance(add_flow_names(to_arrow(raw.table(name)), sc.flow_names), meta)
+        for name in raw.table_names
+    }
     result = RunResult(summary, tables)
     if out is not None:
         result.write(out)
     return result
 
 
-__all__ = ["Scenario", "RunResult", "load_scenario", "run", "ScenarioError", "TcplabError"]
+def provenance(sc: Scenario, seed: int) -> dict:
+    """The provenance record of a run of ``sc`` with ``seed`` (see
+    :attr:`RunResult.provenance`). Deterministic: the same inputs and build give the same
+    record."""
+    return {
+        "scenario": sc.resolved_toml,
+        "scenario_name": sc.name,
+        "source": sc.source,
+        "overrides": list(sc.overrides),
+        "seed": seed,
+        "tcplab_version": _core.__version__,
+        "git_revision": _core.__git_revision__,
+        "git_dirty": _core.__git_dirty__,
+    }
+
+
+def add_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table":
+    """``table`` with a dictionary-encoded ``flow_name`` column after its flow id column
+    (``flow``, or ``id`` in the flows table); ids without a flow (4294967295 on link rows of
+    the events table) and unnamed flows give null. Tables without a flow id are unchanged."""
+    import numpy as np
+    import pyarrow as pa
+
+    id_col = "flow" if "flow" in table.column_names else "id"
+    if id_col not in table.column_names or FLOW_NAME in table.column_names:
+        return table
+    ids = table[id_col].to_numpy(zero_copy_only=False).astype(np.int64)
+    labels = sorted({n for n in names if n is not None})
+    code_of = {n: i for i, n in enumerate(labels)}
+    by_flow = np.array([code_of[n] if n is not None else -1 for n in names] + [-1], dtype=np.int32)
+    in_range = (ids >= 0) & (ids < len(names))
+    codes = by_flow[np.where(in_range, ids, len(names))]
+    arr = pa.DictionaryArray.from_arrays(
+        pa.array(codes, mask=codes < 0), pa.array(labels, type=pa.string())
+    )
+    at = table.column_names.index(id_col) + 1
+    return table.add_column(at, pa.field(FLOW_NAME, arr.type, nullable=True), arr)
+
+
+def add_provenance(table: "pa.Table", meta: Mapping[str, str]) -> "pa.Table":
+    """``table`` whose schema metadata (written to Parquet as key-value metadata) holds
+    ``meta`` (``{PROVENANCE_KEY: json.dumps(provenance(sc, seed), sort_keys=True)}``)."""
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
+
+
+__all__ = [
+    "Scenario",
+    "RunResult",
+    "add_flow_names",
+    "add_provenance",
+    "check",
+    "load_scenario",
+    "provenance",
+    "run",
+    "ScenarioError",
+    "TcplabError",
+]

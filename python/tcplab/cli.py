@@ -54,6 +54,29 @@ def _exit_stdout_closed() -> None:
     sys.exit(EXIT_BROKEN_PIPE)
 
 
+#: click.Path's checks, reworded in the project's style ``PATH: what is wrong``.
+_CLICK_PATH_PROBLEMS = {
+    "does not exist": "no such file or directory",
+    "is a file": "is a file, not a directory",
+    "is a directory": "is a directory, not a file",
+    "is not readable": "permission denied (not readable)",
+    "is not writable": "permission denied (not writable)",
+    "is not executable": "permission denied (not executable)",
+}
+
+
+def _path_problem(message: str) -> str | None:
+    """click.Path's ``File 'x' is a directory.`` as ``x: is a directory, not a file``."""
+    import re
+
+    m = re.fullmatch(r"(?:File|Directory|Path|Executable) '(.*)' (.+?)\.?", message.strip(), re.S)
+    if m and m.group(2) in _CLICK_PATH_PROBLEMS:
+        from .outdir import show
+
+        return f"{show(m.group(1))}: {_CLICK_PATH_PROBLEMS[m.group(2)]}"
+    return None
+
+
 def _usage_line(e: click.UsageError) -> str:
     """click's usage error as one line: ``--vantage: 'client' is not one of ...``."""
     param = getattr(e, "param", None)
@@ -64,7 +87,7 @@ def _usage_line(e: click.UsageError) -> str:
         kind = e.param_type or param.param_type_name
         msg = f"missing {kind} {name}"
     elif isinstance(e, click.BadParameter) and name:
-        msg = f"{name}: {e.message}"
+        msg = f"{name}: {_path_problem(e.message) or e.message}"
     else:
         msg = e.format_message()
     msg = msg.strip().rstrip(".")
@@ -247,13 +270,15 @@ def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_tr
 @click.argument("scenario", type=click.Path(path_type=Path))
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
               help="Override a scenario key before checking, as `tcplab run --set` "
-                   "(e.g. --set links.bottleneck.bandwidth=10Mbps).")
+                   "(e.g. --set links.bottleneck.bandwidth=10Mbps). Each is checked alone, "
+                   "then all together.")
 @_user_errors
 def check(scenario: Path, overrides) -> None:
-    """Validate SCENARIO (a file, or a shipped scenario's name) without running it."""
-    from .api import load_scenario
+    """Validate SCENARIO (a file, or a shipped scenario's name) and any overrides without
+    running it."""
+    from .api import check as api_check
 
-    sc = load_scenario(scenario, overrides)
+    sc = api_check(scenario, overrides)
     click.echo(f"{scenario}: ok ({_plural(sc._spec.num_flows, 'flow')}, {_plural(len(sc.link_names), 'link')})")
 
 
@@ -400,8 +425,7 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
 
     st = load_study(study)
     if dry_run:
-        validate(st)
-        click.echo(dry_run_text(st, out))
+        click.echo(dry_run_text(st, validate(st), out))
         return
     if out is None:
         raise click.UsageError("missing option -o/--out (or use --dry-run)")
@@ -554,11 +578,14 @@ def _describe(toml_text: str, width: int | None = None) -> str:
 
 
 @main.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files (for editor completion)."""
+@click.option("--markdown", is_flag=True,
+              help="Print the key tables of docs/scenarios.md instead (generated from the same types).")
+def schema(markdown: bool) -> None:
+    """Print the JSON Schema of scenario files (for editor completion), generated from the
+    loader's types and their doc comments."""
     from . import _core
 
-    click.echo(_core.schema())
+    click.echo(_core.schema_markdown() if markdown else _core.schema())
 
 
 if __name__ == "__main__":  # pragma: no cover

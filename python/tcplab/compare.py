@@ -112,13 +112,29 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
         )
     if conns.empty:
         raise CompareError(f"{adir}: the analysis found no connections")
+    # Only captures this run wrote can be scored against its truth.
+    run_pcaps = sorted(p.name for p in Path(run_dir).glob("*.pcap"))
+    for capture in dict.fromkeys(conns["capture"].astype(str)):
+        if Path(capture).name not in run_pcaps:
+            raise CompareError(
+                f"{adir}: capture {capture} is not one of {run_dir}'s captures "
+                f"({', '.join(run_pcaps) or 'none: run it with --pcap LINK'})"
+            )
     t_occ: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, (f, s) in enumerate(zip(truth["flow"].tolist(), truth["seq"].tolist())):
         t_occ[(f, s)].append(i)  # events are in time order, so each list is too
     t_ns = truth["t_ns"].tolist()
 
     scores, confusion_rows, pair_rows = [], [], []
-    for capture, cg in conns.groupby("capture", sort=False, observed=True):
+    # `capture` is the path as given (unique per input); the rows are labelled with the file
+    # name (`capture_name`) when the names are unique too, else with the path.
+    names = {}
+    if "capture_name" in conns.columns:
+        pairs = conns[["capture", "capture_name"]].astype(str).drop_duplicates()
+        if pairs["capture_name"].is_unique:
+            names = dict(zip(pairs["capture"], pairs["capture_name"]))
+    for path, cg in conns.groupby("capture", sort=False, observed=True):
+        capture = names.get(str(path), str(path))
         flow_of = {}
         for cid, client in zip(cg["conn_id"].tolist(), cg["client"].astype(str).tolist()):
             port = int(client.rsplit(":", 1)[1])
@@ -126,7 +142,7 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
             if flow < n_flows:
                 flow_of[cid] = flow
         present = set(flow_of.values())
-        rg = rex[(rex["capture"].astype(str) == str(capture)) & (rex["dir"].astype(str) == "c2s")]
+        rg = rex[(rex["capture"].astype(str) == str(path)) & (rex["dir"].astype(str) == "c2s")]
         a_occ: dict[tuple[int, int], list[tuple[int, str, object]]] = defaultdict(list)
         for cid, seq, ts, cause, sp in zip(
             rg["conn_id"].tolist(), rg["seq"].tolist(), rg["ts_ns"].tolist(),
@@ -170,12 +186,13 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
                     s["sp_fp"] += 1
                 elif truth_sp:
                     s["sp_fn"] += 1
-                pair_rows.append({"capture": capture, "flow": k[0], "seq": k[1], "t_ns": int(t["t_ns"]), "ts_ns": ts,
+                pair_rows.append({"capture": Path(str(capture)).name, "flow": k[0], "seq": k[1], "t_ns": int(t["t_ns"]), "ts_ns": ts,
                                   "truth_cause": want, "analyzer_cause": cause, "truth_spurious": truth_sp,
                                   "analyzer_spurious": sp})
             s["not_visible"] += len(tv) - used
-        scores.append({"capture": str(capture), **_rates(s)})
-        confusion_rows.extend({"capture": str(capture), "truth": a, "analyzer": b, "count": n}
+        name = Path(str(capture)).name  # the file's name (the column holds the path as given)
+        scores.append({"capture": name, **_rates(s)})
+        confusion_rows.extend({"capture": name, "truth": a, "analyzer": b, "count": n}
                               for (a, b), n in sorted(confusion.items()))
     total = defaultdict(int)
     for row in scores:

@@ -155,6 +155,10 @@ def staged(out: str | os.PathLike, *, overwrite: bool = False, command: str = "t
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{_TMP_INFIX}", dir=parent))
+        # mkdtemp makes the directory 0700; the output gets the mode mkdir would give it.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)
     except OSError as e:
         raise OutputDirError(f"{show(out)}: cannot create output directory: {e.strerror or e}") from None
     try:

@@ -59,6 +59,19 @@ def tcp_fields(frame: bytes):
     return seq, ack, flags, total - ihl - doff
 
 
+def segment_copies(rel: int, plen: int, mss: int, copies: dict) -> list:
+    """[(i, c)]: the MSS-sized segments whose first byte this packet carries (segment i starts
+    at relative byte (i - 1) * mss + 1) and which copy of each it is (0 = the original);
+    counts the copy in COPIES. A packet that starts mid-segment is no copy of that segment."""
+    segs = []
+    i = -(-(rel - 1) // mss) + 1  # the first segment whose first byte is in [rel, rel + plen)
+    while (i - 1) * mss + 1 < rel + plen:
+        segs.append((i, copies.get(i, 0)))
+        copies[i] = copies.get(i, 0) + 1
+        i += 1
+    return segs
+
+
 def main() -> int:
     cfg = json.load(open(sys.argv[1]))
     log_path = sys.argv[2]
@@ -141,13 +154,7 @@ def main() -> int:
                         data_count += 1
                         rec["nth"] = data_count
                         rel = (seq - isn) % (1 << 32) if isn is not None else 0
-                        first = -(-(rel - 1) // mss) + 1  # first segment whose first byte is in this packet
-                        segs = []
-                        i = first
-                        while (i - 1) * mss + 1 < rel + plen:
-                            segs.append((i, copies.get(i, 0)))
-                            copies[i] = copies.get(i, 0) + 1
-                            i += 1
+                        segs = segment_copies(rel, plen, mss, copies)
                         rec["segs"] = segs
                         if any(sc in drop_seg for sc in segs):
                             rec["action"] = "drop"

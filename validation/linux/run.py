@@ -288,4 +288,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (RuntimeError, OSError, ValueError) as e:  # one line, no traceback
+        print(f"run.py: error: {e}", file=sys.stderr)
+        sys.exit(2)

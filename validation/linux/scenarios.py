@@ -100,6 +100,8 @@ SCENARIOS = [
              size=100 * MSS, drop_seg=[(99, 0), (100, 0)], sysctl={"tcp_early_retrans": 0}),
     Scenario("rack-off", "burst-loss with tcp_recovery=0 (no RACK: DupThresh / SACK marking only)",
              size=1_000_000, drop_seg=[(i, 0) for i in range(200, 210)], sysctl={"tcp_recovery": 0}),
+    Scenario("initcwnd-4", "burst-loss with route initcwnd 4 (instead of IW10)",
+             size=1_000_000, drop_seg=[(i, 0) for i in range(200, 210)], route={"initcwnd": "4"}),
     Scenario("rto-min-50ms", "tail loss of the last 3 segments with route rto_min 50ms",
              size=60 * MSS, drop_seg=[(58, 0), (59, 0), (60, 0), (60, 1)],
              route={"rto_min": "50ms"}),

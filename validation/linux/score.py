@@ -19,6 +19,16 @@ import csv
 from pathlib import Path
 
 
+#: The kernel's trigger (read off the stack, truth.py) that each analyzer trigger can be:
+#: everything the sender decides while processing an ACK is `ack` in the kernel's stack.
+TRIGGER_COMPATIBLE = {
+    "rto": {"rto"},
+    "tlp": {"tlp"},
+    "rack_timer": {"rack_timer"},
+    "ack": {"dupthresh", "islost", "rack", "partial_ack", "nextseg", "sack", "newreno", "lost_retransmission"},
+}
+
+
 def read_truth(path: Path) -> list[dict]:
     rows = []
     with open(path, newline="") as fh:
@@ -45,6 +55,7 @@ def score(truth: list[dict], analyzer_rows: list[dict], vantage: str) -> dict:
     said_sp = [(t, a) for t, a in matched if a["spurious"] is True]
     true_sp = [(t, a) for t, a in matched if t["spurious"]]
     undecided = sum(1 for _, a in matched if a["spurious"] is None)
+    with_trigger = [(t, a) for t, a in matched if a.get("trigger")]
     confusion: dict[str, int] = {}
     for t, a in matched:
         if a["cause"] != t["cause"]:
@@ -59,7 +70,12 @@ def score(truth: list[dict], analyzer_rows: list[dict], vantage: str) -> dict:
         "cause_acc": cause_ok / n if n else None,
         "cause_unknown": sum(1 for _, a in matched if a["cause"] == "unknown"),
         "cause_confusion": dict(sorted(confusion.items())),
+        # only when the analyzer has a `trigger` column (issue 10 part 4)
+        "trigger_acc": (sum(1 for t, a in with_trigger if a["trigger"] in TRIGGER_COMPATIBLE.get(t["trigger"], ()))
+                        / len(with_trigger)) if with_trigger else None,
         "spurious_truth": len(true_sp),
+        "said_spurious": len(said_sp),
+        "said_spurious_right": sum(1 for t, _ in said_sp if t["spurious"]),
         "precision": sum(1 for t, _ in said_sp if t["spurious"]) / len(said_sp) if said_sp else None,
         "recall": sum(1 for _, a in true_sp if a["spurious"] is True) / len(true_sp) if true_sp else None,
         "undecided": undecided,
@@ -75,7 +91,8 @@ def analyzer_rows(capture: Path, model: str) -> list[dict]:
     df = df[df["dir"].astype(str) == "c2s"]
     import pandas as pd
 
+    trig = df["trigger"].astype(str) if "trigger" in df.columns else [None] * len(df)
     out = []
-    for f, c, s in zip(df["frame"], df["cause"].astype(str), df["spurious"]):
-        out.append({"frame": int(f), "cause": c, "spurious": None if pd.isna(s) else bool(s)})
+    for f, c, s, tr in zip(df["frame"], df["cause"].astype(str), df["spurious"], trig):
+        out.append({"frame": int(f), "cause": c, "spurious": None if pd.isna(s) else bool(s), "trigger": tr})
     return out

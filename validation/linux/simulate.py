@@ -21,7 +21,8 @@ bottleneck's one-way delay equal to the forwarder's per direction. The same impa
 - ``reorder_seg`` has no deterministic counterpart in the simulator (its reordering is the
   netem-like random model): such a scenario is not simulated, and the report says so.
 - sysctls: tcp_sack -> ``sack``, tcp_timestamps -> ``timestamps`` (and the MSS: 1448 with
-  timestamps, 1460 without, so both send 1500-byte packets); route ``rto_min`` -> ``min_rto``;
+  timestamps, 1460 without, so both send 1500-byte packets); route ``rto_min`` -> ``min_rto``,
+  ``initcwnd`` -> ``initial_window``;
   the receive buffer is tcp_rmem's maximum (6 MiB; the real receiver autotunes up to it).
   tcp_congestion_control, tcp_frto, tcp_recovery, tcp_early_retrans are whatever the
   ``linux`` profile does (the report lists the profile's values).
@@ -32,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -56,15 +56,16 @@ SYSCTL_KEYS = {
     "tcp_early_retrans": ("tlp", {0: "false", 1: "false", 2: "false", 3: "true", 4: "true"}),
     "tcp_recovery": ("rack", {0: "false", 1: "true"}),
     "tcp_congestion_control": ("cc", {"reno": '"reno"', "cubic": '"cubic"'}),
-    "tcp_frto": ("frto", {0: "false", 2: "true"}),
+    "tcp_frto": ("spurious_detection", {0: '"none"', 2: '"frto-sack"'}),
 }
 
 
 def tcp_keys() -> set[str]:
-    """The `[tcp]` keys the installed tcplab accepts."""
-    r = subprocess.run(["tcplab", "schema"], capture_output=True, text=True)
+    """The `[tcp]` keys the installed tcplab accepts (its JSON Schema, as `tcplab schema`)."""
+    from tcplab import _core
+
     try:
-        return set(json.loads(r.stdout)["properties"]["tcp"]["properties"])
+        return set(json.loads(_core.schema())["properties"]["tcp"]["properties"])
     except (ValueError, KeyError):
         return set()
 
@@ -103,6 +104,8 @@ def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = ()) -> str:
     ]
     if "rto_min" in sc.route:
         lines.append(f'min_rto = "{sc.route["rto_min"]}"')
+    if "initcwnd" in sc.route:
+        lines.append(f'initial_window = {int(sc.route["initcwnd"])}')
     lines += list(extra)
     lines += ["", '[[nodes]]\nname = "snd"\nkind = "host"', '[[nodes]]\nname = "mid"\nkind = "router"',
               '[[nodes]]\nname = "rcv"\nkind = "host"', ""]
@@ -123,11 +126,15 @@ def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = ()) -> str:
 
 
 def run_sim(toml: Path, out: Path) -> None:
+    """`tcplab run TOML -o OUT`, in process (the Python API writes the same files)."""
+    import tcplab
+
     if out.exists():
         shutil.rmtree(out)
-    r = subprocess.run(["tcplab", "run", str(toml), "-o", str(out)], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"tcplab run {toml}: {r.stderr.strip()}")
+    try:
+        tcplab.run(toml, out=out)
+    except tcplab.ScenarioError as e:
+        raise RuntimeError(f"tcplab run {toml}: {e}") from None
 
 
 def sender_data_events(out: Path):
@@ -142,16 +149,13 @@ def sender_data_events(out: Path):
 def nth_of(sc: Scenario, out: Path) -> list[int]:
     """Occurrence numbers of the drop_seg copies in this simulated run."""
     ev = sender_data_events(out)
+    from forwarder import segment_copies  # the forwarder's own counting, so both agree
+
     copies: dict[int, int] = {}
     where: dict[tuple[int, int], int] = {}
-    mss = sc.mss
     for n, (seq, ln) in enumerate(zip(ev["seq"].astype("int64"), ev["len"].astype("int64")), start=1):
-        i = -(-(seq - 1) // mss) + 1
-        while (i - 1) * mss + 1 < seq + ln:
-            c = copies.get(i, 0)
-            where.setdefault((i, c), n)
-            copies[i] = c + 1
-            i += 1
+        for key in segment_copies(int(seq), int(ln), sc.mss, copies):
+            where.setdefault(key, n)
     return sorted({where[k] for k in map(tuple, sc.drop_seg) if k in where})
 
 
@@ -235,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", required=True, type=Path, help="run.py's output directory")
     ap.add_argument("--scenario", action="append")
     a = ap.parse_args(argv)
-    if shutil.which("tcplab") is None:
-        print("simulate.py: error: `tcplab` is not on PATH (pip install . in a venv first)", file=sys.stderr)
+    try:
+        import tcplab  # noqa: F401
+    except ImportError:
+        print("simulate.py: error: the tcplab package is not installed (pip install . in a venv first)",
+              file=sys.stderr)
         return 2
     for n in a.scenario or [s.name for s in SCENARIOS]:
         if n not in BY_NAME:
@@ -251,4 +258,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (RuntimeError, OSError, ValueError) as e:  # one line, no traceback
+        print(f"simulate.py: error: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -308,6 +308,7 @@ impl FileAnalyzer {
                     _ => 0,
                 };
                 r.set_upstream_base(gap);
+                r.set_handshake_rtt(c.handshake_rtt());
                 c.dirs[d.index()] = Some(r);
             }
             if let Some(r) = c.dirs[d.index()].as_mut() {

@@ -17,7 +17,8 @@
 //!    partial-ACK retransmissions).
 //! 3. Outside recovery: DupThresh duplicate ACKs seen (RFC 5681 §3.2 step 2), or, with SACK,
 //!    more than (DupThresh-1)*SMSS bytes SACKed above SND.UNA (RFC 6675 §4 IsLost, §5 step 4)
-//!    → `fast_retransmit`; else elapsed ≥ the minimum RTO fraction → `rto` (where the timer
+//!    → `fast_retransmit`, and so is a retransmission of a segment the model's RACK (RFC 8985
+//!    §6.2 step 5, §6.3) had marked lost; else elapsed ≥ the minimum RTO fraction → `rto` (where the timer
 //!    cannot be read — away from the sender without timestamps — a retransmission of SND.UNA
 //!    with no fast-retransmit trigger is `rto` when the model has no other trigger); else, when the
 //!    model has tail loss probes and this is the highest segment sent with no duplicate ACK
@@ -78,9 +79,13 @@ pub struct CauseInput {
     pub dupack_threshold: u32,
     /// RFC 6675 IsLost(SND.UNA) holds on the SACK scoreboard.
     pub sack_lost: bool,
+    /// The model runs RACK (RFC 8985 §6) and RACK had marked the retransmitted segment lost.
+    pub rack_lost: bool,
     /// Time since the retransmission timer was last (re)started.
     pub elapsed_ns: u64,
-    pub min_rto_ns: u64,
+    /// The shortest retransmission timeout the sender can have had (the profile's minimum
+    /// RTO).
+    pub rto_ns: u64,
     /// Ends at the highest sequence number sent.
     pub is_tail: bool,
     pub tlp_model: bool,
@@ -103,7 +108,7 @@ pub struct CauseDecision {
 }
 
 fn timer_could_have_fired(i: &CauseInput) -> bool {
-    i.elapsed_ns as f64 >= RTO_ELAPSED_FRACTION * i.min_rto_ns as f64
+    i.elapsed_ns as f64 >= RTO_ELAPSED_FRACTION * i.rto_ns as f64
 }
 
 /// Rule 3's elimination where the timer cannot be read: the capture sees every duplicate
@@ -134,7 +139,7 @@ pub fn classify_cause(i: &CauseInput) -> CauseDecision {
             }
         }
         PhaseKind::Open => {
-            if i.dupacks >= i.dupack_threshold || i.sack_lost {
+            if i.dupacks >= i.dupack_threshold || i.sack_lost || i.rack_lost {
                 start(Cause::FastRetransmit, PhaseKind::Recovery)
             } else if timer_could_have_fired(i) || timeout_by_elimination(i) {
                 start(Cause::Rto, PhaseKind::Timeout)
@@ -160,8 +165,9 @@ mod tests {
             dupacks: 0,
             dupack_threshold: 3,
             sack_lost: false,
+            rack_lost: false,
             elapsed_ns: 0,
-            min_rto_ns: S,
+            rto_ns: S,
             is_tail: false,
             tlp_model: false,
             timer_unobservable: false,
@@ -180,6 +186,12 @@ mod tests {
     fn sack_scoreboard_loss_without_three_dupacks_is_still_a_fast_retransmit() {
         let d = classify_cause(&CauseInput { dupacks: 1, sack_lost: true, ..open() });
         assert_eq!(d.cause, Cause::FastRetransmit);
+    }
+
+    #[test]
+    fn a_segment_rack_marked_lost_is_a_fast_retransmit_without_duplicate_acks() {
+        let d = classify_cause(&CauseInput { dupacks: 1, rack_lost: true, ..open() });
+        assert_eq!((d.cause, d.next_phase), (Cause::FastRetransmit, PhaseKind::Recovery));
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod timing;
 use std::path::Path;
 
 pub use analyzer::{AnalyzeConfig, ConnRow, FileAnalyzer, RetxRow, VantageChoice};
+pub use tcplab_tcp::observe::Trigger;
 pub use classify::Cause;
 pub use model::{ConfigModel, SenderModel};
 pub use spurious::Evidence;

@@ -10,35 +10,28 @@
 //! engine's own [`TcpConfig`], so a simulated sender and its analysis share one source of
 //! truth.
 
-use tcplab_tcp::{DupAckThreshold, RecoveryAlgorithm, RtoConfig, TcpConfig};
+use tcplab_tcp::TcpConfig;
 
-/// What the replay needs to know about the sender (and its peer).
+/// What the replay needs to know about the sender (and its peer). The sender's rules
+/// themselves (DupThresh, IsLost, the recovery style, the RTO estimator and its clocks, TLP)
+/// come from [`SenderModel::config`] through the engine's observer
+/// ([`tcplab_tcp::observe::Observer`]); the model adds only what an observer assumes.
 pub trait SenderModel: std::fmt::Debug + Send + Sync {
     /// Name shown in outputs.
     fn name(&self) -> &str;
-    /// RFC 5681 §3.2: duplicate ACKs that trigger a fast retransmit (DupThresh), for a
-    /// large flight.
-    fn dupack_threshold(&self) -> u32;
-    /// The rule behind it: fixed, or adaptive to the flight (003 §V-D). The replay evaluates
-    /// an adaptive rule on the flight when the first duplicate ACK of an episode arrives, as
-    /// the engine freezes it then (sender/mod.rs `episode_dupthresh`).
-    fn dupack_rule(&self) -> DupAckThreshold {
-        DupAckThreshold::Fixed(self.dupack_threshold())
-    }
-    /// RFC 6675 §4 IsLost(): more than (DupThresh - 1) * SMSS bytes SACKed above a
-    /// segment marks it lost even with fewer duplicate ACKs.
-    fn sack_loss_rule(&self) -> bool;
-    /// RFC 6298 (2.1)-(2.5) bounds of the retransmission timer.
-    fn rto(&self) -> RtoConfig;
-    /// RFC 8985 §7 tail loss probes.
-    fn tail_loss_probe(&self) -> bool;
+    /// The engine configuration (profile) whose rules the replay applies.
+    fn config(&self) -> &TcpConfig;
     /// The receiver reports duplicates with D-SACK (RFC 2883) whenever SACK is in use, so
     /// that the absence of a D-SACK after a retransmission was delivered is evidence
-    /// (RFC 3708 §3).
+    /// (RFC 3708 §3), even before the connection showed one.
     fn dsack_receiver(&self) -> bool;
     /// Period of the sender's TCP timestamp clock (RFC 7323 §5.4 allows 1 ms to 1 s), used
     /// to read the sender's send time off TSval away from the sender.
     fn ts_tick_ns(&self) -> u64;
+    /// RFC 8985 §7 tail loss probes (`TcpConfig::tlp`, RFC sender only).
+    fn tail_loss_probe(&self) -> bool {
+        self.config().tlp && self.config().sender == tcplab_tcp::SenderModel::Rfc
+    }
 }
 
 /// A model read off an engine configuration.
@@ -68,23 +61,8 @@ impl SenderModel for ConfigModel {
     fn name(&self) -> &str {
         &self.name
     }
-    /// The configured D for a large flight (an adaptive D, 003 §V-D, is 3 there).
-    fn dupack_threshold(&self) -> u32 {
-        self.cfg.dupack_threshold.for_flight(u64::MAX)
-    }
-    fn dupack_rule(&self) -> DupAckThreshold {
-        self.cfg.dupack_threshold
-    }
-    fn sack_loss_rule(&self) -> bool {
-        matches!(self.cfg.recovery, RecoveryAlgorithm::Sack)
-    }
-    fn rto(&self) -> RtoConfig {
-        self.cfg.rto
-    }
-    fn tail_loss_probe(&self) -> bool {
-        // RFC 8985 §7 TLP (`tcp.tlp`, RetransCause::Tlp) runs in the RFC sender only; the
-        // Linux 2.4 sender model has none (the scenario loader rejects the combination).
-        self.cfg.tlp && self.cfg.sender == tcplab_tcp::SenderModel::Rfc
+    fn config(&self) -> &TcpConfig {
+        &self.cfg
     }
     fn dsack_receiver(&self) -> bool {
         // The engine's receiver (receiver/sack_gen.rs) reports D-SACK whenever SACK is on.

@@ -75,11 +75,13 @@ pub fn retransmissions_table(rows: &[RetxRow], captures: &[CaptureNames]) -> Tab
     let mut dir = Interner::default();
     let mut vantage = Interner::default();
     let mut cause = Interner::default();
+    let mut trigger = Interner::default();
     let mut evidence = Interner::default();
     for r in rows {
         dir.push(dir_name(r.dir));
         vantage.push(r.vantage.name());
         cause.push(r.r.cause.name());
+        trigger.push(r.r.trigger.name());
         evidence.push(r.r.evidence.name());
     }
     push_capture_columns(&mut t, captures, rows.iter().map(|r| r.capture));
@@ -90,6 +92,7 @@ pub fn retransmissions_table(rows: &[RetxRow], captures: &[CaptureNames]) -> Tab
     t.push("seq", ColumnData::I64(rows.iter().map(|r| r.r.seq).collect()));
     t.push("len", ColumnData::U32(rows.iter().map(|r| r.r.len).collect()));
     t.push("cause", cause.finish());
+    t.push("trigger", trigger.finish());
     t.push_nullable(
         "spurious",
         ColumnData::Bool(rows.iter().map(|r| r.r.spurious.unwrap_or(false)).collect()),

@@ -43,7 +43,9 @@
 
 use std::collections::VecDeque;
 
-use tcplab_tcp::{Segment, TcpFlags};
+use tcplab_tcp::observe::{Explanation, Observer, Trigger};
+use tcplab_tcp::{Segment, SeqNum, TcpConfig};
+use tcplab_time::{SimDuration, SimTime};
 
 use crate::classify::{classify_cause, Cause, CauseInput, PhaseKind, RTO_ELAPSED_FRACTION};
 use crate::model::SenderModel;
@@ -158,6 +160,7 @@ struct Pending {
     start: u64,
     end: u64,
     cause: Cause,
+    trigger: Trigger,
     episode: u32,
     detection_ns: Option<u64>,
     tsval: Option<u32>,
@@ -184,6 +187,8 @@ pub struct RetxOut {
     pub seq: i64,
     pub len: u32,
     pub cause: Cause,
+    /// The rule of the engine's sender model that fired (`Trigger::name`).
+    pub trigger: Trigger,
     pub spurious: Option<bool>,
     pub evidence: Evidence,
     pub detection_ns: Option<u64>,
@@ -211,12 +216,18 @@ pub struct DirReplay {
     pos: Position,
     sack: bool,
     timestamps: bool,
-    /// D now: fixed, or (adaptive rule) evaluated on the flight at the first duplicate ACK.
-    dupack_threshold: u32,
-    dupack_rule: tcplab_tcp::DupAckThreshold,
+    /// The profile the observer is built from (once the first data segment is seen).
+    cfg: TcpConfig,
+    /// The engine's sender model in observe mode: SND.UNA/SND.NXT, scoreboard, duplicate
+    /// ACKs, IsLost, D-SACK recognition, recovery phase, the profile's RTO on its clocks.
+    obs: Option<Observer>,
+    /// Handshake round trip to seed the observer's estimator (the sender's first sample).
+    handshake_rtt_ns: Option<u64>,
     min_rto_ns: u64,
-    sack_loss_rule: bool,
     tlp_model: bool,
+    /// The receiver reports duplicates with D-SACK: assumed from the handshake (SACK
+    /// permitted, with a model whose receivers send D-SACK), proven once this connection
+    /// showed one (RFC 2883 §4 is then in use, RFC 3708 §3 applies).
     dsack_receiver: bool,
     started: bool,
     base: u32,
@@ -227,10 +238,7 @@ pub struct DirReplay {
     snd_una: u64,
     snd_max: u64,
     segs: VecDeque<TxSeg>,
-    sacked: Vec<(u64, u64)>,
     holes: Vec<Hole>,
-    dupacks: u32,
-    last_window: u16,
     gap_acks: u64,
     phase: PhaseKind,
     cur_episode: Option<u32>,
@@ -250,12 +258,6 @@ pub struct DirReplay {
     last_data_ns: u64,
     /// Capture time of the last ACK for this direction.
     last_ack_ns: Option<u64>,
-    /// Capture time of the ACK that brought the duplicate count to DupThresh.
-    dupthresh_ack_ns: Option<u64>,
-    /// Capture time of the duplicate ACK whose SACK blocks first made SND.UNA lost by
-    /// RFC 6675 IsLost (more than (DupThresh − 1) · SMSS SACKed above it), since the last
-    /// advance.
-    islost_ack_ns: Option<u64>,
     /// Recent ACK advances, to see the sender's state as of an earlier instant away from the
     /// sender (bounded ring).
     ack_history: VecDeque<AckAdvance>,
@@ -266,7 +268,6 @@ pub struct DirReplay {
     response_ns: Option<u64>,
     last_tx_tsval: Option<u32>,
     last_tx_pending: bool,
-    mss: u32,
     pub rtt: RttStats,
     pending: Vec<Pending>,
     /// Recent copies already decided spurious and handed out: (start, end, capture time).
@@ -275,6 +276,28 @@ pub struct DirReplay {
     episodes: VecDeque<Episode>,
     next_episode: u32,
     pub counters: DirCounters,
+}
+
+/// The rule that fired for a retransmission of cause `cause`: the observer's own finding
+/// where it agrees with the cause decided from the sender's view, else the rule that the
+/// decision itself rests on.
+fn trigger_of(cause: Cause, i: &CauseInput, ex: Option<&Explanation>) -> Trigger {
+    match cause {
+        Cause::Rto => Trigger::Rto,
+        Cause::Tlp => Trigger::Tlp,
+        Cause::Unknown => Trigger::Unknown,
+        Cause::FastRetransmit if i.rack_lost => match ex.map(|e| e.trigger) {
+            Some(Trigger::RackTimer) => Trigger::RackTimer,
+            _ => Trigger::Rack,
+        },
+        Cause::FastRetransmit if i.dupacks >= i.dupack_threshold => Trigger::DupThresh,
+        Cause::FastRetransmit => Trigger::IsLost,
+        Cause::SackRecovery => match ex.map(|e| (e.trigger, e.islost)) {
+            Some((t @ (Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg | Trigger::Rack | Trigger::RackTimer), _)) => t,
+            Some((_, true)) => Trigger::IsLost,
+            _ => Trigger::NextSeg,
+        },
+    }
 }
 
 /// The pending retransmission was already cumulatively acknowledged before this ACK.
@@ -288,10 +311,10 @@ impl DirReplay {
             pos,
             sack,
             timestamps,
-            dupack_threshold: model.dupack_threshold(),
-            dupack_rule: model.dupack_rule(),
-            min_rto_ns: model.rto().min.as_nanos(),
-            sack_loss_rule: model.sack_loss_rule(),
+            cfg: model.config().clone(),
+            obs: None,
+            handshake_rtt_ns: None,
+            min_rto_ns: model.config().rto.min.as_nanos(),
             tlp_model: model.tail_loss_probe(),
             dsack_receiver: model.dsack_receiver(),
             started: false,
@@ -301,10 +324,7 @@ impl DirReplay {
             snd_una: 0,
             snd_max: 0,
             segs: VecDeque::new(),
-            sacked: Vec::new(),
             holes: Vec::new(),
-            dupacks: 0,
-            last_window: 0,
             gap_acks: 0,
             phase: PhaseKind::Open,
             cur_episode: None,
@@ -317,15 +337,12 @@ impl DirReplay {
             max_tsval: None,
             last_data_ns: 0,
             last_ack_ns: None,
-            dupthresh_ack_ns: None,
-            islost_ack_ns: None,
             ack_history: VecDeque::with_capacity(ACK_HISTORY_LEN),
             phase_exit: None,
             response_ns: None,
             last_tx_tsval: None,
             last_tx_pending: false,
-            mss: 1,
-            rtt: RttStats::new(pos == Position::Sender, model.rto()),
+            rtt: RttStats::new(pos == Position::Sender, model.config().rto),
             pending: Vec::new(),
             proven_dups: VecDeque::with_capacity(PROVEN_DUPS_LEN),
             episodes: VecDeque::new(),
@@ -342,6 +359,11 @@ impl DirReplay {
     /// sender).
     pub fn set_upstream_base(&mut self, ns: u64) {
         self.upstream_base_ns = if self.pos == Position::Sender { 0 } else { ns };
+    }
+
+    /// The handshake's round trip, the sender's first RTT sample (set before data).
+    pub fn set_handshake_rtt(&mut self, ns: Option<u64>) {
+        self.handshake_rtt_ns = ns;
     }
 
     /// Queueing delay between the sender and the capture point for a segment with `tsval`
@@ -392,40 +414,19 @@ impl DirReplay {
         (all, any, first_ns, max_ts)
     }
 
-    /// RFC 6675 §4 IsLost(SND.UNA), when the model uses it: more than (DupThresh − 1) · SMSS
-    /// bytes SACKed above SND.UNA on the scoreboard.
-    fn snd_una_is_lost(&self) -> bool {
-        if !(self.sack && self.sack_loss_rule) {
-            return false;
-        }
-        let above: u64 = self.sacked.iter().map(|&(l, r)| r.saturating_sub(l.max(self.snd_una))).sum();
-        above > u64::from(self.dupack_threshold.saturating_sub(1)) * u64::from(self.mss)
+    /// The wire sequence number of unwrapped position `x`.
+    fn wire(&self, x: u64) -> SeqNum {
+        SeqNum(self.base.wrapping_add(x as u32))
     }
 
+    /// Every byte of `[start, end)` is SACKed on the observer's scoreboard.
     fn sacked_covers(&self, start: u64, end: u64) -> bool {
-        self.sacked.iter().any(|&(l, r)| l <= start && r >= end)
+        self.obs.as_ref().is_some_and(|o| o.scoreboard().sacked_covers(self.wire(start), self.wire(end)))
     }
 
-    fn add_sacked(&mut self, l: u64, r: u64) {
-        let (mut l, mut r) = (l, r);
-        // Merge overlapping/adjacent ranges in place (the list stays small: one entry per
-        // SACKed run in the window).
-        let mut k = 0;
-        while k < self.sacked.len() {
-            let (a, b) = self.sacked[k];
-            if b < l || a > r {
-                k += 1;
-            } else {
-                l = l.min(a);
-                r = r.max(b);
-                self.sacked.swap_remove(k);
-            }
-        }
-        if self.sacked.len() < MAX_RANGES {
-            self.sacked.push((l, r));
-        } else {
-            self.counters.state_truncated += 1;
-        }
+    /// The DupThresh in force (the observer's, `rules::dupack_threshold`).
+    fn dupack_threshold(&self) -> u32 {
+        self.obs.as_ref().map_or(tcplab_tcp::config::DUPACK_THRESHOLD, |o| o.dupack_threshold())
     }
 
     fn note_tx_tsval(&mut self, tsval: Option<u32>, is_pending: bool) -> bool {
@@ -462,6 +463,11 @@ impl DirReplay {
         if self.segs.len() >= MAX_WINDOW_SEGS {
             self.segs.pop_front();
             self.counters.state_truncated += 1;
+        }
+        let (ws, len) = (self.wire(start), end.saturating_sub(start) as u32);
+        if let Some(o) = self.obs.as_mut() {
+            o.on_new_data(SimTime(now), ws, len, false);
+            o.bound_state(MAX_WINDOW_SEGS);
         }
         self.segs.push_back(TxSeg { start, end, first_ns: now, last_ns: now, max_tsval: tsval, copies: 1, original_seen: true });
         self.snd_max = end;
@@ -517,15 +523,22 @@ impl DirReplay {
             self.base = abs_seq.wrapping_sub(rel_seq);
             // Relative sequence numbers live at an offset of 2^32 so that data from before
             // the first segment seen (a capture that starts mid-connection) stays below it.
-            let s = SEQ_ORIGIN + u64::from(rel_seq);
+            // The first segment may lie before the ISN (a stray SYN set the base): read its
+            // 32-bit relative number as signed so that it lands below the origin instead of
+            // 2^32 above it (found by the analyzer_structured fuzz target).
+            let s = SEQ_ORIGIN.wrapping_add_signed(i64::from(rel_seq as i32));
             self.snd_una = s;
             self.first_seq = s;
             self.snd_max = s;
             self.timer_restart_ns = now;
+            let mut o = Observer::new(&self.cfg, SeqNum(abs_seq), self.sack, self.timestamps);
+            if let Some(r) = self.handshake_rtt_ns {
+                o.on_handshake_rtt(SimTime(now), SimDuration(r));
+            }
+            self.obs = Some(o);
         }
         let start = unwrap_seq(self.snd_max, rel_seq);
         let end = start + u64::from(len);
-        self.mss = self.mss.max(len);
         let queueing = self.upstream_queueing_ns(now, tsval);
         let data_gap = now.saturating_sub(self.last_data_ns);
         self.last_data_ns = now;
@@ -603,9 +616,16 @@ impl DirReplay {
                 ack_held = self.pos != Position::Sender;
             }
         }
+        // The engine's sender model in observe mode: which of its triggers had fired.
+        let (ws, we) = (self.wire(start), self.wire(rend));
+        let ex: Option<Explanation> = self.obs.as_mut().map(|o| {
+            o.advance(SimTime(now));
+            o.explain(SimTime(now), ws, we)
+        });
         let mut phase = self.phase;
         let mut una = self.snd_una;
-        let mut dupacks = self.dupacks;
+        let mut dupacks = ex.map_or(0, |e| e.dupacks);
+        let dupack_threshold = ex.map_or(self.dupack_threshold(), |e| e.dupack_threshold);
         let mut elapsed = now.saturating_sub(self.timer_restart_ns) * u64::from(silent_enough);
         if horizon < now {
             if let Some((t, prev)) = self.phase_exit {
@@ -625,7 +645,7 @@ impl DirReplay {
                 // bytes that advance covered):
                 // elsewhere the send-time estimate is too coarse to place the advance.
                 if let Some(next) = j.and_then(|j| self.ack_history.get(j + 1)).filter(|_| covered_here) {
-                    dupacks = if next.dupthresh_before.is_some() { self.dupack_threshold } else { 0 };
+                    dupacks = if next.dupthresh_before.is_some() { dupack_threshold } else { 0 };
                 }
             }
             if self.restart_by_ack && self.pos != Position::Sender {
@@ -637,19 +657,29 @@ impl DirReplay {
             phase,
             at_una: start <= una,
             dupacks,
-            dupack_threshold: self.dupack_threshold,
-            sack_lost: self.snd_una_is_lost(),
+            dupack_threshold,
+            sack_lost: ex.is_some_and(|e| e.islost_una_at.is_some()),
+            rack_lost: ex.is_some_and(|e| e.rack_lost),
             elapsed_ns: elapsed,
-            min_rto_ns: self.min_rto_ns,
+            // The profile's minimum RTO, the bound the timer can never beat (RFC 6298 (2.4)),
+            // not the observer's estimate: the observer takes its RTT samples from capture
+            // times, not from the sender's timestamp clock, and its RTO drifts from the
+            // sender's after delay spikes (docs/design.md, measured).
+            rto_ns: self.min_rto_ns,
             is_tail: rend >= self.snd_max,
             tlp_model: self.tlp_model,
             timer_unobservable: !silent_enough || ack_held,
         };
         let d = classify_cause(&input);
-        if d.cause == Cause::FastRetransmit && self.dupacks >= self.dupack_threshold {
-            if let Some(t) = self.dupthresh_ack_ns {
-                self.response_ns = Some(now.saturating_sub(t));
+        let trigger = trigger_of(d.cause, &input, ex.as_ref());
+        if let Some(e) = ex.filter(|e| d.cause == Cause::FastRetransmit && e.dupacks >= e.dupack_threshold) {
+            if let Some(t) = e.dupthresh_at {
+                self.response_ns = Some(now.saturating_sub(t.0));
             }
+        }
+        let (ws, we) = (self.wire(start), self.wire(rend));
+        if let Some(o) = self.obs.as_mut() {
+            o.apply_retransmission(SimTime(now), ws, we, trigger);
         }
         if d.new_episode || self.cur_episode.is_none() {
             let id = self.next_episode;
@@ -729,6 +759,7 @@ impl DirReplay {
             start,
             end: rend,
             cause: d.cause,
+            trigger,
             episode: self.cur_episode.unwrap_or(0),
             detection_ns: first_ns.map(|f| now.saturating_sub(f)),
             tsval: if self.timestamps { tsval } else { None },
@@ -757,31 +788,22 @@ impl DirReplay {
             return;
         }
         let ack = unwrap_seq(self.snd_max, rel_ack).min(self.snd_max);
-        let blocks = seg.options.sack.as_slice();
-        let mut dsack_block = None;
-        for (k, b) in blocks.iter().enumerate() {
-            let l = unwrap_seq(self.snd_max, b.left.0.wrapping_sub(self.base));
-            let r = unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base));
-            if r <= l {
-                continue;
-            }
-            if k == 0 {
-                // RFC 2883 §4: a D-SACK is the first block, below the cumulative ACK or
-                // inside the second block.
-                let in_second = blocks.get(1).is_some_and(|b2| {
-                    let l2 = unwrap_seq(self.snd_max, b2.left.0.wrapping_sub(self.base));
-                    let r2 = unwrap_seq(self.snd_max, b2.right.0.wrapping_sub(self.base));
-                    l2 <= l && r <= r2
-                });
-                if r <= ack || in_second {
-                    dsack_block = Some((l, r));
-                    continue;
-                }
-            }
-            if r > ack {
-                self.add_sacked(l.max(ack), r.min(self.snd_max.max(l)));
-            }
-        }
+        // Before this ACK: had SND.UNA met a fast-retransmit trigger (DupThresh duplicate
+        // ACKs or RFC 6675 IsLost), and when?
+        let dupthresh_before = self.obs.as_ref().and_then(|o| {
+            o.dupthresh_at().filter(|_| o.dupacks() >= o.dupack_threshold()).or(o.islost_una_at()).map(|t| t.0)
+        });
+        // The engine's rules on the ACK: RFC 6675 Update() and IsLost on the scoreboard,
+        // RFC 2883 D-SACK recognition, the duplicate-ACK definition, the RTO timer.
+        // (Away from the sender, data it sent may not have passed here yet: RFC 5681 §2 (a)
+        // "outstanding data" holds whatever the capture shows.)
+        let away = self.pos != Position::Sender;
+        let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now), seg, away)).unwrap_or_default();
+        // A D-SACK on this connection proves the receiver sends them.
+        self.dsack_receiver |= view.dsack.is_some();
+        let dsack_block = view.dsack.map(|b| {
+            (unwrap_seq(self.snd_max, b.left.0.wrapping_sub(self.base)), unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base)))
+        });
         let prev_una = self.snd_una;
         if ack > self.snd_una {
             let mut sample = None;
@@ -803,12 +825,8 @@ impl DirReplay {
                 Some(s) => self.rtt.sample(now, s),
                 None => {}
             }
-            let dupthresh_before =
-                self.dupthresh_ack_ns.filter(|_| self.dupacks >= self.dupack_threshold).or(self.islost_ack_ns);
-            self.islost_ack_ns = None;
             self.snd_una = ack;
             self.acked_any = true;
-            self.dupacks = 0;
             // RFC 6298 (5.3): restart the timer on an ACK of new data.
             self.timer_restart_ns = now;
             self.restart_by_ack = true;
@@ -816,10 +834,6 @@ impl DirReplay {
                 self.ack_history.pop_front();
             }
             self.ack_history.push_back(AckAdvance { t: now, una: ack, dupthresh_before });
-            self.sacked.retain(|&(_, r)| r > ack);
-            for s in self.sacked.iter_mut() {
-                s.0 = s.0.max(ack);
-            }
             self.holes.retain(|h| h.end > ack);
             for h in self.holes.iter_mut() {
                 if ack >= h.start && h.reached_ns.is_none() {
@@ -837,36 +851,11 @@ impl DirReplay {
                     self.phase = PhaseKind::Open;
                 }
             }
-        } else if ack == self.snd_una
-            && seg.len == 0
-            // (b) "outstanding data": away from the sender the data it sent after this ACK's
-            // predecessors may not have reached the capture point yet (it queues behind the
-            // copies that caused this ACK), so only the sender's own capture can test it.
-            && (self.snd_max > self.snd_una || self.pos != Position::Sender)
-            && !seg.flags.contains(TcpFlags::SYN)
-            && !seg.flags.contains(TcpFlags::FIN)
-            && (seg.window == self.last_window || !blocks.is_empty())
-        {
-            // RFC 5681 §2 "duplicate acknowledgment" (RFC 6675 §2 with SACK).
-            if self.dupacks == 0 {
-                // 003 §V-D: an adaptive D = max(1, min(3, F − 2)) on the flight F (segments)
-                // as the episode's first duplicate arrives; a fixed D stays.
-                let flight = self.snd_max.saturating_sub(self.snd_una).div_ceil(u64::from(self.mss.max(1)));
-                self.dupack_threshold = self.dupack_rule.for_flight(flight);
-            }
-            self.dupacks = self.dupacks.saturating_add(1);
-            if self.dupacks == self.dupack_threshold {
-                self.dupthresh_ack_ns = Some(now);
-            }
-            if self.islost_ack_ns.is_none() && self.snd_una_is_lost() {
-                self.islost_ack_ns = Some(now);
-            }
         }
-        self.last_window = seg.window;
         self.last_ack_ns = Some(now);
         if ack < self.snd_max {
             self.gap_acks += 1;
-            let d = u64::from(self.dupack_threshold);
+            let d = u64::from(self.dupack_threshold());
             for h in self.holes.iter_mut().filter(|h| h.dupthresh_ns.is_none()) {
                 if self.gap_acks.saturating_sub(h.gap_acks_at) >= d {
                     h.dupthresh_ns = Some(now);
@@ -914,11 +903,14 @@ impl DirReplay {
             _ => self.rtt.min_ns,
         };
         let wait = self.no_dsack_wait_ns();
-        let sacked = &self.sacked;
+        let (obs, base) = (self.obs.as_ref(), self.base);
+        let sacked = |start: u64, end: u64| {
+            obs.is_some_and(|o| o.scoreboard().sacked_covers(SeqNum(base.wrapping_add(start as u32)), SeqNum(base.wrapping_add(end as u32))))
+        };
         for p in self.pending.iter_mut().filter(|p| p.verdict.is_none()) {
             let cum = ack >= p.end;
             let sacked_before = p.covered && !cum_before(p, prev_una);
-            if !p.covered && (cum || sacked.iter().any(|&(l, r)| l <= p.start && r >= p.end)) {
+            if !p.covered && (cum || sacked(p.start, p.end)) {
                 p.covered = true;
                 p.verdict = spurious::ack_too_soon(now.saturating_sub(p.ts_ns), min_rtt);
             }
@@ -965,6 +957,7 @@ impl DirReplay {
             seq: p.start as i64 - SEQ_ORIGIN as i64,
             len: (p.end - p.start) as u32,
             cause: p.cause,
+            trigger: p.trigger,
             spurious: p.verdict.map(|v| v.0),
             evidence: p.verdict.map_or(Evidence::None, |v| v.1),
             detection_ns: p.detection_ns,

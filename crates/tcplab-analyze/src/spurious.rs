@@ -14,7 +14,7 @@
 //! | `dsack` | a D-SACK block reports a duplicate of these bytes → spurious | RFC 2883 §4 / RFC 3708 §3 |
 //! | `ack_too_soon` | the ACK covering the bytes arrived sooner after the retransmission than the shortest capture→receiver→capture time → triggered by an earlier copy → spurious | §III-B ("ACK arriving too soon") |
 //! | `timestamp_echo` | the acceptable ACK echoes a TSval older than the retransmission's → spurious; echoes the retransmission's own, unshared TSval → needed | RFC 3522 §2 (Eifel detection), RFC 7323 §4.3 |
-//! | `no_dsack` | SACK in use, the bytes were acknowledged, and no D-SACK came within [`NO_DSACK_WAIT_RTTS`] capture-point RTTs → needed | RFC 3708 §3 (needs a D-SACK receiver, a model assumption) |
+//! | `no_dsack` | SACK in use, the bytes were acknowledged, and no D-SACK came within [`NO_DSACK_WAIT_RTTS`] capture-point RTTs → needed | RFC 3708 §3 (needs a D-SACK receiver: assumed from SACK-permitted in the handshake when the model's receivers send D-SACK, proven by any D-SACK on the connection) |
 //!
 //! The two "needed" verdicts that rest on what the receiver echoed or did not report
 //! (`timestamp_echo` = needed, `no_dsack`) also require that the ACK clock was alive: some

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use tcplab_analyze::{analyze_paths, AnalyzeConfig, Cause, Evidence, VantageChoice};
+use tcplab_analyze::Trigger;
 use tcplab_pcap::synth::{ipv4_tcp, PcapFile, TcpSpec};
 
 const MS: u64 = 1_000_000;
@@ -132,6 +133,7 @@ fn three_duplicate_acks_then_an_ack_echoing_the_retransmission_make_a_needed_fas
     assert_eq!(a.retransmissions.len(), 1);
     let r = a.retransmissions[0];
     assert_eq!(r.r.cause, Cause::FastRetransmit);
+    assert_eq!(r.r.trigger, Trigger::DupThresh);
     assert_eq!(r.r.spurious, Some(false));
     assert_eq!(r.r.evidence, Evidence::TimestampEcho);
     assert_eq!(r.r.seq, 1001);
@@ -213,7 +215,7 @@ fn a_retransmission_after_a_silent_minimum_rto_is_a_timeout_and_go_back_n_follow
     s.ack(1303, 3, 1303, 1203, &[]);
     let a = analyze_one(&s.write("rto"));
     assert_eq!(a.retransmissions.len(), 2);
-    assert!(a.retransmissions.iter().all(|r| r.r.cause == Cause::Rto));
+    assert!(a.retransmissions.iter().all(|r| r.r.cause == Cause::Rto && r.r.trigger == Trigger::Rto));
     assert_eq!(a.retransmissions[0].r.spurious, Some(false));
     // One episode: recovery from 1202 ms to the ACK of segment 2 (1303 ms).
     assert_eq!(a.retransmissions[1].r.recovery_ns, Some(101 * MS));
@@ -229,6 +231,7 @@ fn a_retransmission_with_no_trigger_in_the_replayed_state_is_unknown_not_a_guess
     s.data(250, 1, 250);
     let a = analyze_one(&s.write("unknown"));
     assert_eq!(a.retransmissions[0].r.cause, Cause::Unknown);
+    assert_eq!(a.retransmissions[0].r.trigger, Trigger::Unknown);
     assert_eq!(a.summary.anomalies["unknown_cause"], 1);
 }
 
@@ -431,8 +434,9 @@ fn the_second_hole_of_a_window_is_a_sack_recovery_retransmission_in_the_same_epi
     s.data(306, 3, 306);
     s.ack(406, 8, 406, 306, &[]);
     let a = analyze_one(&s.write("sack-recovery"));
-    let causes: Vec<Cause> = a.retransmissions.iter().map(|r| r.r.cause).collect();
-    assert_eq!(causes, vec![Cause::FastRetransmit, Cause::SackRecovery]);
+    let causes: Vec<(Cause, Trigger)> = a.retransmissions.iter().map(|r| (r.r.cause, r.r.trigger)).collect();
+    // The second hole: three SACKed segments above it (4-7) make it lost (RFC 6675 IsLost).
+    assert_eq!(causes, vec![(Cause::FastRetransmit, Trigger::DupThresh), (Cause::SackRecovery, Trigger::IsLost)]);
     // One loss episode: detection at 206 ms, the highest segment sent before it (7) is
     // acknowledged at 406 ms.
     assert!(a.retransmissions.iter().all(|r| r.r.recovery_ns == Some(200 * MS)));
@@ -636,4 +640,35 @@ fn end_reason_is_observed_and_capture_is_the_path_as_given() {
     assert_eq!(col("end_reason"), vec!["fin", "rst"]);
     assert_eq!(col("capture"), vec![dir_a.join("t.pcap").display().to_string(), dir_b.join("t.pcap").display().to_string()]);
     assert_eq!(col("capture_name"), vec!["t.pcap", "t.pcap"]);
+}
+
+#[test]
+fn one_ack_sacking_three_segments_is_a_loss_by_islost_not_by_duplicate_count() {
+    let mut s = Script::new(true, true);
+    for k in 0..6 {
+        s.data(101 + k as u64, k, 101 + k);
+    }
+    // Segment 1 lost; one ACK SACKs 2-4 (RFC 6675 IsLost: DupThresh segments above), then
+    // the same blocks again (no new SACK information: not a duplicate ACK, RFC 6675 §2).
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(204, 1, 204, 101, &[(2, 5)]);
+    s.ack(205, 1, 205, 101, &[(2, 5)]);
+    s.data(206, 1, 206);
+    s.ack(306, 6, 306, 206, &[]);
+    let a = analyze_one(&s.write("islost"));
+    let r = a.retransmissions[0];
+    assert_eq!((r.r.cause, r.r.trigger), (Cause::FastRetransmit, Trigger::IsLost));
+}
+
+/// Found by the `analyzer_structured` fuzz target: the first data segment of a direction
+/// lies before the ISN its SYN announced; its retransmission's `seq` is negative, not
+/// 2^32 - 999.
+#[test]
+fn data_before_the_isn_is_negative_not_wrapped() {
+    let mut s = Script::new(false, false);
+    s.pkt(200 * MS, From::Client, PSHACK, C_ISN.wrapping_sub(999), S_ISN + 1, 1000, 0, 0, &[]);
+    s.pkt(600 * MS, From::Client, PSHACK, C_ISN.wrapping_sub(999), S_ISN + 1, 1000, 0, 0, &[]);
+    let a = analyze_one(&s.write("before-isn"));
+    assert_eq!(a.retransmissions.len(), 1, "{:?}", a.retransmissions);
+    assert_eq!(a.retransmissions[0].r.seq, -999);
 }

@@ -17,6 +17,7 @@ fn check(name: &str, min_cause: f64) {
         let acc = s.cause_accuracy().unwrap();
         assert!(acc >= min_cause, "{name} {v}: cause accuracy {acc}");
         assert_eq!(s.sp_fp, 0, "{name} {v}: a needed retransmission called spurious");
+        assert_eq!(s.trigger_mismatch, 0, "{name} {v}: a trigger that does not explain the cause");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -89,6 +89,21 @@ struct XzStream {
     chunk: Vec<u8>,
     at: usize,
     done: bool,
+    /// The decoding thread, joined on drop (found by the capture_reader fuzz target's leak
+    /// check: a detached thread outlived its reader).
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for XzStream {
+    /// Closes the channel first, so that a thread blocked sending a chunk returns, then
+    /// waits for it.
+    fn drop(&mut self) {
+        let (_, closed) = sync_channel(0);
+        drop(std::mem::replace(&mut self.rx, closed));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Writing end handed to lzma-rs: each write is sent as one chunk.
@@ -109,14 +124,14 @@ impl Write for ChunkSender {
 impl XzStream {
     fn spawn<R: Read + Send + 'static>(source: R) -> XzStream {
         let (tx, rx) = sync_channel(XZ_CHUNKS_IN_FLIGHT);
-        std::thread::spawn(move || {
+        let thread = std::thread::spawn(move || {
             let mut input = BufReader::new(source);
             let mut sink = ChunkSender(tx.clone());
             if let Err(e) = lzma_rs::xz_decompress(&mut input, &mut sink) {
                 let _ = tx.send(Err(io::Error::new(io::ErrorKind::InvalidData, format!("xz: {e}"))));
             }
         });
-        XzStream { rx, chunk: Vec::new(), at: 0, done: false }
+        XzStream { rx, chunk: Vec::new(), at: 0, done: false, thread: Some(thread) }
     }
 }
 

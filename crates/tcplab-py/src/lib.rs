@@ -3,12 +3,14 @@
 //!
 //! | Python | Rust |
 //! |---|---|
-//! | `load_scenario(text, name, overrides)` | `tcplab_netsim::scenario::load_str` |
-//! | `load_scenario_json(json, name, overrides)` | JSON → TOML value → `load_str` |
+//! | `load_scenario(text, name, overrides)` | `tcplab_netsim::scenario::resolve_str` |
+//! | `load_scenario_json(json, name, overrides)` | JSON → TOML value → `resolve_str` |
+//! | `validate_overrides(text, name, overrides, is_json)` | `tcplab_netsim::scenario::validate_overrides` |
 //! | `run(spec, seed, trace, pcap)` | `tcplab_netsim::run` (GIL released) |
 //! | `bench_cases()`, `bench_spec(name)` | `tcplab_netsim::bench` |
-//! | `schema()` | `tcplab_netsim::scenario::json_schema` |
-//! | `profiles()` | `tcplab_tcp::Profile::ALL`, each as a dict of scenario-file values |
+//! | `schema()`, `schema_markdown()` | `tcplab_netsim::scenario::{json_schema, key_tables_markdown}` |
+//! | `profiles()` | `tcplab_tcp::Profile::ALL` through `tcplab_netsim::scenario::profile_values` |
+//! | `__git_revision__`, `__git_dirty__` | `git rev-parse HEAD` / `git status` at build time (`build.rs`) |
 
 mod analyze;
 mod tables;
@@ -33,6 +35,15 @@ create_exception!(
 #[pyclass(name = "Spec", module = "tcplab._core", frozen)]
 struct PySpec {
     spec: SimSpec,
+    /// The scenario as run (`Resolved::document`); empty for benchmark cases.
+    document: String,
+    flow_names: Vec<Option<String>>,
+}
+
+impl PySpec {
+    fn resolved(r: tcplab_netsim::scenario::Resolved) -> Self {
+        PySpec { spec: r.spec, document: r.document, flow_names: r.flow_names }
+    }
 }
 
 #[pymethods]
@@ -56,6 +67,16 @@ impl PySpec {
     #[getter]
     fn num_flows(&self) -> usize {
         self.spec.flows.len()
+    }
+    /// The scenario as run, as TOML: overrides applied, each flow's `tcp` written out.
+    #[getter]
+    fn resolved_toml(&self) -> String {
+        self.document.clone()
+    }
+    /// The `name` of each flow's `[[flows]]` entry by flow id (`None` if unnamed).
+    #[getter]
+    fn flow_names(&self) -> Vec<Option<String>> {
+        self.flow_names.clone()
     }
 }
 
@@ -89,22 +110,43 @@ fn scenario_err(e: impl std::fmt::Display) -> PyErr {
 #[pyfunction]
 #[pyo3(signature = (text, name, overrides))]
 fn load_scenario(py: Python<'_>, text: &str, name: &str, overrides: Vec<String>) -> PyResult<PySpec> {
-    let spec = py
-        .detach(|| tcplab_netsim::scenario::load_str(text, name, &overrides))
+    let r = py
+        .detach(|| tcplab_netsim::scenario::resolve_str(text, name, &overrides))
         .map_err(scenario_err)?;
-    Ok(PySpec { spec })
+    Ok(PySpec::resolved(r))
+}
+
+/// TOML text of a scenario given as JSON (from a Python dict).
+fn json_to_toml(json: &str) -> PyResult<String> {
+    let value: toml::Value = serde_json::from_str(json)
+        .map_err(|e| scenario_err(format!("scenario dict: {e}")))?;
+    toml::to_string(&value)
+        .map_err(|e| scenario_err(format!("scenario dict: cannot be expressed as TOML: {e}")))
+}
+
+/// Check overrides against a scenario without running it: each alone, then all together
+/// (`tcplab_netsim::scenario::validate_overrides`). `is_json`: `text` is a JSON dict.
+#[pyfunction]
+#[pyo3(signature = (text, name, overrides, is_json = false))]
+fn validate_overrides(
+    text: &str,
+    name: &str,
+    overrides: Vec<String>,
+    is_json: bool,
+) -> PyResult<PySpec> {
+    let text = if is_json { json_to_toml(text)? } else { text.to_string() };
+    tcplab_netsim::scenario::validate_overrides(&text, name, &overrides).map_err(scenario_err)?;
+    let r = tcplab_netsim::scenario::resolve_str(&text, name, &overrides).map_err(scenario_err)?;
+    Ok(PySpec::resolved(r))
 }
 
 /// A scenario given as JSON (from a Python dict): converted to TOML text and loaded as usual.
 #[pyfunction]
 #[pyo3(signature = (json, name, overrides))]
 fn load_scenario_json(json: &str, name: &str, overrides: Vec<String>) -> PyResult<PySpec> {
-    let value: toml::Value = serde_json::from_str(json)
-        .map_err(|e| scenario_err(format!("scenario dict: {e}")))?;
-    let text = toml::to_string(&value)
-        .map_err(|e| scenario_err(format!("scenario dict: cannot be expressed as TOML: {e}")))?;
-    let spec = tcplab_netsim::scenario::load_str(&text, name, &overrides).map_err(scenario_err)?;
-    Ok(PySpec { spec })
+    let text = json_to_toml(json)?;
+    let r = tcplab_netsim::scenario::resolve_str(&text, name, &overrides).map_err(scenario_err)?;
+    Ok(PySpec::resolved(r))
 }
 
 #[pyfunction]
@@ -134,7 +176,10 @@ fn bench_cases() -> Vec<String> {
 
 #[pyfunction]
 fn bench_spec(name: &str) -> PyResult<PySpec> {
-    tcplab_netsim::bench::bench_case(name).map(|spec| PySpec { spec }).ok_or_else(|| {
+    let flows = |s: &SimSpec| vec![None; s.flows.len()];
+    tcplab_netsim::bench::bench_case(name)
+        .map(|spec| PySpec { flow_names: flows(&spec), spec, document: String::new() })
+        .ok_or_else(|| {
         scenario_err(format!(
             "--case: no benchmark case {name:?}; cases are: {}",
             tcplab_netsim::bench::BENCH_CASES.join(", ")
@@ -147,80 +192,56 @@ fn schema() -> String {
     tcplab_netsim::scenario::json_schema()
 }
 
-/// A duration as a scenario file writes it ("500ms").
-fn dur(d: tcplab_time::SimDuration) -> String {
-    d.to_string()
+/// The key tables of docs/scenarios.md (`tcplab schema --markdown`).
+#[pyfunction]
+fn schema_markdown() -> String {
+    tcplab_netsim::scenario::key_tables_markdown()
 }
 
-/// An event clock as a scenario-file value: "fine", or a table.
-fn event_clock<'py>(py: Python<'py>, c: tcplab_tcp::EventClock) -> PyResult<Bound<'py, PyAny>> {
-    use tcplab_tcp::EventClock;
-    let d = PyDict::new(py);
-    match c {
-        EventClock::Fine => d.set_item("kind", "fine")?,
-        EventClock::Periodic { period, phase } => {
-            d.set_item("kind", "periodic")?;
-            d.set_item("period", dur(period))?;
-            d.set_item("phase", dur(phase))?;
+/// A scenario-file value as a Python object (strings, integers, floats, booleans, dicts,
+/// lists).
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => s.clone().into_pyobject(py)?.into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        toml::Value::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        toml::Value::Datetime(d) => d.to_string().into_pyobject(py)?.into_any(),
+        toml::Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(toml_to_py(py, x)?)?;
+            }
+            l.into_any()
         }
-        EventClock::OneShot { granularity } => {
-            d.set_item("kind", "oneshot")?;
-            d.set_item("granularity", dur(granularity))?;
+        toml::Value::Table(t) => {
+            let d = PyDict::new(py);
+            for (k, x) in t {
+                d.set_item(k, toml_to_py(py, x)?)?;
+            }
+            d.into_any()
         }
-    }
-    Ok(d.into_any())
+    })
 }
 
-/// Every named OS profile as a dict whose keys are `[tcp]` scenario keys and whose values are
-/// written as a scenario file accepts them (so a dict can be pasted into a `[tcp]` table),
-/// plus `name` and `description`.
+/// Every named OS profile as a dict of the `[tcp]` keys it sets, with the values written as a
+/// scenario file accepts them (so a dict can be pasted into a `[tcp]` table), in
+/// `PROFILE_KEYS` order, plus `name` and `description`. Made from the profile table by
+/// `tcplab_netsim::scenario::profile_values` (the loader's tests load every one back).
 #[pyfunction]
 fn profiles(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    use tcplab_tcp::{DupAckThreshold, InitialWindow, Profile};
-    Profile::ALL
+    use tcplab_netsim::scenario::{profile_values, PROFILE_KEYS};
+    tcplab_tcp::Profile::ALL
         .iter()
         .map(|p| {
             let d = PyDict::new(py);
             d.set_item("name", p.name)?;
-            d.set_item("rto_estimator", p.estimator.name())?;
-            let rc = p.timers.rtt_clock;
-            if rc == tcplab_tcp::MeasurementClock::FINE {
-                d.set_item("rtt_clock", "fine")?;
-            } else if rc.phase.as_nanos() == 0 {
-                d.set_item("rtt_clock", dur(rc.tick))?;
-            } else {
-                let t = PyDict::new(py);
-                t.set_item("tick", dur(rc.tick))?;
-                t.set_item("phase", dur(rc.phase))?;
-                d.set_item("rtt_clock", t)?;
+            let values = profile_values(p);
+            for k in PROFILE_KEYS {
+                if let Some(v) = values.get(*k) {
+                    d.set_item(*k, toml_to_py(py, v)?)?;
+                }
             }
-            d.set_item("timer_clock", event_clock(py, p.timers.slow)?)?;
-            d.set_item("fast_timer", event_clock(py, p.timers.fast)?)?;
-            d.set_item("initial_rto", dur(p.rto.initial))?;
-            d.set_item("min_rto", dur(p.rto.min))?;
-            d.set_item("max_rto", dur(p.rto.max))?;
-            d.set_item("clock_granularity", dur(p.rto.granularity))?;
-            d.set_item("rto_gain_a", p.rto.gain_a.to_string())?;
-            d.set_item("rto_gain_b", p.rto.gain_b.to_string())?;
-            d.set_item("rto_m", p.rto.m.to_string())?;
-            d.set_item("rto_k", p.rto.k.to_string())?;
-            match p.dupack_threshold {
-                DupAckThreshold::Fixed(n) => d.set_item("dupack_threshold", n)?,
-                DupAckThreshold::Adaptive => d.set_item("dupack_threshold", "adaptive")?,
-            }
-            d.set_item("rtt_sampling", p.sampling.name())?;
-            match p.initial_window {
-                InitialWindow::Segments(n) => d.set_item("initial_window", n)?,
-                InitialWindow::Rfc3390 => d.set_item("initial_window", "rfc3390")?,
-                InitialWindow::Rfc6928 => d.set_item("initial_window", "rfc6928")?,
-            }
-            match p.delayed_ack {
-                Some(t) => d.set_item("delayed_ack", dur(t))?,
-                None => d.set_item("delayed_ack", false)?,
-            }
-            d.set_item("ssthresh_estimation", p.startup.ssthresh_estimation)?;
-            d.set_item("pacing", p.startup.pacing)?;
-            d.set_item("handshake_ack", p.handshake_ack.name())?;
             d.set_item("description", p.description)?;
             Ok(d)
         })
@@ -230,6 +251,14 @@ fn profiles(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__git_revision__", env!("TCPLAB_GIT_REVISION"))?;
+    // None when the build could not tell (no git).
+    let dirty = match env!("TCPLAB_GIT_DIRTY") {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    };
+    m.add("__git_dirty__", dirty)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_class::<PySpec>()?;
     m.add_class::<PyRunOutput>()?;
@@ -240,6 +269,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_spec, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_overrides, m)?)?;
     analyze::register(m)?;
     m.add_function(wrap_pyfunction!(rto_table::fig6_rto_table, m)?)?;
     Ok(())

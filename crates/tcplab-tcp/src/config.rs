@@ -445,6 +445,29 @@ impl SenderModel {
     }
 }
 
+/// Which congestion controller the RFC sender runs (`tcp.cc`; `crate::cc`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CongestionControl {
+    /// RFC 5681 Reno with RFC 6582 NewReno recovery arithmetic (`cc::reno`).
+    #[default]
+    Reno,
+    /// RFC 9438 CUBIC as Linux `tcp_cubic.c` runs it (`cc::cubic`).
+    Cubic,
+}
+
+impl CongestionControl {
+    pub const ALL: [CongestionControl; 2] = [CongestionControl::Reno, CongestionControl::Cubic];
+    pub const fn name(self) -> &'static str {
+        match self {
+            CongestionControl::Reno => "reno",
+            CongestionControl::Cubic => "cubic",
+        }
+    }
+    pub fn by_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
 /// How the active opener acknowledges the SYN-ACK (the third segment of the handshake).
 ///
 /// RFC 9293 §3.10.7.3, SEGMENT ARRIVES, SYN-SENT STATE, fourth: "If SND.UNA > ISS (our SYN
@@ -540,6 +563,23 @@ pub struct TcpConfig {
     /// RFC 3168 ECN: ask for it on the SYN / accept it on the SYN-ACK, ECT on new data, echo
     /// CE, react to ECE (`crate::ecn`). Off by default (RFC 3168 is opt-in).
     pub ecn: bool,
+    /// Congestion controller of the RFC sender (default Reno, every earlier output).
+    pub cc: CongestionControl,
+    /// Slow-start exit: Linux HyStart or RFC 9406 HyStart++ (`cc::hystart`); off by default.
+    pub hystart: crate::cc::hystart::HystartMode,
+    /// Byte counting in slow start as Linux counts (RFC 3465; `cc::abc`); off by default
+    /// (RFC 5681 eq. 2).
+    pub abc: bool,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB, Linux `tcp_cwnd_reduction`) for the
+    /// window during SACK recovery (`loss::prr`); off by default (RFC 6675 cwnd = ssthresh).
+    pub prr: bool,
+    /// RFC 8985 RACK loss detection (time-based marking, D-SACK-adapted reordering window,
+    /// reordering timer, lost retransmissions) in the RFC sender with SACK (`loss::rack`);
+    /// off by default.
+    pub rack: bool,
+    /// The TLP probe timeout rule: RFC 8985 §7.2 or Linux `tcp_schedule_loss_probe`
+    /// (`loss::tlp`); used only with `tlp`.
+    pub tlp_pto: crate::loss::tlp::PtoRule,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -572,6 +612,12 @@ impl Default for TcpConfig {
             tlp: false,
             handshake_ack: HandshakeAck::Piggyback,
             ecn: false,
+            cc: CongestionControl::Reno,
+            hystart: crate::cc::hystart::HystartMode::Off,
+            abc: false,
+            prr: false,
+            rack: false,
+            tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             trace: true,
         }
     }

@@ -420,6 +420,7 @@ impl Connection {
             self.timers.cancel(TimerKind::Rto);
             self.timers.cancel(TimerKind::Persist);
             self.timers.cancel(TimerKind::Pto);
+            self.timers.cancel(TimerKind::RackReo);
         }
     }
 
@@ -432,6 +433,10 @@ impl Connection {
         // so it is looked at first. Never armed without `TcpConfig::tlp`.
         if self.timers.take_expired(TimerKind::Pto, now) {
             self.snd.on_pto(now, &mut self.timers, &mut self.trace);
+        }
+        // RFC 8985 §6.3 RACK reordering timer (never armed without `TcpConfig::rack`).
+        if self.timers.take_expired(TimerKind::RackReo, now) {
+            self.snd.on_rack_timer(now, &mut self.timers, &mut self.trace);
         }
         if self.timers.take_expired(TimerKind::Rto, now) {
             match self.state {
@@ -601,15 +606,15 @@ impl Connection {
     }
     /// The Linux 2.4 engine's state (`None` with the RFC sender).
     pub fn linux(&self) -> Option<&crate::linux::LinuxCa> {
-        self.snd.linux.as_ref()
+        self.snd.recovery.as_deref().and_then(|r| r.linux24())
     }
     /// Mutable access to the Linux engine (e.g. to turn rate-halving off before a run).
     pub fn linux_mut(&mut self) -> Option<&mut crate::linux::LinuxCa> {
-        self.snd.linux.as_mut()
+        self.snd.recovery.as_deref_mut().and_then(|r| r.linux24_mut())
     }
     /// The Linux packet counters now (002 L1349–1410), `None` with the RFC sender.
     pub fn linux_counters(&self) -> Option<crate::linux::scoreboard::Counters> {
-        self.snd.linux.as_ref().map(|_| self.snd.linux_counters())
+        self.linux().map(|_| self.snd.linux_counters())
     }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {

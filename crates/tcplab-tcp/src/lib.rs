@@ -21,6 +21,7 @@
 //! | [`clock`] | Aron & Druschel's timer framework: measurement clock (f_rtt), event clocks (f_ev) |
 //! | [`profile`] | named OS profiles (bsd-lite, linux-2.4, windows-xp, ...) as data |
 //! | [`linux`] | Linux 2.4 sender model (`TcpConfig::sender = Linux`; seed 002 §2) |
+//! | [`observe`] | observe mode: the sender model fed a capture, explaining each retransmission with the sender's own rules |
 
 //!
 //! ## Seams
@@ -75,6 +76,7 @@ pub mod ecn;
 pub mod event;
 pub mod linux;
 pub mod loss;
+pub mod observe;
 pub mod pacing;
 pub mod profile;
 pub mod receiver;
@@ -89,7 +91,7 @@ pub mod trace;
 
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
-    AckPolicy, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
+    AckPolicy, CongestionControl, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
     SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;

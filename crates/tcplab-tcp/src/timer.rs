@@ -48,10 +48,13 @@ pub enum TimerKind {
     /// RFC 8985 §7.2 loss probe timeout (PTO) of the Tail Loss Probe (see `crate::loss::tlp`);
     /// never armed unless `TcpConfig::tlp`.
     Pto = 4,
+    /// RFC 8985 §6.3 RACK reordering timer (`crate::loss::rack`; Linux `ICSK_TIME_REO_TIMEOUT`);
+    /// never armed unless `TcpConfig::rack`.
+    RackReo = 5,
 }
 
 /// Number of [`TimerKind`] variants (size of the timer table).
-pub const TIMER_KINDS: usize = 5;
+pub const TIMER_KINDS: usize = 6;
 
 /// Maps "armed at `now` for `after`" to the instant the host fires the timer.
 ///
@@ -115,13 +118,13 @@ impl TimerKind {
     /// retransmission timer — the slow slot — so a 500 ms f_ev paces at most every 500 ms.
     pub const fn default_slot(self) -> ClockSlot {
         match self {
-            TimerKind::Rto | TimerKind::Persist | TimerKind::Pacing | TimerKind::Pto => ClockSlot::Slow,
+            TimerKind::Rto | TimerKind::Persist | TimerKind::Pacing | TimerKind::Pto | TimerKind::RackReo => ClockSlot::Slow,
             TimerKind::DelayedAck => ClockSlot::Fast,
         }
     }
     /// Every kind, in table order.
     pub const ALL: [TimerKind; TIMER_KINDS] =
-        [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist, TimerKind::Pacing, TimerKind::Pto];
+        [TimerKind::Rto, TimerKind::DelayedAck, TimerKind::Persist, TimerKind::Pacing, TimerKind::Pto, TimerKind::RackReo];
 }
 
 /// The connection's timer table.

@@ -20,11 +20,14 @@ import os
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+# Light on purpose: `import tcplab` (and so the CLI's start) imports this package; pandas,
+# pyarrow and dask are imported by the functions that need them.
 from .study import Study, StudyError, load_study, parse_study
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _as_study(study: Any) -> Study:
@@ -40,7 +43,7 @@ def sweep(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool | None = None,
-) -> pd.DataFrame:
+) -> "pd.DataFrame":
     """Run a study (a file, a shipped study's name, or a :class:`Study`) into ``out``,
     running only the runs not already filed there, and return the tidy flows table: one row
     per run and flow, a column per swept key, ``seed``, and the flow columns.

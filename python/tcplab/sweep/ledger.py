@@ -35,6 +35,8 @@ import pyarrow.parquet as pq
 from ..errors import TcplabError
 
 LEDGER = "ledger.jsonl"
+#: Lock file: one driver at a time writes a sweep directory.
+LOCK = ".lock"
 RUNS = "runs"
 STUDY = "study.json"
 #: Parquet key-value metadata key holding the run's ledger entry (JSON).
@@ -52,12 +54,27 @@ def check_dir(out: Path) -> None:
     ledger): a sweep never writes into another command's results."""
     if out.exists() and not out.is_dir():
         raise SweepDirError(f"{out}: exists and is not a directory")
-    if not out.exists() or not any(out.iterdir()):
+    if not out.exists() or not any(p.name != LOCK for p in out.iterdir()):
         return
     if not ((out / STUDY).is_file() or (out / LEDGER).is_file()):
         raise SweepDirError(
             f"{out}: not empty and not a sweep directory (no {STUDY}); choose another -o, or empty it"
         )
+
+
+def lock_dir(out: Path):
+    """Take the directory's lock (``flock`` on ``DIR/.lock``, released when the process ends,
+    however it ends) so that two drivers never file into one directory at once. Returns the
+    open lock file; raises :class:`SweepDirError` if another process holds it."""
+    import fcntl
+
+    f = open(out / LOCK, "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        raise SweepDirError(f"{out}: another tcplab sweep is writing this directory") from None
+    return f
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -119,7 +136,7 @@ class Ledger:
                     listed[key] = e
         for tmp in led.runs_dir.glob(f"{TMP_PREFIX}*"):
             tmp.unlink(missing_ok=True)
-        on_disk = {p.stem for p in led.runs_dir.glob("*.parquet")}
+        on_disk = run_keys_on_disk(led.runs_dir)
         led.entries = {k: e for k, e in listed.items() if k in on_disk}
         missing_lines = sorted(on_disk - set(listed))
         if led.torn_lines or missing_lines:
@@ -157,6 +174,12 @@ class Ledger:
 
     def finished(self, keys: Iterable[str]) -> set[str]:
         return {k for k in keys if k in self.entries}
+
+
+def run_keys_on_disk(runs_dir: Path) -> set[str]:
+    """Keys of the run files in ``runs_dir``: ``<key>.parquet``, not the temporary files a
+    killed driver may have left (``.tmp-...``; pathlib's ``*`` matches names with a dot)."""
+    return {p.stem for p in runs_dir.glob("*.parquet") if not p.name.startswith(TMP_PREFIX)}
 
 
 def now_utc() -> str:

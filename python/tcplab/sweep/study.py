@@ -83,8 +83,10 @@ def toml_literal(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return {True: "nan", False: ("inf" if value > 0 else "-inf")}[math.isnan(value)]
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
         # A TOML basic string accepts JSON's escapes (\" \\ \n \uXXXX).
@@ -225,6 +227,8 @@ class Study:
     groups: tuple[Group, ...]
     metrics: tuple[str, ...] | None = None
     version: str = field(default="")
+    #: Where the base scenario was read from (a path), for the runs' provenance.
+    scenario_source: str = ""
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -244,12 +248,17 @@ class Study:
         """The ``--set`` strings of a point: the fixed ones, then the swept ones."""
         return [f"{k}={toml_literal(v)}" for k, v in (*self.fixed, *point.values)]
 
-    def runs(self) -> list[Run]:
+    def runs(self, resolved: Sequence[str]) -> list[Run]:
+        """Every run, in order. ``resolved[i]``: the resolved scenario of point i (the TOML
+        the loader gives after profiles and overrides, from :func:`tcplab.sweep.runner.validate`),
+        which the run keys hash."""
+        points = self.points()
+        if len(resolved) != len(points):
+            raise ValueError(f"{len(resolved)} resolved scenarios for {len(points)} points")
         out = []
-        scen_hash = hashlib.sha256(self.scenario_text.encode()).hexdigest()
-        for pi, p in enumerate(self.points()):
+        for pi, (p, doc) in enumerate(zip(points, resolved)):
             for seed in self.seeds:
-                out.append(Run(len(out), pi, p, seed, run_key(scen_hash, self.fixed, p, seed, self.version)))
+                out.append(Run(len(out), pi, p, seed, run_key(doc, seed, self.version)))
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -270,17 +279,14 @@ class Study:
         }
 
 
-def run_key(scenario_sha256: str, fixed: Sequence[tuple[str, Any]], point: Point, seed: int, version: str) -> str:
-    """The run key: a hash of everything that decides the run's result — the base scenario's
-    text, the fixed and swept overrides (sorted, so the order of keys in the study does not
-    matter), the seed, and the tcplab version. Twenty hex digits (80 bits)."""
+def run_key(resolved_scenario: str, seed: int, version: str) -> str:
+    """The run key: a hash of everything that decides the run's result — the resolved point
+    (the scenario as the loader resolved it, profiles and every override applied, so neither
+    the order of keys in the study nor the spelling of a value, ``"1s"`` or ``"1000ms"``,
+    nor a comment in the base file matters), the seed, and the tcplab version. Twenty hex
+    digits (80 bits)."""
     canon = json.dumps(
-        {
-            "scenario": scenario_sha256,
-            "overrides": sorted([k, toml_literal(v)] for k, v in (*fixed, *point.values)),
-            "seed": seed,
-            "tcplab": version,
-        },
+        {"scenario": hashlib.sha256(resolved_scenario.encode()).hexdigest(), "seed": seed, "tcplab": version},
         sort_keys=True,
         separators=(",", ":"),
     )
@@ -436,6 +442,7 @@ def parse_study(text: str, *, source: str = "<study>", base_dir: Path | None = N
         groups=tuple(groups),
         metrics=metrics,
         version=version,
+        scenario_source=str(scen_path),
     )
     n = math.prod(len(g.rows) for g in groups) * len(seeds)
     if n > MAX_RUNS:

@@ -29,6 +29,8 @@ class RunTask:
     scenario_name: str
     overrides: tuple[str, ...]
     seed: int
+    #: Where the driver read the scenario (recorded in the provenance, never opened here).
+    scenario_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,12 +40,16 @@ class RunOutcome:
     key: str
     flows: pa.Table
     summary: dict[str, Any]
+    #: What produced the run, as ``tcplab run`` records it (:func:`tcplab.api.provenance`).
+    provenance: dict[str, Any]
     #: Wall-clock seconds spent inside the simulator (``_core.run``), measured on the worker.
     sim_wall_s: float
     #: CPU seconds of the worker process inside the simulator.
     sim_cpu_s: float
-    #: Wall-clock seconds of the whole task on the worker (loading, simulating, converting).
+    #: Wall-clock and CPU seconds of the whole run on the worker (loading, simulating,
+    #: converting).
     task_wall_s: float
+    task_cpu_s: float
     worker: str
 
 
@@ -51,10 +57,12 @@ def run_task(task: RunTask) -> RunOutcome:
     """Load the scenario with the point's overrides and simulate it without tracing.
     Raises :class:`tcplab.ScenarioError` for a point the simulator refuses at run time."""
     from .. import _core
+    from ..api import Scenario, _with_flow_names, provenance
     from ..errors import _translate
     from ..tables import to_arrow
 
     t0 = time.perf_counter()
+    c0 = time.process_time()
     try:
         spec = _core.load_scenario(task.scenario_text, task.scenario_name, list(task.overrides))
         t1 = time.perf_counter()
@@ -66,14 +74,18 @@ def run_task(task: RunTask) -> RunOutcome:
         raise _translate(e) from None
     summary = json.loads(raw.summary_json)
     summary.pop("flows", None)  # the same numbers are the flows table
-    flows = to_arrow(raw.table("flows"))
+    # As tcplab run's flows table: the flow_name column, and the same provenance record.
+    flows = _with_flow_names(to_arrow(raw.table("flows")), spec.flow_names)
+    sc = Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), task.overrides, task.scenario_source)
     return RunOutcome(
         key=task.key,
         flows=flows,
         summary=summary,
+        provenance=provenance(sc, task.seed),
         sim_wall_s=t2 - t1,
         sim_cpu_s=c2 - c1,
         task_wall_s=time.perf_counter() - t0,
+        task_cpu_s=time.process_time() - c0,
         worker=f"{socket.gethostname()}:{os.getpid()}",
     )
 

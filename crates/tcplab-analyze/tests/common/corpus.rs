@@ -321,6 +321,8 @@ pub struct Score {
     pub sp_truth: usize,
     pub sp_unknown: usize,
     pub needed_wrong: usize,
+    /// Rows whose `trigger` is not one the `cause` can rest on (docs/outputs.md).
+    pub trigger_mismatch: usize,
     pub vantage: String,
     pub confusion: HashMap<(String, String), usize>,
 }
@@ -364,6 +366,17 @@ pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
     }
     let mut a_occ: HashMap<(u32, u64), Vec<&tcplab_analyze::RetxRow>> = HashMap::new();
     for r in &a.retransmissions {
+        use tcplab_analyze::{Cause, Trigger};
+        let ok = match r.r.cause {
+            Cause::Rto => r.r.trigger == Trigger::Rto,
+            Cause::FastRetransmit => matches!(r.r.trigger, Trigger::DupThresh | Trigger::IsLost | Trigger::Rack | Trigger::RackTimer),
+            Cause::SackRecovery => {
+                matches!(r.r.trigger, Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg | Trigger::Rack | Trigger::RackTimer)
+            }
+            Cause::Tlp => r.r.trigger == Trigger::Tlp,
+            Cause::Unknown => r.r.trigger == Trigger::Unknown,
+        };
+        s.trigger_mismatch += usize::from(!ok);
         if r.dir != tcplab_pcap::Dir::ClientToServer {
             continue;
         }

@@ -14,22 +14,31 @@ use super::topology::{self, NodeTable, RawNode, RawRoute, RawTopology};
 use super::values::R;
 use super::{p, Ctx, P};
 use crate::spec::SimSpec;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// The top level of a scenario file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScenario {
+    /// Scenario name, copied to every output; defaults to the file stem.
     pub name: Option<String>,
+    /// How long the run lasts, its default seed, the time-series sampling.
     pub simulation: RawSimulation,
+    /// Defaults for every flow; keys mirror `tcplab_tcp::TcpConfig`.
     #[serde(default)]
+    #[schemars(extend("default" = {}))]
     pub tcp: RawTcp,
+    /// Hosts and routers.
     #[serde(default)]
     pub nodes: Vec<RawNode>,
+    /// Full-duplex point-to-point links; each direction has its own queue and loss model.
     #[serde(default)]
     pub links: Vec<RawLink>,
+    /// Static routes; missing ones are filled in by shortest path.
     #[serde(default)]
     pub routes: Vec<RawRoute>,
+    /// The TCP transfers.
     #[serde(default)]
     pub flows: Vec<RawFlow>,
     /// Optional generator of nodes and links (added before `nodes` and `links`).

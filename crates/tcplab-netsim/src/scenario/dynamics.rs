@@ -6,96 +6,133 @@ use super::link::RawLink;
 use super::values::{describe, one_line_msg, prob, quantity_text, unquote_number, Bw, Dur, R};
 use super::{Ctx, P};
 use crate::spec::{DelaySpikeSpec, DurationDist, LinkDynamics, ReorderSpec, SpikeDirection};
+use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
+use std::borrow::Cow;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use tcplab_time::units::parse_duration;
 use tcplab_time::SimDuration;
 
 /// `spike_direction`: which direction of the link the delay spikes hold up.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 pub enum RawSpikeDirection {
+    /// Only packets from `a` to `b`.
     #[serde(rename = "a->b")]
     AtoB,
+    /// Only packets from `b` to `a`.
     #[serde(rename = "b->a")]
     BtoA,
+    /// Both directions (the default).
     #[serde(rename = "both")]
     Both,
 }
 
 /// `reorder`, `reorder_ab`, `reorder_ba`: see `sim::reorder`.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawReorder {
-    /// Share of packets held back by `extra`.
+    /// Share of packets held back by `extra` (netem's reorder percentage inverted: the share
+    /// displaced); goes with `extra`.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p: Option<f64>,
+    /// Extra propagation delay of a held-back packet (> 0 when `p` > 0); later packets overtake
+    /// it.
     pub extra: Option<Dur>,
-    /// Every packet: a further U[0, jitter).
+    /// Every packet arrives a further U[0, jitter) later (default 0).
     pub jitter: Option<Dur>,
 }
 
 /// One step of `bandwidth_schedule`: from `at` on, the link runs at `bandwidth`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawBandwidthStep {
+    /// When the step starts (strictly after the previous step, before `simulation.duration`).
     pub at: Dur,
+    /// The rate of both directions from `at` on (> 0).
     pub bandwidth: Bw,
 }
 
 /// One entry of the list form `delay_spikes = [{ at = "10s", duration = "3s" }]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawSpikeAt {
+    /// Start of the spike, from the start of the run (before `simulation.duration`).
     pub at: Dur,
+    /// Length of the spike (> 0); overlapping spikes merge.
     pub duration: Dur,
 }
 
 /// The table form: exactly one key naming the process.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawSpikeProcess {
+    /// Spikes at `first`, `first + period`, ... (`count` of them, or until the end of the run).
     Periodic(RawPeriodic),
+    /// An alternating renewal process: a gap (`interval`), then a spike (`duration`).
     Random(RawRandom),
+    /// Every packet that starts serialisation on the direction starts a spike with probability
+    /// `p`, beginning when that packet would arrive (head-of-line blocking).
     PerPacket(RawPerPacket),
+    /// At the end of every `period`, with probability `p`, a spike after which the link's
+    /// bandwidth is drawn from `bandwidths`. Cannot be combined with `bandwidth_schedule`.
     Handover(RawHandover),
+    /// One of the dissertation's processes by name.
     Preset(RawSpikePreset),
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPeriodic {
+    /// Start of the first spike (before `simulation.duration`).
     pub first: Dur,
+    /// Time from the start of one spike to the start of the next (> 0).
     pub period: Dur,
+    /// Length of each spike (> 0).
     pub duration: Dur,
+    /// Number of spikes (≥ 1); without it, until the end of the run.
+    #[schemars(range(min = 1))]
     pub count: Option<u64>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRandom {
+    /// Gap from the end of one spike to the start of the next (the first from time 0).
     pub interval: Option<RawDist>,
-    /// Shorthand for `interval = { exponential = ... }`.
+    /// Shorthand for `interval = { exponential = ... }`; use one of the two.
     pub mean_interval: Option<Dur>,
+    /// Length of each spike.
     pub duration: RawDist,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPerPacket {
+    /// Probability that a packet starts a spike.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p: f64,
+    /// Length of each spike.
     pub duration: RawDist,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHandover {
+    /// Length of the period at whose end a hand-over may happen (> 0).
     pub period: Dur,
+    /// Probability of a hand-over per period.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub p: f64,
+    /// Length of the hand-over's delay spike.
     pub duration: RawDist,
+    /// Bandwidths drawn uniformly after each hand-over (each > 0).
+    #[schemars(length(min = 1))]
     pub bandwidths: Vec<Bw>,
 }
 
 /// Named parameter sets from Sarolahti's dissertation (see [`spike_preset`]).
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RawSpikePreset {
     /// Ch. 4 "sudden delays": p = 0.02 per packet, Exp(3.5 s).
@@ -120,6 +157,41 @@ pub enum RawDist {
 enum RawDistTable {
     Exponential(Dur),
     Uniform([Dur; 2]),
+}
+
+impl JsonSchema for RawDist {
+    fn schema_name() -> Cow<'static, str> {
+        "duration_distribution".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        let d = g.subschema_for::<Dur>();
+        json_schema!({
+            "anyOf": [
+                d,
+                {
+                    "type": "object", "additionalProperties": false, "required": ["exponential"],
+                    "properties": { "exponential": d }
+                },
+                {
+                    "type": "object", "additionalProperties": false, "required": ["uniform"],
+                    "properties": { "uniform": { "type": "array", "items": d, "minItems": 2, "maxItems": 2 } }
+                }
+            ],
+            "x-values": "duration, `{ exponential = mean }` or `{ uniform = [lo, hi] }`",
+        })
+    }
+}
+
+/// The schema of `delay_spikes` (kept as a TOML value by the loader): the list form or one
+/// process.
+pub(super) fn delay_spikes_schema(g: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "anyOf": [
+            { "type": "array", "items": g.subschema_for::<RawSpikeAt>(), "minItems": 1 },
+            g.subschema_for::<RawSpikeProcess>()
+        ],
+        "x-values": "list or table, see below",
+    })
 }
 
 impl<'de> Deserialize<'de> for RawDist {

@@ -5,7 +5,11 @@ use super::topology::NodeTable;
 use super::values::{check_name, quantity_text, Dur, R};
 use super::{p, Ctx};
 use crate::spec::{FlowSpec, NodeKind};
+use super::values::{or_word, ByteCount};
+use schemars::{Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
+use std::borrow::Cow;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashMap;
 use tcplab_time::units::parse_bytes;
@@ -15,22 +19,40 @@ use tcplab_time::SimDuration;
 pub const UNLIMITED: &str = "unlimited";
 
 /// A `[[flows]]` entry.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawFlow {
-    /// Label only (for `--set flows.NAME.key=...` and messages).
+    /// Label for `--set flows.NAME...`, messages and the `flow_name` output column; unique. No
+    /// spaces or dots.
     pub name: Option<String>,
+    /// Sending host (the active opener).
     pub src: String,
+    /// Receiving host; a host other than `src`.
     pub dst: String,
+    /// When the sender issues its SYN; must be before `simulation.duration`.
+    #[schemars(extend("default" = "0s"))]
     pub start: Option<Dur>,
+    /// Bytes to send (> 0); `"unlimited"` is a bulk sender.
     pub size: FlowSize,
+    /// Per-flow overrides of `[tcp]` (same keys), applied over it key by key.
     pub tcp: Option<RawTcp>,
+    /// Number of identical flows this entry stands for; flow ids are assigned in file order after
+    /// expansion.
+    #[schemars(range(min = 1, max = MAX_FLOW_COUNT), extend("default" = 1))]
     pub count: Option<u32>,
 }
 
 /// Transfer size: bytes, or `"unlimited"` for a bulk sender.
 #[derive(Debug, Clone, Copy)]
 pub struct FlowSize(pub Option<u64>);
+impl JsonSchema for FlowSize {
+    fn schema_name() -> Cow<'static, str> {
+        "flow_size".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        or_word(ByteCount::json_schema(g), UNLIMITED, "size, or `\"unlimited\"`")
+    }
+}
 impl<'de> Deserialize<'de> for FlowSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = toml::Value::deserialize(d)?;

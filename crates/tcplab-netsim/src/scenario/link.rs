@@ -3,58 +3,104 @@
 
 use super::dynamics::{self, dist, RawBandwidthStep, RawDist, RawReorder, RawSpikeDirection};
 use super::topology::NodeTable;
-use super::values::{check_name, describe, prob, quantity_text, BytesOrInf, Bw, Dur, R};
+use super::values::{check_name, describe, prob, quantity_text, unit_schema, BytesOrInf, Bw, Dur, R};
+use super::values::{BYTE_UNITS, PACKET_UNITS};
 use super::{Ctx, P};
 use crate::spec::{DurationDist, LinkId, LinkSpec, LossSpec, QueueSpec};
+use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
+use std::borrow::Cow;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashMap;
 use tcplab_time::units::{parse_queue_limit, QueueLimit};
 use tcplab_time::SimDuration;
 
 /// The properties of a generated link (a `[[links]]` entry without name and endpoints).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(extend("x-values" = "link properties"))]
 #[serde(deny_unknown_fields)]
 pub struct RawLinkParams {
+    /// Rate of each direction. Values: bandwidth, > 0.
     pub bandwidth: Bw,
+    /// One-way propagation delay.
     pub delay: Dur,
+    /// Drop-tail limit of each direction's queue, in packets or bytes; > 0.
+    #[schemars(extend("default" = "100pkt"))]
     pub queue: Option<RawQueue>,
+    /// Loss model applied to both directions (each direction has its own RNG stream).
     pub loss: Option<RawLoss>,
+    /// Per direction (a → b, b → a); cannot be combined with `loss`.
     pub loss_ab: Option<RawLoss>,
+    /// Per direction (a → b, b → a); cannot be combined with `loss`.
     pub loss_ba: Option<RawLoss>,
+    /// Delay spikes: the link stops delivering, then releases what it held, in order.
+    #[serde(default)]
+    #[schemars(schema_with = "dynamics::delay_spikes_schema")]
     pub delay_spikes: Option<toml::Value>,
+    /// Which direction(s) the spikes hit (needs `delay_spikes`). Values: `"a->b"`, `"b->a"`,
+    /// `"both"`.
+    #[schemars(extend("default" = "both"))]
     pub spike_direction: Option<RawSpikeDirection>,
+    /// Bytes the link can take in while a spike holds its output; the next packet waits in the
+    /// queue until the spike ends (needs `delay_spikes`).
+    #[schemars(extend("default" = "inf"))]
     pub link_buffer: Option<BytesOrInf>,
+    /// Rate changes, both directions; times strictly increasing and before `simulation.duration`;
+    /// before the first step `bandwidth` applies.
     pub bandwidth_schedule: Option<Vec<RawBandwidthStep>>,
-    /// Reordering of both directions (`{ p = 0.01, extra = "5ms" }`, `{ jitter = "2ms" }`).
+    /// Packet reordering of both directions (each direction has its own RNG stream), see below.
     pub reorder: Option<RawReorder>,
+    /// Per direction; cannot be combined with `reorder`.
     pub reorder_ab: Option<RawReorder>,
+    /// Per direction; cannot be combined with `reorder`.
     pub reorder_ba: Option<RawReorder>,
 }
 
 /// A `[[links]]` entry: a full-duplex link between nodes `a` and `b`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawLink {
-    /// Defaults to `"{a}-{b}"`.
+    /// Unique link name (used by routes, `--set links.NAME...` and outputs); defaults to
+    /// `"{a}-{b}"`.
     pub name: Option<String>,
+    /// One end (a node name); "a → b" is the direction of `loss_ab`, `reorder_ab`.
     pub a: String,
+    /// The other end (a node name other than `a`).
     pub b: String,
+    /// Rate of each direction. Values: bandwidth, > 0.
     pub bandwidth: Bw,
+    /// One-way propagation delay.
     pub delay: Dur,
+    /// Drop-tail limit of each direction's queue, in packets or bytes; > 0.
+    #[schemars(extend("default" = "100pkt"))]
     pub queue: Option<RawQueue>,
+    /// Loss model applied to both directions (each direction has its own RNG stream).
     pub loss: Option<RawLoss>,
+    /// Per direction (a → b, b → a); cannot be combined with `loss`.
     pub loss_ab: Option<RawLoss>,
+    /// Per direction (a → b, b → a); cannot be combined with `loss`.
     pub loss_ba: Option<RawLoss>,
-    /// Kept as a TOML value: an array of `{ at, duration }` or a table naming a process; read
-    /// in `dynamics::link_dynamics` (so errors inside carry their full path).
+    /// Delay spikes: the link stops delivering, then releases what it held, in order.
+    #[serde(default)]
+    #[schemars(schema_with = "dynamics::delay_spikes_schema")]
     pub delay_spikes: Option<toml::Value>,
+    /// Which direction(s) the spikes hit (needs `delay_spikes`). Values: `"a->b"`, `"b->a"`,
+    /// `"both"`.
+    #[schemars(extend("default" = "both"))]
     pub spike_direction: Option<RawSpikeDirection>,
+    /// Bytes the link can take in while a spike holds its output; the next packet waits in the
+    /// queue until the spike ends (needs `delay_spikes`).
+    #[schemars(extend("default" = "inf"))]
     pub link_buffer: Option<BytesOrInf>,
+    /// Rate changes, both directions; times strictly increasing and before `simulation.duration`;
+    /// before the first step `bandwidth` applies.
     pub bandwidth_schedule: Option<Vec<RawBandwidthStep>>,
-    /// Reordering of both directions (`{ p = 0.01, extra = "5ms" }`, `{ jitter = "2ms" }`).
+    /// Packet reordering of both directions (each direction has its own RNG stream), see below.
     pub reorder: Option<RawReorder>,
+    /// Per direction; cannot be combined with `reorder`.
     pub reorder_ab: Option<RawReorder>,
+    /// Per direction; cannot be combined with `reorder`.
     pub reorder_ba: Option<RawReorder>,
 }
 
@@ -63,6 +109,25 @@ pub struct RawLink {
 pub struct RawQueue(pub QueueLimit);
 /// The queue disciplines the table form accepts.
 const QUEUE_KINDS: &[&str] = &["droptail"];
+impl JsonSchema for RawQueue {
+    fn schema_name() -> Cow<'static, str> {
+        "queue".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let units: Vec<&str> = PACKET_UNITS.iter().chain(BYTE_UNITS).copied().collect();
+        let limit = unit_schema("queue limit", &units, &["100pkt", "64KB"]);
+        json_schema!({
+            "anyOf": [
+                limit,
+                {
+                    "type": "object", "additionalProperties": false, "required": ["limit"],
+                    "properties": { "kind": { "enum": QUEUE_KINDS }, "limit": limit }
+                }
+            ],
+            "x-values": "queue limit (packets or size), or `{ kind = \"droptail\", limit = \"20pkt\" }`",
+        })
+    }
+}
 impl<'de> Deserialize<'de> for RawQueue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = toml::Value::deserialize(d)?;
@@ -110,28 +175,57 @@ impl<'de> Deserialize<'de> for RawQueue {
 }
 
 /// A loss model of one link direction, chosen by `model`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(extend("x-values" = "loss model (below)"))]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawLoss {
+    /// No loss (the default).
     None,
+    /// Each packet lost independently with probability `p`.
     Bernoulli {
+        /// Loss probability per packet.
+        #[schemars(range(min = 0.0, max = 1.0))]
         p: f64,
     },
+    /// Two-state Markov chain: per packet move Good→Bad with `p_gb`, Bad→Good with `p_bg`, then
+    /// lose the packet with the state's loss probability. The defaults are Gilbert's original
+    /// channel.
     GilbertElliott {
+        /// Per-packet probability Good → Bad.
+        #[schemars(range(min = 0.0, max = 1.0))]
         p_gb: f64,
+        /// Per-packet probability Bad → Good.
+        #[schemars(range(min = 0.0, max = 1.0))]
         p_bg: f64,
+        /// Loss probability in Good.
         #[serde(default = "ge_loss_good")]
+        #[schemars(range(min = 0.0, max = 1.0))]
         loss_good: f64,
+        /// Loss probability in Bad.
         #[serde(default = "ge_loss_bad")]
+        #[schemars(range(min = 0.0, max = 1.0))]
         loss_bad: f64,
     },
+    /// Deterministic, for tests: drop the listed 1-based occurrences of data segments
+    /// (payload > 0, retransmissions counted) of flow `flow` on this direction. `flow` is the
+    /// index in the *expanded* flow list (after `count`), the same flow id as in every output.
+    /// Duplicates are merged.
     DropNth {
+        /// Flow index in the expanded flow list (after `count`), the flow id of every output.
         flow: u64,
+        /// 1-based occurrences of the flow's data segments to drop; duplicates are merged.
+        #[schemars(length(min = 1), inner(range(min = 1)))]
         nth: Vec<u64>,
     },
-    /// Time-driven Good/Bad periods; the defaults are Sarolahti's Ch. 4 "bursty losses".
+    /// Time-driven link outages: Good and Bad periods alternate (starting Good), every packet
+    /// that starts transmission in Bad is lost. Defaults are Sarolahti's Ch. 4 "bursty
+    /// losses": `good = { uniform = ["0.1s", "20s"] }`, `bad = { exponential = "3.5s" }`. The
+    /// periods depend on the seed and the link only, so `loss = { model = "outages" }` loses
+    /// "all packets in both directions" at the same times.
     Outages {
+        /// Length of Good periods (default uniform 0.1 s..20 s, Sarolahti Ch. 4).
         good: Option<RawDist>,
+        /// Length of Bad periods, every packet lost (default exponential 3.5 s).
         bad: Option<RawDist>,
     },
 }

@@ -1,7 +1,9 @@
 //! Scenario files: TOML → validated [`SimSpec`].
 //!
-//! The format is documented key by key in `docs/scenarios.md`; [`json_schema`] gives the same
-//! as a JSON Schema for editors. Pipeline:
+//! The format is documented key by key in `docs/scenarios.md`, whose key tables are generated
+//! ([`key_tables_markdown`]) from the JSON Schema ([`json_schema`]), itself generated from the
+//! `Raw*` structs and their doc comments: adding a key is a field with its doc comment plus its
+//! check. Pipeline:
 //!
 //! 1. parse the text into a `toml::Value` (syntax errors: the parser's message on one line);
 //! 2. apply `--set path=value` overrides to that value ([`overrides`]);
@@ -28,6 +30,7 @@
 //!   that errors inside it name their full path; `spike_direction` and `link_buffer` without
 //!   `delay_spikes` are errors (they would do nothing).
 
+mod docs;
 mod document;
 mod dynamics;
 mod flows;
@@ -47,7 +50,9 @@ use crate::spec::SimSpec;
 use std::fmt;
 use std::path::Path;
 
-pub use schema::json_schema;
+pub use docs::{key_tables_markdown, update_docs};
+pub use schema::{json_schema, schema_value};
+pub use tcp::{profile_values, tcp_values, PROFILE_KEYS};
 
 /// Seed used when neither the file (`simulation.seed`) nor the caller gives one.
 pub const DEFAULT_SEED: u64 = 1;
@@ -110,6 +115,53 @@ impl std::error::Error for ScenarioError {}
 
 /// Load a scenario from text. `name` is used when the file has no `name` key.
 pub fn load_str(text: &str, name: &str, overrides: &[String]) -> Result<SimSpec, ScenarioError> {
+    load_value(text, name, overrides).map(|(spec, _)| spec)
+}
+
+/// A loaded scenario with what a result directory records of it (provenance).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub spec: SimSpec,
+    /// The scenario as run, as TOML text: the file with the overrides applied, `name` set, and
+    /// every `[[flows]]` entry's `tcp` written out in full (profiles and `[tcp]` resolved;
+    /// `[tcp]` itself removed). Loading it gives the same spec.
+    pub document: String,
+    /// The `name` of each flow's `[[flows]]` entry, by flow id (copies made by `count` share
+    /// it; `None` for unnamed entries).
+    pub flow_names: Vec<Option<String>>,
+}
+
+/// [`load_str`], also giving the resolved document and the flow names ([`Resolved`]).
+pub fn resolve_str(text: &str, name: &str, overrides: &[String]) -> Result<Resolved, ScenarioError> {
+    let (spec, mut value) = load_value(text, name, overrides)?;
+    let mut flow_names = Vec::with_capacity(spec.flows.len());
+    if let Some(root) = value.as_table_mut() {
+        root.insert("name".into(), toml::Value::String(spec.name.clone()));
+        root.remove("tcp");
+        if let Some(entries) = root.get_mut("flows").and_then(toml::Value::as_array_mut) {
+            for entry in entries.iter_mut() {
+                let first = flow_names.len();
+                let count = entry.get("count").and_then(toml::Value::as_integer).unwrap_or(1);
+                let label = entry.get("name").and_then(toml::Value::as_str).map(str::to_string);
+                flow_names.extend((0..count).map(|_| label.clone()));
+                if let (Some(t), Some(f)) = (entry.as_table_mut(), spec.flows.get(first)) {
+                    t.insert("tcp".into(), toml::Value::Table(tcp_values(&f.tcp)));
+                }
+            }
+        }
+    }
+    let document = toml::to_string(&value).map_err(|e| {
+        ScenarioError::plain(format!("cannot write the resolved scenario as TOML: {e}"))
+    })?;
+    Ok(Resolved { spec, document, flow_names })
+}
+
+/// Parse, override, deserialize and build; also returns the overridden document.
+fn load_value(
+    text: &str,
+    name: &str,
+    overrides: &[String],
+) -> Result<(SimSpec, toml::Value), ScenarioError> {
     let mut value: toml::Value = match text.parse::<toml::Table>() {
         Ok(t) => toml::Value::Table(t),
         Err(e) => {
@@ -125,11 +177,26 @@ pub fn load_str(text: &str, name: &str, overrides: &[String]) -> Result<SimSpec,
     let ctx = Ctx::new(text);
     let applied = overrides::apply_all(&mut value, overrides)?;
     let ctx = Ctx { overrides: applied, ..ctx };
-    let raw: document::RawScenario = match serde_path_to_error::deserialize(value) {
+    let raw: document::RawScenario = match serde_path_to_error::deserialize(value.clone()) {
         Ok(r) => r,
         Err(e) => return Err(ctx.serde_error(e)),
     };
-    document::build(&ctx, raw, name)
+    document::build(&ctx, raw, name).map(|spec| (spec, value))
+}
+
+/// Check `overrides` against the scenario without running it: each one alone, then all
+/// together, so that an invalid value is reported as its own (`tcp.min_rto=1x`) and a
+/// conflict between valid ones (`tcp.sender=linux` with `tcp.tlp=true`) as what it is. Every
+/// error names the override it came from. Used to validate a study's parameters up front.
+pub fn validate_overrides(
+    text: &str,
+    name: &str,
+    overrides: &[String],
+) -> Result<SimSpec, ScenarioError> {
+    for o in overrides {
+        load_value(text, name, std::slice::from_ref(o))?;
+    }
+    load_str(text, name, overrides)
 }
 
 /// Load a scenario file; the name defaults to the file stem.

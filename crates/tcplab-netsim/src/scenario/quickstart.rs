@@ -12,12 +12,13 @@ use crate::sim::quickstart::estimator::{EstimatorKind, MAX_PEAK_INTERVALS};
 use crate::sim::quickstart::extreme::DEFAULT_SCORE_WEIGHT;
 use crate::sim::quickstart::{ExtremeConfig, QsRouterConfig, RejectAction};
 use crate::spec::{HandoffSpec, QsRouterSpec, QuickStartSpec, RouteSpec};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use tcplab_tcp::startup::quickstart::{HandoffResponse, QsFailureResponse, QsRequestSize, QuickStartConfig};
 use tcplab_time::SimDuration;
 
 /// `[tcp.quick_start]`: the endpoint's Quick-Start behaviour; unset keys keep the level below.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawTcpQuickStart {
     /// Send a Quick-Start Request on the SYN.
@@ -126,30 +127,38 @@ pub(super) fn apply_tcp(ctx: &Ctx<'_>, at: &P, q: &RawTcpQuickStart, c: &mut Qui
 pub const DEFAULT_RTT_GUESS: SimDuration = SimDuration::from_millis(100);
 
 /// `[quick_start]`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawQuickStart {
+    /// Quick-Start capable routers (interfaces).
     #[serde(default)]
     pub routers: Vec<RawQsRouter>,
+    /// Scheduled vertical hand-offs.
     #[serde(default)]
     pub handoffs: Vec<RawHandoff>,
 }
 
 /// `[[quick_start.routers]]`: Quick-Start processing on a router's interfaces.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawQsRouter {
+    /// The router node.
     pub node: String,
     /// Interfaces (link names) that process Requests; all of the node's links when absent.
     pub links: Option<Vec<String>>,
     /// `target` (default), `share`, `broken`.
     pub algorithm: Option<String>,
+    /// Target's qs_thresh, (0, 1] (default 0.9).
     pub qs_thresh: Option<f64>,
+    /// Share's ALLOC_RATE, (0, 1] (default 0.5).
     pub alloc_rate: Option<f64>,
     /// `peak` (default) or `ewma`.
     pub estimator: Option<String>,
+    /// Peak estimator: number of intervals, 1-64 (default 5).
     pub intervals: Option<u32>,
+    /// Peak estimator: interval length (default 150ms).
     pub interval: Option<Dur>,
+    /// EWMA weight w of eq. 6.4, (0, 1] (default 0.01).
     pub ewma_weight: Option<f64>,
     /// `recent_qs_approvals` memory.
     pub approval_memory: Option<Dur>,
@@ -157,21 +166,27 @@ pub struct RawQsRouter {
     pub memory: Option<String>,
     /// `zero` (default) or `untouched`.
     pub reject: Option<String>,
+    /// Add the quantised approval to `recent_qs_approvals` (default false: the computed one).
     pub count_quantised: Option<bool>,
     /// Extreme Quick-Start (per-flow state).
     pub extreme: Option<bool>,
+    /// Extreme QS: the router's per-flow RTT estimate (default 100ms).
     pub flow_rtt: Option<Dur>,
+    /// Extreme QS: scale requests by the host's usage score (eq. 6.5).
     pub usage_score: Option<bool>,
+    /// w of eq. 6.5 (default 0.2).
     pub usage_weight: Option<f64>,
 }
 
 /// `[[quick_start.handoffs]]`: a vertical hand-off of node `mobile`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHandoff {
+    /// Hand-off time.
     pub at: Dur,
     /// Break-before-make gap (0: make-before-break).
     pub gap: Option<Dur>,
+    /// The mobile node.
     pub mobile: String,
     /// Links that go down at `at`.
     #[serde(default)]
@@ -180,14 +195,18 @@ pub struct RawHandoff {
     pub routes: Vec<RawHandoffRoute>,
     /// Send the explicit hand-off notification (default true).
     pub notify: Option<bool>,
+    /// Delay of the notification after the new routes (default 0s).
     pub notify_delay: Option<Dur>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHandoffRoute {
+    /// Node where the route applies.
     pub node: String,
+    /// Destination node.
     pub dst: String,
+    /// Outgoing link (attached to `node`).
     pub link: String,
 }
 
@@ -303,3 +322,37 @@ pub const DEFAULT_ALLOC_RATE: f64 = 0.5;
 pub const DEFAULT_EWMA_WEIGHT: f64 = 0.01;
 /// Fig 6.15: RTTs 80–120 ms; 100 ms is the router's per-flow RTT estimate by default.
 pub const DEFAULT_FLOW_RTT: SimDuration = SimDuration::from_millis(100);
+
+/// `[tcp.quick_start]` as it would be written for `c` (the resolved document, `tcp_values`).
+pub(super) fn tcp_values(c: &QuickStartConfig) -> toml::Table {
+    let mut t = toml::Table::new();
+    let dur = |d: SimDuration| toml::Value::String(format!("{}ns", d.as_nanos()));
+    t.insert("request".into(), c.request_at_start.into());
+    let (rate, sized, guess) = match c.size {
+        QsRequestSize::Static { bytes_per_sec } => (bytes_per_sec, false, None),
+        QsRequestSize::SizedToData { max_bytes_per_sec, rtt_guess } => (max_bytes_per_sec, true, Some(rtt_guess)),
+    };
+    t.insert("rate".into(), toml::Value::String(format!("{}bps", rate * 8)));
+    t.insert("size".into(), (if sized { "data" } else { "static" }).into());
+    if let Some(g) = guess {
+        t.insert("rtt_guess".into(), dur(g));
+    }
+    if let Some(d) = c.request_after_idle {
+        t.insert("after_idle".into(), dur(d));
+    }
+    let h = match c.on_handoff {
+        HandoffResponse::Ignore => "ignore",
+        HandoffResponse::SlowStart => "slowstart",
+        HandoffResponse::QuickStart => "quickstart",
+    };
+    t.insert("on_handoff".into(), h.into());
+    t.insert("qsthresh".into(), c.qsthresh.into());
+    t.insert("header_overhead".into(), toml::Value::Integer(i64::from(c.header_overhead)));
+    let f = match c.failure {
+        QsFailureResponse::InitialWindow => "initial-window",
+        QsFailureResponse::Halve => "halve",
+    };
+    t.insert("failure".into(), f.into());
+    t.insert("echo".into(), c.echo.into());
+    t
+}

@@ -2,15 +2,22 @@
 
 use super::values::{Dur, R};
 use super::{p, Ctx, DEFAULT_SEED};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use tcplab_time::SimDuration;
 
 /// `[simulation]` as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawSimulation {
+    /// The run stops at this simulated time even if flows are unfinished. Values: duration, > 0.
     pub duration: Dur,
+    /// Default RNG seed (loss models); the CLI `--seed` takes precedence. Goes to
+    /// `SimSpec::default_seed`.
+    #[schemars(extend("default" = super::DEFAULT_SEED))]
     pub seed: Option<u64>,
+    /// Sampling interval of the per-flow time series; without it a row is recorded whenever the
+    /// sender's congestion state changes. Values: duration, > 0.
     pub timeseries_interval: Option<Dur>,
 }
 

@@ -8,75 +8,227 @@
 use super::values::{check_keys, describe, duration_of, quantity_text, unknown_name, unquote_number};
 use super::values::{BytesOrInf, ByteCount, Dur, R};
 use super::{p, Ctx, P};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
+use std::borrow::Cow;
 use tcplab_tcp::{
     DupAckThreshold, EventClock, HandshakeAck, InitialWindow, MeasurementClock, Profile, Ratio, RecoveryAlgorithm, RtoEstimatorKind,
     RttSampling, SpuriousDetection, SpuriousResponse, TcpConfig,
 };
+use tcplab_tcp::cc::hystart::HystartMode;
+use tcplab_tcp::loss::tlp::PtoRule;
+use tcplab_tcp::CongestionControl;
 use tcplab_time::units::parse_duration;
 use tcplab_time::SimDuration;
 
 /// `[tcp]` and `flows[i].tcp`: every key optional; unset keys fall through to the next level
 /// (flow → `[tcp]` → `TcpConfig::default()`).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("x-values" = "inline table of `[tcp]` keys"))]
 pub struct RawTcp {
+    /// Payload bytes per full segment, announced in the SYN. Options (timestamps) are *not*
+    /// subtracted: with timestamps a full segment is a 1512-byte IP packet. 65495 = 65535 − 40.
+    /// Values: size, 64B–65495B. Default from: Ethernet MTU 1500 − 40.
     pub mss: Option<ByteCount>,
+    /// Initial congestion window: RFC 3390 is min(4·MSS, max(2·MSS, 4380 B)); RFC 6928 is
+    /// min(10·MSS, max(2·MSS, 14600 B)). Values: integer ≥ 1 (segments), `"rfc3390"`, `"rfc6928"`.
+    /// Default from: RFC 3390.
     pub initial_window: Option<RawInitialWindow>,
+    /// Initial slow-start threshold. Default from: RFC 5681 §3.1 "arbitrarily high".
     pub initial_ssthresh: Option<BytesOrInf>,
+    /// Offer SACK (used only if both ends offer it). Default from: RFC 2018.
     pub sack: Option<bool>,
+    /// Offer timestamps. Default from: RFC 7323.
     pub timestamps: Option<bool>,
+    /// Offer window scaling; the shift is derived from `recv_buffer`. Without scaling the
+    /// advertised window is capped at 65535 bytes. Default from: RFC 7323 §2.
     pub window_scale: Option<bool>,
+    /// Receive buffer = largest window this endpoint advertises; the maximum is 65535·2¹⁴ (RFC 7323
+    /// §2.3). Values: size, 1B–1073725440B. Default from: largest unscaled window.
     pub recv_buffer: Option<ByteCount>,
+    /// Limits unacknowledged data (the paper's "send window").
     pub send_buffer: Option<BytesOrInf>,
+    /// Lower bound of the RTO (`"0s"` allowed, for experiments). Default from: RFC 6298 (2.4).
     pub min_rto: Option<Dur>,
+    /// RTO before the first RTT sample; at most `max_rto`. Values: duration, > 0. Default from: RFC
+    /// 6298 (2.1).
     pub initial_rto: Option<Dur>,
+    /// Upper bound of the RTO; at least `min_rto`. Values: duration, > 0. Default from: RFC 6298
+    /// (2.5).
     pub max_rto: Option<Dur>,
+    /// Clock granularity G of RFC 6298 (2.2)/(2.3). Values: duration, > 0. Default from:
+    /// Linux-like.
     pub clock_granularity: Option<Dur>,
+    /// Delayed-ACK timeout; `false` acknowledges every segment at once. Values: duration > 0, or
+    /// `false`. Default from: RFC 1122 §4.2.3.2 (≤ 500 ms); BSD/Linux-era 200 ms.
     pub delayed_ack: Option<DelayedAck>,
+    /// Acknowledge at least every N full-sized segments. Values: integer ≥ 1. Default from: RFC
+    /// 5681 §4.2.
+    #[schemars(range(min = 1))]
     pub ack_every: Option<u32>,
+    /// Duplicate ACKs that trigger fast retransmit. `"adaptive"` is Rewaskar et al.'s Smart-Config
+    /// rule D = max(1, min(3, F − 2)), F the flight in segments when the first duplicate ACK of an
+    /// episode arrives (D then holds for the episode). Values: integer ≥ 1, or `"adaptive"`.
+    /// Default from: RFC 5681 §3.2; 003 §V-D.
     pub dupack_threshold: Option<RawDupack>,
+    /// Send new data on the first two duplicate ACKs. Default from: RFC 3042.
     pub limited_transmit: Option<bool>,
+    /// Loss recovery after fast retransmit; `"sack"` falls back to NewReno (RFC 6582) when SACK is
+    /// not negotiated; `"reno"` is RFC 5681 §3.2 / 4.4BSD-Lite: any ACK of new data (also a partial
+    /// one) ends fast recovery, so a second loss in the window needs three more duplicate ACKs or
+    /// the retransmission timer. Default from: RFC 6675.
     pub recovery: Option<RawRecovery>,
-    /// Named OS profile (`tcplab profiles`); applied before the other keys of the same table.
+    /// Named OS profile (`tcplab profiles`); sets the keys listed under "OS profiles" below
+    /// before the table's other keys are applied.
+    #[serde(default)]
+    #[schemars(schema_with = "profile_names")]
     pub profile: Option<String>,
+    /// Retransmission-timeout estimator (one file each in `crates/tcplab-tcp/src/rtt/`). Default
+    /// from: RFC 6298.
+    #[serde(default)]
+    #[schemars(schema_with = "estimator_names")]
     pub rto_estimator: Option<String>,
+    /// Which ACKs give RTT samples: `auto` = every ACK with timestamps, one timed segment per RTT
+    /// without; `per-ack` = every ACK that advances SND.UNA (Linux; Karn's rule without
+    /// timestamps); `per-flight` = one timed segment per RTT even with timestamps (Windows).
+    /// Default from: RFC 6298 §3 / RFC 7323 §4.1.
+    #[serde(default)]
+    #[schemars(schema_with = "sampling_names")]
     pub rtt_sampling: Option<String>,
+    /// Measurement clock f_rtt: samples are counted in its ticks (boundaries crossed, like a BSD
+    /// tick counter). Used by the tick-based estimators and by the RFC 6298 family. Values:
+    /// `"fine"`, duration > 0, or `{ tick = "500ms", phase = "0ms" }`.
     pub rtt_clock: Option<RawMeasurementClock>,
+    /// Event clock f_ev of the retransmission and persist timers (BSD slow timer).
     pub timer_clock: Option<RawEventClock>,
+    /// Event clock of the delayed-ACK timer (BSD fast timer).
     pub fast_timer: Option<RawEventClock>,
+    /// Gain a of the variance: rttvar = (1 − a)·rttvar + a·|srtt − rtt|. Values: number or `"n/d"`, in (0, 1]. Default
+    /// from: RFC 6298 β; 003 §II a.
     pub rto_gain_a: Option<RawRatio>,
+    /// Gain b of the mean: srtt = (1 − b)·srtt + b·rtt. Values: number or `"n/d"`, in (0, 1]. Default from: RFC 6298 α;
+    /// 003 §II b.
     pub rto_gain_b: Option<RawRatio>,
+    /// RTO = m·srtt + max(G, k·rttvar). Values: number or `"n/d"`, > 0. Default from: 003 §II m.
     pub rto_m: Option<RawRatio>,
+    /// See `rto_m`. Values: number or `"n/d"`, ≥ 0. Default from: RFC 6298 K; 003 §II k.
     pub rto_k: Option<RawRatio>,
-    /// `none`, `frto`, `frto-sack`, `eifel`, `eifel-dsack`.
+    /// Spurious-timeout detector (one file each in `crates/tcplab-tcp/src/spurious/`): basic F-RTO
+    /// (dissertation §4.2), SACK-enhanced F-RTO (§5.1, also during fast recovery), Eifel by
+    /// timestamps (needs `timestamps = true`), D-SACK. `"none"` is conventional RTO recovery, the
+    /// thesis' "Regular". Every decision is a `spurious_decision` event. Default from: RFC 5682 §2
+    /// / §3, RFC 3522, RFC 3708.
+    #[serde(default)]
+    #[schemars(schema_with = "detection_names")]
     pub spurious_detection: Option<String>,
-    /// `conventional`, `cc1`, `cc2`, `cc3`, `eifel`.
+    /// What to do when a timeout is declared spurious: `conventional` = nothing beyond the detector
+    /// (after F-RTO: cwnd = ssthresh = FlightSize/2, congestion avoidance — the Ch. 4 F-RTO; after
+    /// Eifel/D-SACK: go-back-N continues); `cc1` halve cwnd and ssthresh; `cc2` revert to the
+    /// pre-RTO values, at most 3 segments above the flight; `cc3` cwnd 1 segment, ssthresh the
+    /// pre-RTO value if larger, no new data until everything outstanding is acknowledged; `eifel`
+    /// RFC 4015 (resume with new data, cwnd = FlightSize + min(acked, IW), ssthresh =
+    /// max(FlightSize, ssthresh) before the RTO); `linux-undo` Linux 2.4's undo (lost marks
+    /// cleared, cwnd = max(cwnd, 2·ssthresh), ssthresh = the pre-RTO value if larger; dissertation
+    /// L1669-1678). Default from: dissertation §5.2; RFC 4015.
+    #[serde(default)]
+    #[schemars(schema_with = "response_names")]
     pub spurious_response: Option<String>,
+    /// Basic F-RTO: an ACK in step 2 that covers everything sent before the timeout is not taken as
+    /// evidence of a spurious timeout (the thesis' Linux experiments ran without this condition,
+    /// L2237-2240). Default from: RFC 4138 / RFC 5682 §2.
     pub frto_require_full_ack: Option<bool>,
-    /// 000 §4.2.1 ssthresh estimation.
+    /// During the initial slow start, estimate ssthresh = bw · srtt from trains of ACKs whose
+    /// segments were sent together (bw = bytes acknowledged after the train's first ACK / their
+    /// arrival spread, at least 2 segments), at most once per srtt, keeping the minimum; final once
+    /// an estimate is within 10 % of the minimum. Stops at the first loss.
+    /// `crates/tcplab-tcp/src/startup/ssthresh_estimation.rs`. Default from: Aron & Druschel 000
+    /// §4.2.1.
     pub ssthresh_estimation: Option<bool>,
-    /// 000 §4.2.2 pacing in slow start.
+    /// Needs `ssthresh_estimation`: once pthresh = ssthresh/2 is known, each srtt-long round adds N
+    /// = MIN(p − d, RTT·f_ev) segments of window, one every T = MAX(1/f_ev, 1/bw), on the
+    /// `timer_clock` (f_ev), until cwnd reaches pthresh. With RTT·f_ev < 1 (e.g. 60 ms on a 500 ms
+    /// clock) it does nothing. `crates/tcplab-tcp/src/pacing/aron98.rs`. Default from: Aron &
+    /// Druschel 000 §4.2.2.
     pub pacing: Option<bool>,
-    /// `rfc` (default) or `linux` (the Linux 2.4 sender model, 002 §2).
+    /// `rfc` is the RFC 5681/6582/6675 sender with the seams above; `linux` is the Linux 2.4
+    /// congestion-control engine (`crates/tcplab-tcp/src/linux/`): cwnd and ssthresh in packets
+    /// (reported × MSS), in_flight = packets_out − (sacked_out + lost_out) + retrans_out, the
+    /// Open/Disorder/CWR/Recovery/Loss states, rate-halving in Recovery, ≤ 3 segments per ACK, undo
+    /// by timestamps and D-SACK, congestion window validation, ECE → CWR. `recovery = "sack"` (with
+    /// SACK negotiated) gives its conservative-SACK scoreboard, otherwise NewReno marking;
+    /// `dupack_threshold` is its `reordering`. Cannot be combined with `spurious_detection`,
+    /// `ssthresh_estimation` or `pacing` (one-line error). Default from: dissertation Ch. 3 (seed
+    /// 002 §2).
+    #[serde(default)]
+    #[schemars(schema_with = "sender_names")]
     pub sender: Option<String>,
-    /// Linux quick ACKs at connection start (002 §2.9).
+    /// Linux quick ACKs: the first min(rcv_wnd / (2·MSS), 16) data segments of the connection are
+    /// acknowledged at once (2 if the window is under 2 MSS); then `delayed_ack`/`ack_every` apply.
+    /// Re-entry after idle and the interactive ("pingpong") switch are not modelled. Default from:
+    /// dissertation L1725–1738 (seed 002 §2.9).
     pub quickack: Option<bool>,
-    /// Linux sender: rate-halving in Recovery (default true).
+    /// Linux sender only (error otherwise): rate-halving in Recovery, cwnd −1 per two ACKs down to
+    /// ssthresh with cwnd ≤ in_flight + 1; `false` = cwnd = ssthresh on entry (the thesis' Ch. 4
+    /// hosts). Default from: dissertation L1449–1454, L2471–2472.
     pub rate_halving: Option<bool>,
-    /// Linux sender: FACK loss marking (default false = conservative SACK).
+    /// Linux sender only: FACK loss marking (the first fackets_out − reordering segments are lost;
+    /// Recovery when fackets_out > reordering), switched off when reordering is detected; `false` =
+    /// conservative SACK (RFC 3517 rule). Default from: dissertation L1368–1370, L1707–1709.
     pub fack: Option<bool>,
-    /// RFC 8985 §7 Tail Loss Probe in the RFC sender (default false).
+    /// Tail Loss Probe in the RFC sender (`crates/tcplab-tcp/src/loss/tlp.rs`): with data
+    /// outstanding and no ACK for PTO = 2·SRTT (+ 200 ms WCDelAckT when one segment is in flight; 1
+    /// s without SRTT; never later than the RTO would fire), send one new segment past cwnd if the
+    /// receive window allows (a `tlp_probe` event, not a retransmission), else retransmit the
+    /// highest-sequence segment sent (cause `tlp`); at most one probe retransmission outstanding;
+    /// the RTO is re-armed after the probe. An ACK above the probe without a D-SACK of it reduces
+    /// cwnd as a fast recovery would. Not with `sender = "linux"` (one-line error). Default from:
+    /// RFC 8985 §7.
     pub tlp: Option<bool>,
-    /// The client's ACK of the SYN-ACK: `piggyback` (4.4BSD, default) or `immediate` (Linux).
+    /// TLP probe timeout: `rfc8985` (2·SRTT, +200 ms WCDelAckT with one segment in flight;
+    /// default) or `linux` (`tcp_schedule_loss_probe`: 2·SRTT + 2 jiffies, +200 ms with one
+    /// packet out), never later than the RTO.
+    #[serde(default)]
+    #[schemars(schema_with = "pto_names")]
+    pub tlp_pto: Option<String>,
+    /// Congestion controller of the RFC sender: `reno` (RFC 5681, default) or `cubic` (RFC 9438
+    /// as Linux `tcp_cubic.c`: beta 717/1024, fast convergence, Reno-friendly region, cwnd in
+    /// packets).
+    #[serde(default)]
+    #[schemars(schema_with = "cc_names")]
+    pub cc: Option<String>,
+    /// Slow-start exit before the first loss: `off` (default), `linux` (`tcp_cubic.c` HyStart:
+    /// ACK train and delay increase), `hystart++` (RFC 9406).
+    #[serde(default)]
+    #[schemars(schema_with = "hystart_names")]
+    pub hystart: Option<String>,
+    /// Byte counting in slow start as Linux counts (RFC 3465, `tcp_slow_start`: every
+    /// acknowledged segment, capped at ssthresh); default false (RFC 5681: one SMSS per ACK).
+    pub abc: Option<bool>,
+    /// RFC 6937 Proportional Rate Reduction (PRR-SSRB, Linux `tcp_cwnd_reduction`) for the
+    /// window during SACK recovery; default false (RFC 6675: cwnd = ssthresh).
+    pub prr: Option<bool>,
+    /// RFC 8985 RACK loss detection with SACK (Linux `tcp_recovery.c`): time-based marking,
+    /// reordering window min_rtt/4 adapted by D-SACK, reordering timer, lost retransmissions;
+    /// replaces DupThresh/IsLost; default false.
+    pub rack: Option<bool>,
+    /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
+    /// only when nothing can be sent), so if the first flight is lost the server stays in
+    /// SYN-RECEIVED and retransmits its SYN-ACK after its initial RTO. `immediate`: a bare ACK goes
+    /// out at once, ahead of the data, and the server is ESTABLISHED one RTT after its SYN-ACK
+    /// whatever happens to the data. Only the active opener's setting matters. Default from: RFC
+    /// 9293 §3.10.7.3; 4.4BSD `tcp_input` (`TF_ACKNOW` + one `tcp_output`); Linux
+    /// `tcp_rcv_synsent_state_process` → `tcp_send_ack`.
+    #[serde(default)]
+    #[schemars(schema_with = "handshake_ack_names")]
     pub handshake_ack: Option<String>,
     /// Quick-Start (RFC 4782; seed 002 Ch. 6–7), see `scenario/quickstart.rs`.
     pub quick_start: Option<super::quickstart::RawTcpQuickStart>,
 }
 
 /// `recovery`: the loss-recovery algorithm of the RFC sender.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RawRecovery {
     Sack,
@@ -495,6 +647,28 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.tlp {
             c.tlp = v;
         }
+        if let Some(name) = &t.tlp_pto {
+            let names: Vec<String> = PtoRule::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.tlp_pto = PtoRule::by_name(name).ok_or_else(|| ctx.err(&at.k("tlp_pto"), unknown_name("PTO rule", name, &names)))?;
+        }
+        if let Some(name) = &t.cc {
+            let names: Vec<String> = CongestionControl::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.cc = CongestionControl::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("cc"), unknown_name("congestion controller", name, &names)))?;
+        }
+        if let Some(name) = &t.hystart {
+            let names: Vec<String> = HystartMode::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.hystart = HystartMode::by_name(name).ok_or_else(|| ctx.err(&at.k("hystart"), unknown_name("hystart", name, &names)))?;
+        }
+        if let Some(v) = t.abc {
+            c.abc = v;
+        }
+        if let Some(v) = t.prr {
+            c.prr = v;
+        }
+        if let Some(v) = t.rack {
+            c.rack = v;
+        }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
             c.handshake_ack = HandshakeAck::by_name(name)
@@ -559,6 +733,17 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
             "\"linux\" cannot be combined with tlp (the Linux 2.4 sender has no Tail Loss Probe; TLP runs in the RFC sender)",
         ));
     }
+    if c.sender == tcplab_tcp::SenderModel::Linux
+        && (c.cc != CongestionControl::Reno || c.hystart != HystartMode::Off || c.abc || c.prr || c.rack)
+    {
+        // The Linux 2.4 engine counts its own window (002 §2); today's Linux features run in the
+        // RFC sender (profile = "linux").
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" (the Linux 2.4 engine) cannot be combined with cc = \"cubic\", hystart, abc, prr or rack (they run in the RFC sender; profile = \"linux\" is today's Linux)",
+        ));
+    }
     let linux_only = levels.iter().rev().find_map(|(t, at)| {
         t.and_then(|t| {
             if t.rate_halving.is_some() {
@@ -586,4 +771,339 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         ));
     }
     Ok(c)
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schema of the `[tcp]` values read by hand above. Names come from the engine's own lists
+// (`ALL`), so a new estimator or profile appears in the schema without an edit here.
+
+/// `{"enum": names}`, for a key whose value names one of the engine's variants.
+fn names_schema(names: impl Iterator<Item = &'static str>) -> Schema {
+    let names: Vec<&str> = names.collect();
+    json_schema!({ "type": "string", "enum": names })
+}
+fn profile_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(Profile::names())
+}
+fn estimator_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(RtoEstimatorKind::ALL.iter().map(|k| k.name()))
+}
+fn sampling_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(RttSampling::ALL.iter().map(|k| k.name()))
+}
+fn detection_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(SpuriousDetection::ALL.iter().map(|k| k.name()))
+}
+fn response_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(SpuriousResponse::ALL.iter().map(|k| k.name()))
+}
+fn sender_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(tcplab_tcp::SenderModel::ALL.iter().map(|k| k.name()))
+}
+fn pto_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(PtoRule::ALL.iter().map(|k| k.name()))
+}
+fn cc_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(CongestionControl::ALL.iter().map(|k| k.name()))
+}
+fn hystart_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(HystartMode::ALL.iter().map(|k| k.name()))
+}
+fn handshake_ack_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(HandshakeAck::ALL.iter().map(|k| k.name()))
+}
+
+/// A duration schema without its docs name, for use inside a larger value.
+fn duration(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<Dur>()
+}
+
+impl JsonSchema for RawInitialWindow {
+    fn schema_name() -> Cow<'static, str> {
+        "initial_window".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "integer", "minimum": 1 },
+                { "enum": ["rfc3390", "rfc6928"] }
+            ],
+            "x-values": "integer ≥ 1 (segments), `\"rfc3390\"`, `\"rfc6928\"`",
+        })
+    }
+}
+
+impl JsonSchema for DelayedAck {
+    fn schema_name() -> Cow<'static, str> {
+        "delayed_ack".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [duration(g), { "const": false }],
+            "x-values": "duration, or `false`",
+        })
+    }
+}
+
+impl JsonSchema for RawDupack {
+    fn schema_name() -> Cow<'static, str> {
+        "dupack_threshold".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [{ "type": "integer", "minimum": 1 }, { "const": "adaptive" }],
+            "x-values": "integer ≥ 1, or `\"adaptive\"`",
+        })
+    }
+}
+
+impl JsonSchema for RawRatio {
+    fn schema_name() -> Cow<'static, str> {
+        "ratio".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "number", "minimum": 0 },
+                { "type": "string", "pattern": r"^\s*[0-9]+\s*/\s*[0-9]+\s*$" },
+                { "type": "string", "pattern": r"^\s*([0-9]+(\.[0-9]*)?|\.[0-9]+)\s*$" }
+            ],
+            "x-values": "number or `\"n/d\"`",
+            "examples": [0.25, "1/4"],
+        })
+    }
+}
+
+impl JsonSchema for RawMeasurementClock {
+    fn schema_name() -> Cow<'static, str> {
+        "measurement_clock".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "const": "fine" },
+                duration(g),
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["tick"],
+                    "properties": { "tick": duration(g), "phase": duration(g) }
+                }
+            ],
+            "x-values": "`\"fine\"`, duration, or `{ tick = \"500ms\", phase = \"0ms\" }`",
+        })
+    }
+}
+
+impl JsonSchema for RawEventClock {
+    fn schema_name() -> Cow<'static, str> {
+        "event_clock".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "const": "fine" },
+                duration(g),
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["kind", "period"],
+                    "properties": {
+                        "kind": { "const": "periodic" },
+                        "period": duration(g),
+                        "phase": duration(g)
+                    }
+                },
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["kind", "granularity"],
+                    "properties": { "kind": { "const": "oneshot" }, "granularity": duration(g) }
+                },
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["kind"],
+                    "properties": { "kind": { "const": "fine" } }
+                }
+            ],
+            "x-values": "event clock (below)",
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TcpConfig → `[tcp]` values: the inverse of `tcp_config`, used for the defaults in the schema
+// and docs (`TcpConfig::default()`) and for `tcplab profiles`. A test loads every rendering
+// back and requires the same `TcpConfig`, and requires a value for every `RawTcp` key but
+// `profile`.
+
+/// The `[tcp]` keys a named profile sets (`Profile::apply`), in `tcplab profiles` order. A
+/// test fails when a profile changes a field no key here renders.
+pub const PROFILE_KEYS: &[&str] = &[
+    "rto_estimator",
+    "rtt_clock",
+    "timer_clock",
+    "fast_timer",
+    "initial_rto",
+    "min_rto",
+    "max_rto",
+    "clock_granularity",
+    "rto_gain_a",
+    "rto_gain_b",
+    "rto_m",
+    "rto_k",
+    "dupack_threshold",
+    "rtt_sampling",
+    "initial_window",
+    "delayed_ack",
+    "ssthresh_estimation",
+    "pacing",
+    "handshake_ack",
+    // Profile::features (today's Linux; off in the other profiles).
+    "cc",
+    "hystart",
+    "abc",
+    "prr",
+    "rack",
+    "tlp",
+    "tlp_pto",
+    "spurious_detection",
+    "spurious_response",
+    "frto_require_full_ack",
+    "quickack",
+];
+
+/// A byte count as a scenario file writes it.
+fn bytes_value(b: u64) -> toml::Value {
+    if b == u64::MAX {
+        toml::Value::String(super::values::INF.to_string())
+    } else {
+        toml::Value::String(format!("{b}B"))
+    }
+}
+
+fn duration_value(d: SimDuration) -> toml::Value {
+    toml::Value::String(d.to_string())
+}
+
+/// An event clock always as a table (`{ kind = "fine" }` too), so that tools can read `kind`.
+fn event_clock_value(c: EventClock) -> toml::Value {
+    let mut t = toml::Table::new();
+    match c {
+        EventClock::Fine => {
+            t.insert("kind".into(), "fine".into());
+        }
+        EventClock::Periodic { period, phase } => {
+            t.insert("kind".into(), "periodic".into());
+            t.insert("period".into(), duration_value(period));
+            t.insert("phase".into(), duration_value(phase));
+        }
+        EventClock::OneShot { granularity } => {
+            t.insert("kind".into(), "oneshot".into());
+            t.insert("granularity".into(), duration_value(granularity));
+        }
+    }
+    toml::Value::Table(t)
+}
+
+/// Every `[tcp]` key the loader accepts with `c.sender` (all but `profile`, and the Linux-only
+/// `rate_halving`/`fack` or the RFC-only `tlp`) with the value that gives `c`, written as a
+/// scenario file accepts it.
+pub fn tcp_values(c: &TcpConfig) -> toml::Table {
+    let mut t = toml::Table::new();
+    let mut put = |k: &str, v: toml::Value| {
+        t.insert(k.to_string(), v);
+    };
+    put("mss", toml::Value::String(format!("{}B", c.mss)));
+    put(
+        "initial_window",
+        match c.initial_window {
+            InitialWindow::Segments(n) => toml::Value::Integer(i64::from(n)),
+            InitialWindow::Rfc3390 => "rfc3390".into(),
+            InitialWindow::Rfc6928 => "rfc6928".into(),
+        },
+    );
+    put("initial_ssthresh", bytes_value(c.initial_ssthresh));
+    put("sack", c.sack.into());
+    put("timestamps", c.timestamps.into());
+    put("window_scale", c.window_scale.into());
+    put("recv_buffer", bytes_value(c.recv_buffer));
+    put("send_buffer", bytes_value(c.send_buffer));
+    put("min_rto", duration_value(c.rto.min));
+    put("initial_rto", duration_value(c.rto.initial));
+    put("max_rto", duration_value(c.rto.max));
+    put("clock_granularity", duration_value(c.rto.granularity));
+    put("delayed_ack", c.ack.delayed_ack.map_or(false.into(), duration_value));
+    put("ack_every", toml::Value::Integer(i64::from(c.ack.ack_every)));
+    put(
+        "dupack_threshold",
+        match c.dupack_threshold {
+            DupAckThreshold::Fixed(n) => toml::Value::Integer(i64::from(n)),
+            DupAckThreshold::Adaptive => "adaptive".into(),
+        },
+    );
+    put("limited_transmit", c.limited_transmit.into());
+    put(
+        "recovery",
+        match c.recovery {
+            RecoveryAlgorithm::Sack => "sack",
+            RecoveryAlgorithm::NewReno => "newreno",
+            RecoveryAlgorithm::Reno => "reno",
+        }
+        .into(),
+    );
+    put("rto_estimator", c.rto_estimator.name().into());
+    put("rtt_sampling", c.rtt_sampling.name().into());
+    let rc = c.timers.rtt_clock;
+    put(
+        "rtt_clock",
+        if rc == MeasurementClock::FINE {
+            "fine".into()
+        } else if rc.phase == SimDuration::ZERO {
+            duration_value(rc.tick)
+        } else {
+            let mut clock = toml::Table::new();
+            clock.insert("tick".into(), duration_value(rc.tick));
+            clock.insert("phase".into(), duration_value(rc.phase));
+            toml::Value::Table(clock)
+        },
+    );
+    put("timer_clock", event_clock_value(c.timers.slow));
+    put("fast_timer", event_clock_value(c.timers.fast));
+    put("rto_gain_a", c.rto.gain_a.to_string().into());
+    put("rto_gain_b", c.rto.gain_b.to_string().into());
+    put("rto_m", c.rto.m.to_string().into());
+    put("rto_k", c.rto.k.to_string().into());
+    put("spurious_detection", c.spurious.detection.name().into());
+    put("spurious_response", c.spurious.response.name().into());
+    put("frto_require_full_ack", c.spurious.frto_require_full_ack.into());
+    put("ssthresh_estimation", c.startup.ssthresh_estimation.into());
+    put("pacing", c.startup.pacing.into());
+    put("sender", c.sender.name().into());
+    put("quickack", c.ack.quickack.into());
+    put("tlp_pto", c.tlp_pto.name().into());
+    // The loader rejects rate_halving and fack outside the Linux 2.4 sender, and TLP and
+    // today's Linux features inside it.
+    if c.sender == tcplab_tcp::SenderModel::Linux {
+        put("rate_halving", c.linux_rate_halving.into());
+        put("fack", c.linux_fack.into());
+    } else {
+        put("tlp", c.tlp.into());
+        put("cc", c.cc.name().into());
+        put("hystart", c.hystart.name().into());
+        put("abc", c.abc.into());
+        put("prr", c.prr.into());
+        put("rack", c.rack.into());
+    }
+    put("handshake_ack", c.handshake_ack.name().into());
+    t.insert("quick_start".to_string(), toml::Value::Table(super::quickstart::tcp_values(&c.quick_start)));
+    t
+}
+
+/// A named profile as `[tcp]` values: the keys in [`PROFILE_KEYS`] of `TcpConfig::default()`
+/// with the profile applied.
+pub fn profile_values(profile: &Profile) -> toml::Table {
+    let all = tcp_values(&profile.config());
+    PROFILE_KEYS.iter().filter_map(|k| all.get(*k).map(|v| (k.to_string(), v.clone()))).collect()
 }

@@ -273,8 +273,8 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          clock_granularity, delayed_ack, ack_every, dupack_threshold, limited_transmit, recovery, \
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
-         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, handshake_ack, \
-         quick_start (line 43, column 1)"
+         ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
+         hystart, abc, prr, rack, handshake_ack, quick_start (line 43, column 1)"
     );
 }
 
@@ -640,25 +640,169 @@ fn edit_distance_counts_a_transposition_as_one() {
 }
 
 #[test]
-fn the_json_schema_is_valid_json_and_names_every_tcp_key() {
+fn the_json_schema_is_generated_from_the_loader_types() {
     let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
     assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
-    let tcp = s["properties"]["tcp"]["properties"].as_object().unwrap();
+    let tcp = s["$defs"][schema::TCP_DEF]["properties"].as_object().unwrap();
     for key in ["mss", "initial_window", "recovery", "delayed_ack", "clock_granularity"] {
         assert!(tcp.contains_key(key), "{key}");
     }
-    // Every top-level table of the shipped scenarios is described.
-    for f in shipped() {
-        let t: toml::Table = std::fs::read_to_string(&f).unwrap().parse().unwrap();
-        for (k, v) in &t {
-            assert!(s["properties"].get(k).is_some(), "{k}");
-            if let toml::Value::Table(inner) = v {
-                for ik in inner.keys() {
-                    assert!(s["properties"][k]["properties"].get(ik).is_some(), "{k}.{ik}");
+    // The engine's own name lists reach the schema.
+    assert_eq!(tcp["profile"]["enum"].as_array().unwrap().len(), tcplab_tcp::Profile::ALL.len());
+    // No null alternatives (TOML has none).
+    assert!(!json_schema().contains("\"null\""));
+}
+
+/// Every object property in the schema, as (dotted path, schema), following `$ref`s once.
+fn schema_properties(s: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    let mut out = Vec::new();
+    let mut objects: Vec<(String, &serde_json::Value)> = vec![("".into(), s)];
+    if let Some(defs) = s["$defs"].as_object() {
+        objects.extend(defs.iter().map(|(k, v)| (format!("$defs.{k}"), v)));
+    }
+    // Objects nested in hand-written value schemas (anyOf alternatives).
+    fn nested<'a>(at: String, v: &'a serde_json::Value, out: &mut Vec<(String, &'a serde_json::Value)>) {
+        for key in ["anyOf", "oneOf"] {
+            if let Some(alts) = v[key].as_array() {
+                for (i, a) in alts.iter().enumerate() {
+                    out.push((format!("{at}.{key}[{i}]"), a));
+                    nested(format!("{at}.{key}[{i}]"), a, out);
                 }
             }
         }
     }
+    let mut all = objects.clone();
+    for (at, v) in &objects {
+        nested(at.clone(), v, &mut all);
+    }
+    for (at, v) in all {
+        if let Some(props) = v["properties"].as_object() {
+            // An externally tagged enum variant ({ periodic = {...} }) is described on the
+            // variant, not on its single key.
+            let variant = props.len() == 1 && v.get("description").is_some();
+            for (k, p) in props {
+                let mut p = p.clone();
+                if variant && p.get("description").is_none() {
+                    p["description"] = v["description"].clone();
+                }
+                out.push((format!("{at}.{k}"), p));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_key_in_the_schema_has_a_description() {
+    let s = schema_value();
+    let props = schema_properties(&s);
+    assert!(props.len() > 100, "{}", props.len());
+    let missing: Vec<&String> = props
+        .iter()
+        // Keys inside the hand-written value schemas (clock tables, queue and distribution
+        // tables, the loss model's tag) are documented by the value's own description.
+        .filter(|(at, _)| !at.contains("anyOf") && !at.ends_with(".model"))
+        .filter(|(_, p)| match p["description"].as_str() {
+            Some(d) => d.trim().is_empty(),
+            None => true,
+        })
+        .map(|(at, _)| at)
+        .collect();
+    assert!(missing.is_empty(), "keys without a doc comment: {missing:?}");
+}
+
+#[test]
+fn every_unit_the_schema_lists_is_accepted_by_its_parser() {
+    use tcplab_time::units::{parse_bandwidth, parse_bytes, parse_duration, parse_queue_limit};
+    for u in values::DURATION_UNITS {
+        parse_duration(&format!("1{u}")).unwrap();
+    }
+    for u in values::BANDWIDTH_UNITS {
+        parse_bandwidth(&format!("1 {u}")).unwrap();
+    }
+    for u in values::BYTE_UNITS {
+        parse_bytes(&format!("1.0{u}")).unwrap();
+    }
+    for u in values::PACKET_UNITS {
+        parse_queue_limit(&format!("1{u}")).unwrap();
+    }
+}
+
+/// The `[tcp]` table that renders `c`, as TOML text.
+fn tcp_table_text(t: &toml::Table) -> String {
+    let mut doc = toml::Table::new();
+    doc.insert("tcp".into(), toml::Value::Table(t.clone()));
+    toml::to_string(&doc).unwrap()
+}
+
+#[test]
+fn tcp_values_round_trip_through_the_loader_for_the_default_and_every_profile() {
+    let defaults = tcp_values(&tcplab_tcp::TcpConfig::default());
+    // Every [tcp] key has a rendered default but `profile` (a name, not a value); the
+    // Linux-only keys come from the Linux sender's rendering.
+    let linux = tcp_values(&tcplab_tcp::TcpConfig {
+        sender: tcplab_tcp::SenderModel::Linux,
+        ..tcplab_tcp::TcpConfig::default()
+    });
+    let schema = schema_value();
+    let keys: Vec<&String> =
+        schema["$defs"][schema::TCP_DEF]["properties"].as_object().unwrap().keys().collect();
+    for k in &keys {
+        let has = defaults.contains_key(*k) || linux.contains_key(*k);
+        assert_eq!(has, *k != "profile", "tcp_values and key {k}");
+        assert_eq!(schema["$defs"][schema::TCP_DEF]["properties"][*k].get("default").is_some(), has, "{k}");
+    }
+    let linux_spec = load(&format!("{BASE}\n{}", tcp_table_text(&linux))).unwrap();
+    assert_eq!(linux_spec.flows[0].tcp.sender, tcplab_tcp::SenderModel::Linux);
+    let base = load(BASE).unwrap().flows[0].tcp.clone();
+    let rendered = load(&format!("{BASE}\n{}", tcp_table_text(&defaults))).unwrap();
+    assert_eq!(rendered.flows[0].tcp, base);
+    for p in tcplab_tcp::Profile::ALL.iter() {
+        let by_name = load(&format!("{BASE}\n[tcp]\nprofile = \"{}\"\n", p.name)).unwrap();
+        let by_values =
+            load(&format!("{BASE}\n{}", tcp_table_text(&profile_values(p)))).unwrap();
+        assert_eq!(by_values.flows[0].tcp, by_name.flows[0].tcp, "profile {}", p.name);
+        // A profile changes no key outside PROFILE_KEYS.
+        assert_eq!(by_name.flows[0].tcp, p.config(), "profile {}", p.name);
+    }
+}
+
+#[test]
+fn schema_defaults_are_the_loaders_defaults() {
+    let schema = schema_value();
+    let spiky = set(BASE, &["links.0.delay_spikes=[{ at = \"1s\", duration = \"1s\" }]"]);
+    let mut checked = 0;
+    for (def, path) in [("RawSimulation", "simulation"), ("RawFlow", "flows.0"), ("RawLink", "links.0")] {
+        for (key, p) in schema["$defs"][def]["properties"].as_object().unwrap() {
+            let Some(d) = p.get("default") else { continue };
+            let value = toml::Value::try_from(d).unwrap().to_string();
+            let base = if def == "RawLink" { &spiky } else { &load(BASE).unwrap() };
+            let mut sets = vec![format!("{path}.{key}={value}")];
+            if def == "RawLink" {
+                sets.insert(0, "links.0.delay_spikes=[{ at = \"1s\", duration = \"1s\" }]".into());
+            }
+            let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+            assert_eq!(&set(BASE, &refs), base, "{path}.{key} = {value}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 6, "{checked}");
+}
+
+#[test]
+fn docs_key_tables() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenarios.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let updated = update_docs(&text).unwrap();
+    if std::env::var_os("TCPLAB_UPDATE_DOCS").is_some() {
+        std::fs::write(path, &updated).unwrap();
+        return;
+    }
+    assert!(
+        updated == text,
+        "docs/scenarios.md key tables differ from the scenario types' doc comments; run \
+         TCPLAB_UPDATE_DOCS=1 cargo test -p tcplab-netsim docs_key_tables"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -908,8 +1052,10 @@ mod wireless {
     #[test]
     fn the_json_schema_describes_the_wireless_keys_of_listed_and_generated_links() {
         let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
-        let listed = &s["properties"]["links"]["items"]["properties"];
-        let generated = &s["properties"]["topology"]["properties"]["bottleneck"]["properties"];
+        let listed = &s["$defs"]["RawLink"]["properties"];
+        let generated = &s["$defs"]["RawLinkParams"]["properties"];
+        assert_eq!(s["properties"]["links"]["items"]["$ref"], "#/$defs/RawLink");
+        assert_eq!(s["$defs"]["RawTopology"]["properties"]["bottleneck"]["$ref"], "#/$defs/RawLinkParams");
         for key in ["delay_spikes", "spike_direction", "link_buffer", "bandwidth_schedule"] {
             assert!(listed.get(key).is_some() && generated.get(key).is_some(), "{key}");
         }
@@ -922,7 +1068,7 @@ mod wireless {
                 }
             }
         }
-        let loss = s["properties"]["links"]["items"]["properties"]["loss"]["oneOf"].as_array().unwrap();
+        let loss = s["$defs"]["RawLoss"]["oneOf"].as_array().unwrap();
         assert!(loss.iter().any(|m| m["properties"]["model"]["const"] == "outages"));
     }
 
@@ -1219,11 +1365,12 @@ mod reordering {
     #[test]
     fn the_json_schema_describes_the_reorder_keys() {
         let s: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
-        let listed = &s["properties"]["links"]["items"]["properties"];
-        let generated = &s["properties"]["topology"]["properties"]["bottleneck"]["properties"];
+        let listed = &s["$defs"]["RawLink"]["properties"];
+        let generated = &s["$defs"]["RawLinkParams"]["properties"];
         for key in ["reorder", "reorder_ab", "reorder_ba"] {
             for t in [listed, generated] {
-                let props = &t[key]["properties"];
+                assert_eq!(t[key]["$ref"], "#/$defs/RawReorder");
+                let props = &s["$defs"]["RawReorder"]["properties"];
                 assert!(["p", "extra", "jitter"].iter().all(|k| props.get(k).is_some()), "{key}");
             }
         }
@@ -1344,4 +1491,47 @@ fn bad_quick_start_values_are_one_line_errors() {
     let e = err(&format!("{BASE}\n[[quick_start.handoffs]]\nat = \"1s\"\nmobile = \"d1\"\nroutes = [{{ node = \"r2\", dst = \"d1\", link = \"access\" }}]\n"));
     assert!(e.contains("is not attached to \"r2\""), "{e}");
     assert!(!e.contains('\n'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provenance: the resolved document reproduces the spec; overrides are validated one by one.
+
+#[test]
+fn the_resolved_document_of_every_shipped_scenario_loads_to_the_same_spec() {
+    for f in shipped() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let sets = ["tcp.min_rto=300ms".to_string()];
+        let r = resolve_str(&text, "stem", &sets).unwrap();
+        assert_eq!(r.spec, load_str(&text, "stem", &sets).unwrap());
+        let again = load_str(&r.document, "other", &[]).unwrap();
+        assert_eq!(again, r.spec, "{}", f.display());
+        assert!(!r.document.contains("profile"), "{}", f.display());
+        assert_eq!(r.flow_names.len(), r.spec.flows.len());
+        assert!(r.spec.flows.iter().all(|fl| fl.tcp.rto.min == SimDuration::from_millis(300)));
+    }
+}
+
+#[test]
+fn resolved_flow_names_follow_count_expansion() {
+    let text = with("size = \"1MB\"", "size = \"1MB\"\nname = \"bulk\"\ncount = 2")
+        + "\n[[flows]]\nsrc = \"s2\"\ndst = \"d2\"\nsize = \"1KB\"\n";
+    let r = resolve_str(&text, "t", &[]).unwrap();
+    assert_eq!(r.flow_names, vec![Some("bulk".to_string()), Some("bulk".to_string()), None]);
+}
+
+#[test]
+fn validate_overrides_names_the_bad_override_then_checks_the_combination() {
+    let ok = validate_overrides(BASE, "t", &["tcp.min_rto=1s".into(), "tcp.sack=false".into()]);
+    assert_eq!(ok.unwrap().flows[0].tcp.rto.min, SimDuration::from_secs(1));
+    let e = validate_overrides(BASE, "t", &["tcp.sack=false".into(), "tcp.min_rto=1x".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("tcp.min_rto: ") && e.ends_with("(from --set tcp.min_rto=1x)"), "{e}");
+    let e = validate_overrides(BASE, "t", &["tcp.min_rot=1s".into()]).unwrap_err().to_string();
+    assert!(e.contains("did you mean \"min_rto\"") && e.contains("(from --set tcp.min_rot=1s)"), "{e}");
+    // Each valid alone, invalid together.
+    let e = validate_overrides(BASE, "t", &["tcp.sender=linux".into(), "tcp.tlp=true".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("tcp.sender: \"linux\" cannot be combined with tlp"), "{e}");
 }

@@ -4,52 +4,64 @@ use super::link::{LinkTable, RawLink, RawLinkParams};
 use super::values::{check_name, R};
 use super::{p, suggestion, Ctx, P};
 use crate::spec::{NodeId, NodeKind, NodeSpec, RouteSpec};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashMap;
 
 /// `[topology]`: generate a standard topology instead of listing nodes and links.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawTopology {
+    /// The only generator so far.
     pub kind: RawTopologyKind,
-    /// Hosts on the left (`s1`..`sN`), attached to router `r1`.
+    /// Hosts `s1..sN` attached to `r1`.
+    #[schemars(range(min = 1, max = MAX_TOPOLOGY_HOSTS))]
     pub senders: u32,
-    /// Hosts on the right (`d1`..`dM`), attached to router `r2`; defaults to `senders`.
+    /// Hosts `d1..dM` attached to `r2`; defaults to `senders`.
+    #[schemars(range(min = 1, max = MAX_TOPOLOGY_HOSTS))]
     pub receivers: Option<u32>,
-    /// The `r1`–`r2` link, named "bottleneck".
+    /// The `r1`–`r2` link, named `"bottleneck"`.
     pub bottleneck: RawLinkParams,
-    /// Every host's link to its router.
+    /// Each host link, named `"s{i}-r1"` / `"r2-d{i}"`.
     pub access: RawLinkParams,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RawTopologyKind {
+    /// Senders – `r1` – bottleneck – `r2` – receivers.
     Dumbbell,
 }
 
 /// `kind` of a `[[nodes]]` entry.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RawNodeKind {
+    /// Runs TCP endpoints; forwards nothing.
     Host,
+    /// Forwards by route.
     Router,
 }
 
 /// A `[[nodes]]` entry.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawNode {
+    /// Unique node name; no spaces or dots.
     pub name: String,
+    /// Hosts run TCP endpoints and forward nothing; routers forward by route.
     pub kind: RawNodeKind,
 }
 
 /// A `[[routes]]` entry: at `node`, packets for `dst` leave on `link`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawRoute {
+    /// Where the route applies.
     pub node: String,
+    /// Destination (≠ `node`); one route per (node, dst).
     pub dst: String,
+    /// Outgoing link; must be attached to `node`.
     pub link: String,
 }
 

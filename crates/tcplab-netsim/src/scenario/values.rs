@@ -3,8 +3,10 @@
 //! checks every section uses (names, probabilities, unknown names).
 
 use super::{suggestion, Ctx, ScenarioError, P};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
+use std::borrow::Cow;
 use tcplab_time::units::{parse_bandwidth, parse_bytes, parse_duration};
 use tcplab_time::{Bandwidth, SimDuration};
 
@@ -52,8 +54,55 @@ pub fn describe(v: &toml::Value) -> String {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// JSON Schema of the quantities: a `pattern` per unit family, matching what the `tcplab-time`
+// parsers accept (a test parses `1<unit>` for every listed unit). The loader stays the
+// authority on values (ranges, whole numbers).
+
+/// The number part the unit parsers accept: digits with an optional fraction (`1.5`, `5.`,
+/// `.5`); white space is trimmed and allowed before the unit.
+const NUMBER_PATTERN: &str = r"([0-9]+(\.[0-9]*)?|\.[0-9]+)";
+/// `tcplab_time::units::parse_duration`'s units.
+pub const DURATION_UNITS: &[&str] = &["ns", "us", "µs", "μs", "ms", "s", "sec", "min"];
+/// `tcplab_time::units::parse_bandwidth`'s units (bits, then bytes per second).
+pub const BANDWIDTH_UNITS: &[&str] = &[
+    "bps", "bit/s", "b/s", "kbps", "Kbps", "kbit/s", "Kbit/s", "kb/s", "Kb/s", "Mbps", "Mbit/s",
+    "Mb/s", "Gbps", "Gbit/s", "Gb/s", "Tbps", "Tbit/s", "Tb/s", "B/s", "KB/s", "kB/s", "MB/s",
+    "GB/s",
+];
+/// `tcplab_time::units::parse_bytes`'s units.
+pub const BYTE_UNITS: &[&str] =
+    &["B", "bytes", "byte", "KB", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"];
+/// `tcplab_time::units::parse_queue_limit`'s packet units (a byte size is the other form).
+pub const PACKET_UNITS: &[&str] = &["pkt", "pkts", "p", "packet", "packets"];
+
+/// `^number unit$` for one unit family.
+pub(super) fn unit_pattern(units: &[&str]) -> String {
+    format!(r"^\s*{NUMBER_PATTERN}\s*({})\s*$", units.join("|"))
+}
+
+/// A string with a unit: `kind` is the name the docs' tables use for it.
+pub(super) fn unit_schema(kind: &str, units: &[&str], examples: &[&str]) -> Schema {
+    json_schema!({
+        "type": "string",
+        "pattern": unit_pattern(units),
+        "x-values": kind,
+        "examples": examples,
+    })
+}
+
+/// `schema` or the string `word`.
+pub(super) fn or_word(mut schema: Schema, word: &str, kind: &str) -> Schema {
+    schema.remove("x-values");
+    json_schema!({
+        "anyOf": [schema, { "const": word }],
+        "x-values": kind,
+    })
+}
+
 macro_rules! quantity {
-    ($(#[$m:meta])* $name:ident, $inner:ty, $parse:expr, $example:expr) => {
+    ($(#[$m:meta])* $name:ident, $inner:ty, $parse:expr, $example:expr,
+     schema: $kind:expr, $units:expr, $examples:expr) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy)]
         pub struct $name(pub $inner);
@@ -64,25 +113,44 @@ macro_rules! quantity {
                 ($parse)(&s).map($name).map_err(|e| D::Error::custom(unquote_number(&v, &s, e)))
             }
         }
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                $kind.into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                unit_schema($kind, $units, $examples)
+            }
+        }
     };
 }
 
 quantity!(
     /// A duration such as `"30ms"`.
-    Dur, SimDuration, parse_duration, "30ms"
+    Dur, SimDuration, parse_duration, "30ms",
+    schema: "duration", DURATION_UNITS, &["30ms", "1.5s"]
 );
 quantity!(
     /// A bandwidth such as `"10Mbps"`.
-    Bw, Bandwidth, parse_bandwidth, "10Mbps"
+    Bw, Bandwidth, parse_bandwidth, "10Mbps",
+    schema: "bandwidth", BANDWIDTH_UNITS, &["10Mbps", "1.5Mbit/s"]
 );
 quantity!(
     /// A byte count such as `"64KB"`.
-    ByteCount, u64, |s: &str| parse_bytes(s).map(|b| b.0), "64KB"
+    ByteCount, u64, |s: &str| parse_bytes(s).map(|b| b.0), "64KB",
+    schema: "size", BYTE_UNITS, &["64KB", "1460B"]
 );
 
 /// Bytes, or `"inf"` for no limit (`u64::MAX`).
 #[derive(Debug, Clone, Copy)]
 pub struct BytesOrInf(pub u64);
+impl JsonSchema for BytesOrInf {
+    fn schema_name() -> Cow<'static, str> {
+        "size_or_inf".into()
+    }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema {
+        or_word(ByteCount::json_schema(g), INF, "size or `\"inf\"`")
+    }
+}
 impl<'de> Deserialize<'de> for BytesOrInf {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = toml::Value::deserialize(d)?;

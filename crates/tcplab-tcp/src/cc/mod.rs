@@ -11,9 +11,16 @@
 //! - [`CongestionController::on_exit_recovery`]: a full ACK ends fast recovery;
 //! - [`CongestionController::on_rto`]: retransmission timeout (RFC 5681 eq. 4).
 
+pub mod abc;
+pub mod cubic;
+pub mod hystart;
 pub mod reno;
 
+pub use cubic::Cubic;
 pub use reno::Reno;
+
+use crate::seq::SeqNum;
+use tcplab_time::{SimDuration, SimTime};
 
 /// The congestion state the sender owns (bytes).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,6 +45,24 @@ pub struct CcAckEvent {
     pub bytes_acked: u64,
     /// Sender MSS.
     pub smss: u64,
+    /// When the ACK arrived (CUBIC's jiffy clock, HyStart's ACK-train and round timing).
+    pub now: SimTime,
+    /// Linux `ca_rtt_us` of this ACK (`tcp_clean_rtx_queue`): now minus the send time of the
+    /// newest segment it newly acknowledged; `None` when one of them was retransmitted
+    /// (Karn) or nothing was newly acknowledged. Fed to CUBIC's `delay_min` and HyStart.
+    pub rtt: Option<SimDuration>,
+    /// SND.UNA after this ACK (HyStart's round end: `after(snd_una, end_seq)`).
+    pub snd_una: SeqNum,
+    /// SND.NXT when the ACK arrived (the end of the round that starts now).
+    pub snd_nxt: SeqNum,
+}
+
+impl CcAckEvent {
+    /// An ACK of `bytes_acked` bytes with no time, RTT or sequence context (the controllers
+    /// that need none of it: Reno; and unit tests).
+    pub fn bytes(bytes_acked: u64, smss: u64) -> Self {
+        CcAckEvent { bytes_acked, smss, now: SimTime::ZERO, rtt: None, snd_una: SeqNum(0), snd_nxt: SeqNum(0) }
+    }
 }
 
 /// Loss was detected (fast retransmit, or timeout).
@@ -65,4 +90,21 @@ pub trait CongestionController: std::fmt::Debug + Send {
     /// `first` tells which).
     fn on_rto(&mut self, st: CcState, ev: &CcLossEvent, first: bool) -> CcState;
     fn clone_box(&self) -> Box<dyn CongestionController>;
+}
+
+/// The controller `TcpConfig` selects: `cc` (Reno or CUBIC) with `abc` (Linux byte counting in
+/// slow start), behind HyStart / HyStart++ when `hystart` is on. The defaults give plain Reno,
+/// the controller of every earlier output.
+pub fn build(cfg: &crate::config::TcpConfig) -> Box<dyn CongestionController> {
+    use crate::config::CongestionControl;
+    let inner: Box<dyn CongestionController> = match (cfg.cc, cfg.abc) {
+        (CongestionControl::Reno, false) => Box::new(Reno::new()),
+        (CongestionControl::Reno, true) => Box::new(Reno::with_linux_abc()),
+        (CongestionControl::Cubic, true) => Box::new(Cubic::new()),
+        (CongestionControl::Cubic, false) => Box::new(Cubic::without_abc()),
+    };
+    match cfg.hystart {
+        hystart::HystartMode::Off => inner,
+        mode => Box::new(hystart::Hystart::new(inner, mode)),
+    }
 }

@@ -2,7 +2,9 @@
 //!
 //! Ambiguities resolved:
 //! - Slow start increases by `min(N, SMSS)` per ACK (RFC 5681 eq. 2); RFC 3465 appropriate
-//!   byte counting with L = 2*SMSS is available via [`Reno::with_abc`].
+//!   byte counting with L = 2*SMSS is available via [`Reno::with_abc`], and Linux's byte
+//!   counting (`tcp_slow_start`: every acknowledged byte, capped at ssthresh, the rest carried
+//!   into congestion avoidance on the same ACK; [`super::abc`]) via [`Reno::with_linux_abc`].
 //! - Congestion avoidance uses `cwnd += SMSS*SMSS/cwnd` per ACK (RFC 5681 eq. 3), at least
 //!   1 byte so that tiny increments are not lost to integer division.
 //! - On a full ACK, RFC 6582 §3.2 step 3 offers two choices; tcplab takes option (1)
@@ -23,20 +25,37 @@ pub const MIN_SSTHRESH_SEGMENTS: u64 = 2;
 /// RFC 5681 §3.2 step 3 / RFC 6582: inflate by the three segments that left the network.
 pub const FAST_RECOVERY_INFLATION_SEGMENTS: u64 = 3;
 
+/// How slow start counts what an ACK acknowledged.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum SlowStartCounting {
+    /// RFC 5681 eq. 2: cwnd += min(N, SMSS).
+    #[default]
+    Rfc5681,
+    /// RFC 3465 §2.2 with L = 2: cwnd += min(N, 2*SMSS).
+    Rfc3465,
+    /// Linux `tcp_slow_start` (RFC 3465 without L, capped at ssthresh, remainder carried into
+    /// congestion avoidance): [`super::abc::tcp_slow_start`].
+    Linux,
+}
+
 /// Reno / NewReno congestion control.
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
-    /// Use RFC 3465 byte counting (increase by min(N, L*SMSS) in slow start).
-    abc: bool,
+    /// How slow start counts acknowledged bytes.
+    counting: SlowStartCounting,
 }
 
 impl Reno {
     pub fn new() -> Self {
-        Reno { abc: false }
+        Reno { counting: SlowStartCounting::Rfc5681 }
     }
     /// RFC 3465 appropriate byte counting with L = 2*SMSS.
     pub fn with_abc() -> Self {
-        Reno { abc: true }
+        Reno { counting: SlowStartCounting::Rfc3465 }
+    }
+    /// Linux's byte counting in slow start (`tcp_reno_cong_avoid` → `tcp_slow_start`).
+    pub fn with_linux_abc() -> Self {
+        Reno { counting: SlowStartCounting::Linux }
     }
     fn ssthresh_after_loss(ev: &CcLossEvent) -> u64 {
         // RFC 5681 eq. 4: ssthresh = max (FlightSize / 2, 2*SMSS)
@@ -48,8 +67,22 @@ impl CongestionController for Reno {
     fn on_ack(&mut self, st: CcState, ev: &CcAckEvent) -> CcState {
         let mut cwnd = st.cwnd;
         if cwnd < st.ssthresh {
-            // RFC 5681 §3.1 eq. 2: cwnd += min (N, SMSS); RFC 3465 §2.2: min(N, L*SMSS).
-            let limit = if self.abc { ABC_LIMIT_SEGMENTS * ev.smss } else { ev.smss };
+            let limit = match self.counting {
+                // RFC 5681 §3.1 eq. 2: cwnd += min (N, SMSS)
+                SlowStartCounting::Rfc5681 => ev.smss,
+                // RFC 3465 §2.2: min(N, L*SMSS)
+                SlowStartCounting::Rfc3465 => ABC_LIMIT_SEGMENTS * ev.smss,
+                SlowStartCounting::Linux => {
+                    // Linux tcp_reno_cong_avoid: "acked = tcp_slow_start(tp, acked); if
+                    // (!acked) return; tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);" — the
+                    // bytes past ssthresh get one RFC 5681 eq. 3 increase.
+                    let (c, left) = super::abc::tcp_slow_start(cwnd, st.ssthresh, ev.bytes_acked);
+                    if left > 0 {
+                        return CcState { cwnd: c.saturating_add((ev.smss * ev.smss / c.max(1)).max(1)), ssthresh: st.ssthresh };
+                    }
+                    return CcState { cwnd: c, ssthresh: st.ssthresh };
+                }
+            };
             cwnd = cwnd.saturating_add(ev.bytes_acked.min(limit));
         } else {
             // RFC 5681 §3.1 eq. 3: cwnd += SMSS*SMSS/cwnd
@@ -114,17 +147,23 @@ mod tests {
     fn slow_start_grows_by_at_most_one_smss_per_ack() {
         let mut r = Reno::new();
         let st = CcState { cwnd: 2 * S, ssthresh: u64::MAX };
-        let st = r.on_ack(st, &CcAckEvent { bytes_acked: 2 * S, smss: S });
+        let st = r.on_ack(st, &CcAckEvent::bytes(2 * S, S));
         assert_eq!(st.cwnd, 3 * S);
         let mut abc = Reno::with_abc();
-        let st = abc.on_ack(CcState { cwnd: 2 * S, ssthresh: u64::MAX }, &CcAckEvent { bytes_acked: 3 * S, smss: S });
+        let st = abc.on_ack(CcState { cwnd: 2 * S, ssthresh: u64::MAX }, &CcAckEvent::bytes(3 * S, S));
         assert_eq!(st.cwnd, 4 * S);
+        // Linux tcp_slow_start: all three segments, capped at ssthresh, the rest into CA.
+        let mut l = Reno::with_linux_abc();
+        let st = l.on_ack(CcState { cwnd: 2 * S, ssthresh: u64::MAX }, &CcAckEvent::bytes(3 * S, S));
+        assert_eq!(st.cwnd, 5 * S);
+        let st = l.on_ack(CcState { cwnd: 4 * S, ssthresh: 5 * S }, &CcAckEvent::bytes(3 * S, S));
+        assert_eq!(st.cwnd, 5 * S + S / 5);
     }
 
     #[test]
     fn congestion_avoidance_adds_smss_squared_over_cwnd() {
         let mut r = Reno::new();
-        let st = r.on_ack(CcState { cwnd: 10 * S, ssthresh: 5 * S }, &CcAckEvent { bytes_acked: S, smss: S });
+        let st = r.on_ack(CcState { cwnd: 10 * S, ssthresh: 5 * S }, &CcAckEvent::bytes(S, S));
         assert_eq!(st.cwnd, 10 * S + S / 10);
     }
 
@@ -141,7 +180,7 @@ mod tests {
     #[test]
     fn newreno_partial_ack_deflates_and_adds_back_one_segment() {
         let mut r = Reno::new();
-        let st = r.on_partial_ack(CcState { cwnd: 10 * S, ssthresh: 5 * S }, &CcAckEvent { bytes_acked: 3 * S, smss: S });
+        let st = r.on_partial_ack(CcState { cwnd: 10 * S, ssthresh: 5 * S }, &CcAckEvent::bytes(3 * S, S));
         assert_eq!(st.cwnd, 8 * S);
     }
 }
@@ -155,14 +194,14 @@ mod props {
         #[test]
         fn cwnd_never_falls_below_one_smss(
             ops in prop::collection::vec((0u8..6, 0u64..1_000_000), 1..300),
-            abc in any::<bool>(),
+            abc in 0u8..3,
         ) {
             let smss = 1460;
-            let mut r = if abc { Reno::with_abc() } else { Reno::new() };
+            let mut r = match abc { 0 => Reno::new(), 1 => Reno::with_abc(), _ => Reno::with_linux_abc() };
             let mut st = CcState { cwnd: 2 * smss, ssthresh: u64::MAX };
             for (op, n) in ops {
                 let loss = CcLossEvent { flight_size: n, smss, style: if n % 2 == 0 { RecoveryStyle::Sack } else { RecoveryStyle::NewReno } };
-                let ack = CcAckEvent { bytes_acked: n, smss };
+                let ack = CcAckEvent::bytes(n, smss);
                 st = match op {
                     0 => r.on_ack(st, &ack),
                     1 => r.on_enter_recovery(st, &loss),

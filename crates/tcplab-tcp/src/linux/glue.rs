@@ -1,6 +1,6 @@
 //! The Linux engine's hooks into the shared sender plumbing (`sender::Sender`): the ACK path
 //! (002 L1412–1472 state machine), the transmission rule (002 L1474–1481) and the RTO
-//! (002 L1461–1472). Called only when `Sender::linux` is set.
+//! (002 L1461–1472). Called by the [`super::Linux24`] engine (`engine.rs`) with its state.
 
 use super::undo::{undo_cwr, undo_cwr_keep_ssthresh, Undo};
 use super::{ecn, rate_halving, CaState, Counters, LinuxCa};
@@ -9,7 +9,8 @@ use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
 use crate::loss::RecoveryPhase;
 use crate::cc::{CcState, RecoveryStyle};
-use crate::segment::{Segment, TcpFlags};
+use crate::segment::TcpFlags;
+use crate::sender::recovery::AckInput;
 use crate::sender::{DataOut, Sender};
 use crate::timer::{ts_now, TimerKind, Timers};
 use crate::trace::Trace;
@@ -24,7 +25,8 @@ impl Sender {
 
     /// The packet counters now (002 L1349–1410).
     pub fn linux_counters(&self) -> Counters {
-        Counters::count(&self.sb, self.linux.as_ref().map_or(0, |l| l.reno_sacked))
+        let l = self.recovery.as_deref().and_then(|r| r.linux24());
+        Counters::count(&self.sb, l.map_or(0, |l| l.reno_sacked))
     }
 
     fn linux_kind(&self) -> RecoveryKind {
@@ -36,8 +38,7 @@ impl Sender {
     }
 
     /// Mirrors the packet-counted state into `cc` (bytes) and `phase` (for `Connection`).
-    pub(crate) fn linux_sync(&mut self) {
-        let Some(l) = self.linux.as_mut() else { return };
+    pub(crate) fn linux_sync(&mut self, l: &mut LinuxCa) {
         l.last = Counters::count(&self.sb, l.reno_sacked);
         let smss = self.smss;
         self.cc = CcState {
@@ -56,43 +57,29 @@ impl Sender {
     }
 
     /// The handshake completed: cwnd/ssthresh in packets from the startup policy's bytes.
-    pub(crate) fn linux_established(&mut self) {
+    pub(crate) fn linux_established(&mut self, l: &mut LinuxCa) {
         let smss = self.smss;
         let cc = self.cc;
-        if let Some(l) = self.linux.as_mut() {
-            l.snd_cwnd = (cc.cwnd / smss).max(1) as u32;
-            l.initial_cwnd = l.snd_cwnd;
-            l.snd_ssthresh = if cc.ssthresh == u64::MAX {
-                u32::MAX
-            } else {
-                (cc.ssthresh / smss).clamp(u64::from(super::MIN_SSTHRESH), u64::from(u32::MAX - 1)) as u32
-            };
-        }
-        self.linux_sync();
+        l.snd_cwnd = (cc.cwnd / smss).max(1) as u32;
+        l.initial_cwnd = l.snd_cwnd;
+        l.snd_ssthresh = if cc.ssthresh == u64::MAX {
+            u32::MAX
+        } else {
+            (cc.ssthresh / smss).clamp(u64::from(super::MIN_SSTHRESH), u64::from(u32::MAX - 1)) as u32
+        };
+        self.linux_sync(l);
     }
 
     /// Can one more new segment go (002 L1474–1481: at most cwnd − in_flight segments)?
-    pub(crate) fn linux_can_send_new(&self) -> bool {
-        let Some(l) = self.linux.as_ref() else { return false };
+    pub(crate) fn linux_can_send_new(&self, l: &LinuxCa) -> bool {
         Counters::count(&self.sb, l.reno_sacked).in_flight() < l.snd_cwnd
     }
 
     /// The ACK path, after the shared plumbing applied the window, the SACK blocks, the
     /// cumulative ACK and the RTT sample.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn linux_on_ack(
-        &mut self,
-        now: SimTime,
-        seg: &Segment,
-        bytes_acked: u64,
-        newly_sacked: u64,
-        dsack: bool,
-        had_outstanding: bool,
-        window_changed: bool,
-        acked_originals: bool,
-        trace: &mut Trace,
-    ) {
-        let Some(mut l) = self.linux.take() else { return };
+    pub(crate) fn linux_on_ack(&mut self, l: &mut LinuxCa, a: &AckInput<'_>, trace: &mut Trace) {
+        let AckInput { now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, .. } = *a;
+        let acked_originals = a.newest_sent.is_some();
         // Counters after the previous ACK or transmission (before this ACK).
         let prior = l.last;
         let smss = self.smss.max(1);
@@ -142,7 +129,7 @@ impl Sender {
         }
         if sack && l.fack {
             if let CaState::Recovery { high_seq } = l.ca_state {
-                self.linux_fack_mark(&l, high_seq);
+                self.linux_fack_mark(l, high_seq);
             }
         }
         let mut c = Counters::count(&self.sb, l.reno_sacked);
@@ -167,7 +154,7 @@ impl Sender {
             && prior.sacked_out > 0
             && matches!(l.ca_state, CaState::Open | CaState::Disorder)
         {
-            super::update_reordering(&mut l, prior.fackets_out);
+            super::update_reordering(l, prior.fackets_out);
         }
         let mut grown = false;
         match l.ca_state {
@@ -205,7 +192,7 @@ impl Sender {
                         undo_cwr(&mut l.snd_cwnd, &mut l.snd_ssthresh, l.undo.prior_ssthresh);
                         l.undo = Undo::default();
                         // 002 L1697–1701 (a): the retransmission was unnecessary: reordering.
-                        super::update_reordering(&mut l, prior.fackets_out);
+                        super::update_reordering(l, prior.fackets_out);
                     } else {
                         l.snd_cwnd = l.snd_cwnd.min(l.snd_ssthresh).max(1);
                         l.undo.horizon = Some(self.snd_nxt);
@@ -238,7 +225,7 @@ impl Sender {
                                 l.undo.retrans_stamp = None;
                             }
                             let fackets = if sack { c.fackets_out } else { c.sacked_out + 1 };
-                            super::update_reordering(&mut l, fackets + acked_pkts);
+                            super::update_reordering(l, fackets + acked_pkts);
                             undo_cwr_keep_ssthresh(&mut l.snd_cwnd, l.snd_ssthresh, l.undo.prior_ssthresh);
                         } else if !sack {
                             // 002 L1399–1403 (NewReno): a partial ACK marks the new first
@@ -299,7 +286,7 @@ impl Sender {
                 || c.sacked_out >= l.reordering
                 || (sack && l.fack && c.fackets_out > l.reordering);
             if time_to_recover {
-                self.linux_enter_recovery(now, &mut l, trace);
+                self.linux_enter_recovery(now, l, trace);
             } else if l.undo.may_undo_dsack() {
                 // 002 L1688–1695: every retransmission of the last episode was D-SACKed.
                 undo_cwr(&mut l.snd_cwnd, &mut l.snd_ssthresh, l.undo.prior_ssthresh);
@@ -320,8 +307,7 @@ impl Sender {
                 l.moderate_cwnd(c.in_flight());
             }
         }
-        self.linux = Some(l);
-        self.linux_sync();
+        self.linux_sync(l);
     }
 
     fn linux_enter_recovery(&mut self, now: SimTime, l: &mut LinuxCa, trace: &mut Trace) {
@@ -365,62 +351,52 @@ impl Sender {
 
     /// 002 L1474–1481: retransmit lost, not yet retransmitted segments first, then new data,
     /// while in_flight < cwnd.
-    pub(crate) fn linux_next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
-        let (state, fast_pending, cwnd, reno) = {
-            let l = self.linux.as_ref()?;
-            (l.ca_state, l.fast_rtx_pending, l.snd_cwnd, l.reno_sacked)
-        };
+    pub(crate) fn linux_next_segment(&mut self, l: &mut LinuxCa, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        let (state, fast_pending, reno) = (l.ca_state, l.fast_rtx_pending, l.reno_sacked);
         if state == CaState::Open {
             // 002 L1740–1754 after an idle period.
             let rto = self.rtt.rto();
-            if let Some(l) = self.linux.as_mut() {
-                let floor = l.initial_cwnd;
-                if l.cwv.validate(now, rto, &mut l.snd_cwnd, &mut l.snd_ssthresh, floor) {
-                    self.linux_sync();
-                }
+            let floor = l.initial_cwnd;
+            if l.cwv.validate(now, rto, &mut l.snd_cwnd, &mut l.snd_ssthresh, floor) {
+                self.linux_sync(l);
             }
         }
         let out = if matches!(state, CaState::Recovery { .. }) && fast_pending {
             // 002 L1449: the fast retransmission leaves on entry (sent even when the
             // conventional variant has cut cwnd to ssthresh).
-            if let Some(l) = self.linux.as_mut() {
-                l.fast_rtx_pending = false;
-            }
+            l.fast_rtx_pending = false;
             self.sb.next_retransmit(false).map(|i| self.retransmit(i, now, RetransCause::FastRetransmit, timers, stats))
         } else {
             None
         };
         let out = out.or_else(|| {
             let c = Counters::count(&self.sb, reno);
-            let cwnd = self.linux.as_ref().map_or(cwnd, |l| l.snd_cwnd);
-            if c.in_flight() >= cwnd {
+            if c.in_flight() >= l.snd_cwnd {
                 return None;
             }
             if let Some(i) = self.sb.next_retransmit(false) {
                 let cause = if matches!(state, CaState::Loss { .. }) { RetransCause::Rto } else { RetransCause::SackRecovery };
                 return Some(self.retransmit(i, now, cause, timers, stats));
             }
-            self.new_data(now, timers, stats)
+            let ca: &LinuxCa = l;
+            self.new_data_gated(now, timers, stats, &|s: &Sender, _len| s.linux_can_send_new(ca))
         });
         if let Some(d) = out {
             let c = Counters::count(&self.sb, reno);
-            if let Some(l) = self.linux.as_mut() {
-                if d.cause.is_some() {
-                    l.undo.on_retransmit(Some(ts_now(now)));
-                }
-                l.cwv.on_send(now, c.in_flight(), l.snd_cwnd);
+            if d.cause.is_some() {
+                l.undo.on_retransmit(Some(ts_now(now)));
             }
-            self.linux_sync();
+            l.cwv.on_send(now, c.in_flight(), l.snd_cwnd);
+            self.linux_sync(l);
         }
         out
     }
 
     /// 002 L1461–1472: the RTO moves to Loss: every outstanding segment is lost, cwnd <- 1.
-    pub(crate) fn linux_on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
+    pub(crate) fn linux_on_rto(&mut self, l: &mut LinuxCa, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
         if self.snd_una == self.snd_nxt {
             return;
         }
-        let Some(mut l) = self.linux.take() else { return };
         stats.timeouts += 1;
         self.consecutive_rtos += 1;
         let prev = l.ca_state;
@@ -452,7 +428,6 @@ impl Sender {
             _ => self.snd_nxt,
         };
         l.ca_state = CaState::Loss { high_seq };
-        self.linux = Some(l);
         self.rtt.on_timeout();
         self.rtt_timing = None;
         trace.push(TcpEvent::RtoFired { at: now, backoff: self.rtt.backoff() });
@@ -460,6 +435,6 @@ impl Sender {
             trace.push(TcpEvent::RecoveryEntered { at: now, kind: RecoveryKind::Timeout, recovery_point: high_seq });
         }
         timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        self.linux_sync();
+        self.linux_sync(l);
     }
 }

@@ -1,5 +1,6 @@
 //! Linux 2.4 congestion-control engine (002 §2, dissertation Ch. 3), selected by
-//! `TcpConfig::sender = SenderModel::Linux` (scenario `[tcp] sender = "linux"`).
+//! `TcpConfig::sender = SenderModel::Linux` (scenario `[tcp] sender = "linux"`), as the
+//! [`Linux24`] implementation of the sender-engine seam (`sender::recovery`).
 //!
 //! The engine replaces the RFC sender's loss detector, congestion controller and spurious
 //! detector seams; it shares the sender's plumbing (SND.* / window / RTT sampling / FIN /
@@ -15,6 +16,7 @@
 //! | `cwv.rs` | congestion window validation (L1740–1754) |
 //! | `ecn.rs` | ECN echo → CWR (L1756–1766) |
 //! | `mod.rs` | `reordering` update and FACK → conservative SACK switch (L1697–1709) |
+//! | `engine.rs` | [`Linux24`]: the engine behind the sender-engine seam (`sender/recovery.rs`), sibling of the RFC engine |
 //! | `glue.rs` | NewReno / conservative-SACK / FACK loss marking (L1368–1410); timed-out segments lost in Recovery (L1633–1641) |
 //!
 //! ## Reordering without SACK
@@ -44,6 +46,7 @@
 
 pub mod cwv;
 pub mod ecn;
+pub mod engine;
 pub mod rate_halving;
 pub mod scoreboard;
 pub mod undo;
@@ -53,6 +56,8 @@ use cwv::Cwv;
 use scoreboard::Counters;
 use tcplab_time::SimTime;
 use undo::Undo;
+
+pub use engine::Linux24;
 
 /// Linux `tcp_recalc_ssthresh` floor: ssthresh never below two segments.
 pub const MIN_SSTHRESH: u32 = 2;

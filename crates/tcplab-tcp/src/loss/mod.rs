@@ -15,6 +15,8 @@
 //! is for (RFC 6582 §4 "Avoiding multiple fast retransmits").
 
 pub mod newreno;
+pub mod prr;
+pub mod rack;
 pub mod reno;
 pub mod rfc6675;
 pub mod tlp;
@@ -88,6 +90,25 @@ pub trait LossDetector: std::fmt::Debug + Send {
     /// Which fast-recovery flavour this detector runs.
     fn style(&self) -> RecoveryStyle;
     fn clone_box(&self) -> Box<dyn LossDetector>;
+}
+
+/// The detector a connection runs once the handshake has told whether the peer agreed to
+/// SACK: RFC 6675 needs SACK from the peer, otherwise RFC 6582 (or RFC 5681 Reno when
+/// configured). Used by the sender at establishment and by the observer (`crate::observe`).
+pub fn for_connection(recovery: crate::config::RecoveryAlgorithm, sack_ok: bool) -> Box<dyn LossDetector> {
+    use crate::config::RecoveryAlgorithm;
+    match recovery {
+        RecoveryAlgorithm::Sack if sack_ok => Box::new(Rfc6675Detector),
+        RecoveryAlgorithm::Reno => Box::new(RenoDetector),
+        _ => Box::new(NewRenoDetector),
+    }
+}
+
+impl Clone for Box<dyn LossDetector> {
+    /// Lets state that holds a detector derive `Clone` (the observer, `crate::observe`).
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
 }
 
 /// Decisions shared by both detectors once recovery is running.

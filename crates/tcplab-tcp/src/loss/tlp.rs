@@ -47,6 +47,70 @@ pub const PTO_WITHOUT_SRTT: SimDuration = SimDuration::from_secs(1);
 /// RFC 8985 §7.2 TLP_calc_PTO(): "PTO = 2 * SRTT".
 pub const PTO_SRTT_MULTIPLIER: u64 = 2;
 
+/// Which probe-timeout rule runs (`TcpConfig::tlp_pto`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PtoRule {
+    /// RFC 8985 §7.2 TLP_calc_PTO() ([`calc_pto`]).
+    #[default]
+    Rfc8985,
+    /// Linux `tcp_schedule_loss_probe` ([`calc_pto_linux`]).
+    Linux,
+}
+
+impl PtoRule {
+    pub const ALL: [PtoRule; 2] = [PtoRule::Rfc8985, PtoRule::Linux];
+    pub const fn name(self) -> &'static str {
+        match self {
+            PtoRule::Rfc8985 => "rfc8985",
+            PtoRule::Linux => "linux",
+        }
+    }
+    pub fn by_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// Linux `tcp_schedule_loss_probe`: "Add minimum RTO to account for delayed ack when there's
+/// one outstanding packet" — `TCP_RTO_MIN` (= `TCP_DELACK_MAX`, HZ/5 = 200 ms).
+pub const LINUX_PTO_ONE_PACKET_EXTRA: SimDuration = SimDuration::from_millis(200);
+/// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 250), added otherwise.
+pub const LINUX_PTO_EXTRA: SimDuration = SimDuration::from_millis(8);
+/// Linux `TCP_TIMEOUT_INIT` (1 s) when there is no RTT sample.
+pub const LINUX_PTO_WITHOUT_SRTT: SimDuration = SimDuration::from_secs(1);
+
+/// Linux `tcp_schedule_loss_probe` (net/ipv4/tcp_output.c):
+///
+/// ```c
+/// if (tp->srtt_us) {
+///     timeout = usecs_to_jiffies(tp->srtt_us >> 2);      /* 2 * srtt */
+///     if (tp->packets_out == 1)
+///         timeout += TCP_RTO_MIN;
+///     else
+///         timeout += TCP_TIMEOUT_MIN;
+/// } else {
+///     timeout = TCP_TIMEOUT_INIT;
+/// }
+/// /* If the RTO formula yields an earlier time, then use that time. */
+/// rto_delta_us = ... tcp_rto_delta_us(sk);  /* How far in future is RTO? */
+/// if (rto_delta_us > 0)
+///     timeout = min_t(u32, timeout, usecs_to_jiffies(rto_delta_us));
+/// ```
+///
+/// `packets_out` is the number of segments outstanding (SND.NXT − SND.UNA in SMSS, rounded
+/// up). The jiffy rounding is the profile's timer clock's (a one-shot clock rounds up).
+pub fn calc_pto_linux(srtt: Option<SimDuration>, packets_out: u64, rto_remaining: Option<SimDuration>) -> SimDuration {
+    let mut pto = match srtt {
+        Some(srtt) => {
+            srtt.saturating_mul(PTO_SRTT_MULTIPLIER) + if packets_out == 1 { LINUX_PTO_ONE_PACKET_EXTRA } else { LINUX_PTO_EXTRA }
+        }
+        None => LINUX_PTO_WITHOUT_SRTT,
+    };
+    if let Some(r) = rto_remaining.filter(|r| r.as_nanos() > 0) {
+        pto = SimDuration(pto.as_nanos().min(r.as_nanos()));
+    }
+    pto
+}
+
 /// RFC 8985 §7.2 TLP_calc_PTO(), as a pure function.
 ///
 /// `flight_size` and `smss` in bytes; `rto_remaining` is the time left until the
@@ -146,11 +210,13 @@ pub struct Tlp {
     pub rtt_sample_since_probe: bool,
     /// The probe the expired PTO decided on, until `poll_transmit` sends it.
     pub probe: TlpProbe,
+    /// Which PTO formula runs (`TcpConfig::tlp_pto`).
+    pub pto_rule: PtoRule,
 }
 
 impl Tlp {
     pub fn new(enabled: bool) -> Self {
-        Tlp { enabled, rxt_out: TlpRxtOut::False, rtt_sample_since_probe: false, probe: TlpProbe::Idle }
+        Tlp { enabled, rxt_out: TlpRxtOut::False, rtt_sample_since_probe: false, probe: TlpProbe::Idle, pto_rule: PtoRule::Rfc8985 }
     }
 
     /// Called on every RTT sample (handshake or ACK), for §7.3 condition 2.
@@ -242,6 +308,19 @@ mod tests {
     const SMSS: u64 = 1000;
     fn ms(x: u64) -> SimDuration {
         SimDuration::from_millis(x)
+    }
+
+    // Linux tcp_schedule_loss_probe: "timeout = usecs_to_jiffies(tp->srtt_us >> 2); if
+    // (tp->packets_out == 1) timeout += TCP_RTO_MIN; else timeout += TCP_TIMEOUT_MIN;"
+    // without srtt TCP_TIMEOUT_INIT; "If the RTO formula yields an earlier time, then use that
+    // time."
+    #[test]
+    fn linux_pto_is_two_srtt_plus_two_jiffies_or_plus_200ms_for_one_packet() {
+        assert_eq!(calc_pto_linux(Some(ms(40)), 10, None), ms(88));
+        assert_eq!(calc_pto_linux(Some(ms(40)), 1, None), ms(280));
+        assert_eq!(calc_pto_linux(None, 10, None), ms(1000));
+        assert_eq!(calc_pto_linux(Some(ms(40)), 1, Some(ms(240))), ms(240));
+        assert_eq!(PtoRule::by_name("linux"), Some(PtoRule::Linux));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! | `freebsd-5` | 003 Table I (FreeBSD column; also MacOS) |
 //! | `solaris-10` | 003 Table I (Solaris column) |
 //! | `rfc6298` | RFC 6298 / RFC 5681 / RFC 3390 — `TcpConfig::default()`'s values |
-//! | `linux` | a modern Linux: IW10 (RFC 6928), 200 ms minimum RTO, 1 s initial RTO |
+//! | `linux` | today's Linux (5.x/6.x defaults): CUBIC with HyStart and byte counting, PRR, RACK-TLP with Linux's PTO, SACK-enhanced F-RTO, IW10 (RFC 6928), the mdev RTO on µs samples with 200 ms `rto_min`, 250 Hz timers, quick ACKs and the 40 ms delayed ACK ([`SenderFeatures::TODAYS_LINUX`]) |
 //!
 //! A profile sets the fields listed in [`Profile`]; [`Profile::apply`] writes them into a
 //! [`TcpConfig`] and leaves everything else (MSS, SACK, buffers, ...) alone. Scenario files
@@ -33,13 +33,27 @@
 //!   `windows-xp` and `solaris-10` piggyback too (tcplab choice: Table I and the seeds are
 //!   silent and no source was checked); `rfc6298` piggybacks (RFC 9293 allows either, and it
 //!   must equal `TcpConfig::default()`).
+//! - The sender features of issue 10 ([`SenderFeatures`]: congestion controller, HyStart, byte
+//!   counting, PRR, RACK, TLP and its PTO rule, F-RTO) are part of a profile: every profile but
+//!   `linux` has them off, which is `TcpConfig::default()`'s setting, so applying such a profile
+//!   also switches them off (a table's own keys are applied after its profile).
+//! - `linux`'s delayed ACK is 40 ms: Linux's `ato` starts at `TCP_ATO_MIN` (HZ/25) and a bulk
+//!   receiver's stays there (`tcp_event_data_recv`: segments less than `TCP_ATO_MIN / 2` apart
+//!   give `ato = ato/2 + TCP_ATO_MIN/2`), and `tcp_send_delayed_ack` uses it as is while it is at
+//!   most `TCP_DELACK_MIN` (HZ/25). The adaptation of `ato` to slower senders is not modelled.
+//! - `linux`'s RTT samples are counted in microseconds (Linux `tcp_mstamp`), its timers fire on
+//!   4 ms jiffies (`CONFIG_HZ_250`); the RTO is `tcp_set_rto`'s srtt + rttvar with rttvar ≥
+//!   `rto_min` (the `rtt::linux` estimator, unchanged since 2.4 apart from the units), and
+//!   `rto_min` is the per-route value of the scenario's `min_rto` key (`tcp_rto_min`).
 //! - Linux 2.4 samples every ACK ("once per segment"); Windows, FreeBSD and Solaris once per
 //!   flight (003 §V-A: "Linux ... (once per segment) than most other OSes (once per
 //!   flight)").
 
 use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
+use crate::cc::hystart::HystartMode;
+use crate::loss::tlp::PtoRule;
 use crate::config::{
-    DupAckThreshold, HandshakeAck, InitialWindow, Ratio, StartupConfig, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
+    CongestionControl, SpuriousConfig, SpuriousDetection, SpuriousResponse, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, StartupConfig, RtoConfig, RtoEstimatorKind, RttSampling, TcpConfig, TimerConfig,
     DEFAULT_DELAYED_ACK_TIMEOUT, DUPACK_THRESHOLD, RFC6298_GAIN_A, RFC6298_GAIN_B,
     RFC6298_K, RFC6298_M,
 };
@@ -62,9 +76,80 @@ pub const BSD_INITIAL_WINDOW_SEGMENTS: u32 = 1;
 pub const ARON98_F_RTT_TICK: SimDuration = SimDuration::from_millis(1);
 /// Modern Linux (since 3.1, RFC 6298): `TCP_TIMEOUT_INIT` = 1 s.
 pub const MODERN_LINUX_INITIAL_RTO: SimDuration = SimDuration::from_secs(1);
-/// Modern Linux: RTT measured in microseconds, timers on 1 ms jiffies (HZ = 1000) — tcplab
-/// uses 1 ms for both.
-pub const MODERN_LINUX_TICK: SimDuration = SimDuration::from_millis(1);
+/// Today's Linux: timers on jiffies of `CONFIG_HZ_250` (the distributions' default), 4 ms.
+pub const MODERN_LINUX_TICK: SimDuration = crate::cc::cubic::CUBIC_JIFFY;
+/// Today's Linux measures RTT in microseconds (`tcp_mstamp`, `tcp_stamp_us_delta`).
+pub const MODERN_LINUX_RTT_TICK: SimDuration = SimDuration::from_micros(1);
+/// Linux `TCP_ATO_MIN` = `TCP_DELACK_MIN` = HZ/25 = 40 ms: the delayed-ACK timeout of a bulk
+/// receiver (module docs).
+pub const MODERN_LINUX_DELACK: SimDuration = SimDuration::from_millis(40);
+
+/// The sender features added for today's Linux (issue 10 part 2), as a profile sets them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SenderFeatures {
+    pub cc: CongestionControl,
+    pub hystart: HystartMode,
+    pub abc: bool,
+    pub prr: bool,
+    pub rack: bool,
+    pub tlp: bool,
+    pub tlp_pto: PtoRule,
+    pub spurious: SpuriousConfig,
+    pub quickack: bool,
+}
+
+impl SenderFeatures {
+    /// All off: `TcpConfig::default()`'s values (Reno, RFC 5681 slow start, RFC 6675 recovery
+    /// window, RFC 6675 IsLost, no TLP, no spurious-timeout detection, no quick ACKs).
+    pub const OFF: SenderFeatures = SenderFeatures {
+        cc: CongestionControl::Reno,
+        hystart: HystartMode::Off,
+        abc: false,
+        prr: false,
+        rack: false,
+        tlp: false,
+        tlp_pto: PtoRule::Rfc8985,
+        spurious: SpuriousConfig {
+            detection: SpuriousDetection::None,
+            response: SpuriousResponse::Conventional,
+            frto_require_full_ack: false,
+        },
+        quickack: false,
+    };
+    /// Linux 5.x/6.x defaults: `net.ipv4.tcp_congestion_control = cubic` (HyStart on,
+    /// `tcp_cubic.c` `hystart = 1`), byte counting (`tcp_slow_start`), PRR
+    /// (`tcp_cwnd_reduction`), `tcp_recovery = 1` (RACK) with `tcp_early_retrans = 3` (TLP,
+    /// `tcp_schedule_loss_probe`), `tcp_frto = 2` (SACK-enhanced F-RTO) whose undo restores
+    /// cwnd and ssthresh (`tcp_try_undo_loss` → `tcp_undo_cwnd_reduction`, tcplab's CC 2
+    /// response), quick ACKs at connection start (`tcp_incr_quickack`).
+    pub const TODAYS_LINUX: SenderFeatures = SenderFeatures {
+        cc: CongestionControl::Cubic,
+        hystart: HystartMode::Linux,
+        abc: true,
+        prr: true,
+        rack: true,
+        tlp: true,
+        tlp_pto: PtoRule::Linux,
+        spurious: SpuriousConfig {
+            detection: SpuriousDetection::FrtoSack,
+            response: SpuriousResponse::Cc2,
+            frto_require_full_ack: false,
+        },
+        quickack: true,
+    };
+
+    fn apply(&self, cfg: &mut TcpConfig) {
+        cfg.cc = self.cc;
+        cfg.hystart = self.hystart;
+        cfg.abc = self.abc;
+        cfg.prr = self.prr;
+        cfg.rack = self.rack;
+        cfg.tlp = self.tlp;
+        cfg.tlp_pto = self.tlp_pto;
+        cfg.spurious = self.spurious;
+        cfg.ack.quickack = self.quickack;
+    }
+}
 
 /// 4.4BSD-Lite `tcp_input`, `case TCPS_SYN_SENT`: on an acceptable SYN-ACK it sets
 /// `tp->t_flags |= TF_ACKNOW` and enters ESTABLISHED; the one `tcp_output` at the end of
@@ -114,6 +199,7 @@ const fn prop_lite(name: &'static str, f_ev: SimDuration, min_rto: SimDuration, 
         delayed_ack: Some(BSD_FAST_TICK),
         startup: StartupConfig::ARON98,
         handshake_ack: BSD_HANDSHAKE_ACK,
+        features: SenderFeatures::OFF,
     }
 }
 
@@ -136,6 +222,8 @@ pub struct Profile {
     pub startup: StartupConfig,
     /// The client's ACK of the SYN-ACK: on the first data segment (BSD) or at once (Linux).
     pub handshake_ack: HandshakeAck,
+    /// Today's Linux sender features ([`SenderFeatures::OFF`] except for `linux`).
+    pub features: SenderFeatures,
 }
 
 const fn one_shot(g: SimDuration) -> EventClock {
@@ -190,6 +278,7 @@ impl Profile {
         delayed_ack: Some(BSD_FAST_TICK),
         startup: StartupConfig::OFF,
         handshake_ack: BSD_HANDSHAKE_ACK,
+        features: SenderFeatures::OFF,
     };
     pub const BSD_DECOUPLED: Profile = Profile {
         name: "bsd-decoupled",
@@ -203,6 +292,7 @@ impl Profile {
         delayed_ack: Some(BSD_FAST_TICK),
         startup: StartupConfig::OFF,
         handshake_ack: BSD_HANDSHAKE_ACK,
+        features: SenderFeatures::OFF,
     };
     pub const LINUX_2_4: Profile = Profile {
         name: "linux-2.4",
@@ -216,6 +306,7 @@ impl Profile {
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
         handshake_ack: LINUX_HANDSHAKE_ACK,
+        features: SenderFeatures::OFF,
     };
     pub const WINDOWS_XP: Profile = Profile {
         name: "windows-xp",
@@ -229,6 +320,7 @@ impl Profile {
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
         handshake_ack: HandshakeAck::Piggyback,
+        features: SenderFeatures::OFF,
     };
     pub const FREEBSD_5: Profile = Profile {
         name: "freebsd-5",
@@ -242,6 +334,7 @@ impl Profile {
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
         handshake_ack: BSD_HANDSHAKE_ACK,
+        features: SenderFeatures::OFF,
     };
     pub const SOLARIS_10: Profile = Profile {
         name: "solaris-10",
@@ -255,6 +348,7 @@ impl Profile {
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
         handshake_ack: HandshakeAck::Piggyback,
+        features: SenderFeatures::OFF,
     };
     pub const RFC6298: Profile = Profile {
         name: "rfc6298",
@@ -272,12 +366,17 @@ impl Profile {
         delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
         startup: StartupConfig::OFF,
         handshake_ack: HandshakeAck::Piggyback,
+        features: SenderFeatures::OFF,
     };
     pub const LINUX: Profile = Profile {
         name: "linux",
-        description: "Modern Linux: mdev estimator on 1 ms ticks, IW10 (RFC 6928), 200 ms minimum RTO, 1 s initial RTO",
+        description: "Today's Linux: CUBIC + HyStart, byte counting, PRR, RACK-TLP, F-RTO, IW10, mdev RTO on µs samples (200 ms rto_min), 250 Hz timers, quick ACKs, 40 ms delayed ACK",
         estimator: RtoEstimatorKind::Linux,
-        timers: os_timers(MODERN_LINUX_TICK),
+        timers: TimerConfig {
+            rtt_clock: MeasurementClock::every(MODERN_LINUX_RTT_TICK),
+            slow: one_shot(MODERN_LINUX_TICK),
+            fast: one_shot(MODERN_LINUX_TICK),
+        },
         rto: RtoConfig {
             initial: MODERN_LINUX_INITIAL_RTO,
             min: linux::TCP_RTO_MIN,
@@ -288,9 +387,10 @@ impl Profile {
         dupack_threshold: DupAckThreshold::Fixed(DUPACK_THRESHOLD),
         sampling: RttSampling::PerAck,
         initial_window: InitialWindow::Rfc6928,
-        delayed_ack: Some(DEFAULT_DELAYED_ACK_TIMEOUT),
+        delayed_ack: Some(MODERN_LINUX_DELACK),
         startup: StartupConfig::OFF,
         handshake_ack: LINUX_HANDSHAKE_ACK,
+        features: SenderFeatures::TODAYS_LINUX,
     };
 
     /// 000 §5.2 "prop-Lite-500ms": TCP Lite "enhanced with ssthresh estimation as well as the
@@ -339,6 +439,7 @@ impl Profile {
         cfg.ack.delayed_ack = self.delayed_ack;
         cfg.startup = self.startup;
         cfg.handshake_ack = self.handshake_ack;
+        self.features.apply(cfg);
     }
 
     /// `TcpConfig::default()` with this profile applied.
@@ -376,6 +477,16 @@ impl Profile {
             ("ssthresh_estimation", self.startup.ssthresh_estimation.to_string()),
             ("pacing", self.startup.pacing.to_string()),
             ("handshake_ack", self.handshake_ack.name().to_string()),
+            ("cc", self.features.cc.name().to_string()),
+            ("hystart", self.features.hystart.name().to_string()),
+            ("abc", self.features.abc.to_string()),
+            ("prr", self.features.prr.to_string()),
+            ("rack", self.features.rack.to_string()),
+            ("tlp", self.features.tlp.to_string()),
+            ("tlp_pto", self.features.tlp_pto.name().to_string()),
+            ("spurious_detection", self.features.spurious.detection.name().to_string()),
+            ("spurious_response", self.features.spurious.response.name().to_string()),
+            ("quickack", self.features.quickack.to_string()),
             ("description", self.description.to_string()),
         ]
     }
@@ -447,6 +558,30 @@ mod tests {
         let p = Profile::by_name("linux").unwrap_or(Profile::RFC6298);
         assert_eq!(p.initial_window, InitialWindow::Rfc6928);
         assert_eq!(p.rto.min, SimDuration::from_millis(200));
+    }
+
+    // Today's Linux: every sender feature of issue 10 on, on 250 Hz jiffies with µs RTT samples;
+    // every other profile leaves them at TcpConfig::default()'s values.
+    #[test]
+    fn the_linux_profile_is_todays_linux_and_the_others_switch_its_features_off() {
+        let c = Profile::LINUX.config();
+        assert_eq!(c.cc, CongestionControl::Cubic);
+        assert_eq!(c.hystart, HystartMode::Linux);
+        assert!(c.abc && c.prr && c.rack && c.tlp && c.ack.quickack);
+        assert_eq!(c.tlp_pto, PtoRule::Linux);
+        assert_eq!(c.spurious.detection, SpuriousDetection::FrtoSack);
+        assert_eq!(c.timers.slow.granularity(), SimDuration::from_millis(4));
+        assert_eq!(c.timers.rtt_clock.tick, SimDuration::from_micros(1));
+        assert_eq!(c.ack.delayed_ack, Some(SimDuration::from_millis(40)));
+        let d = TcpConfig::default();
+        for p in Profile::ALL.iter().filter(|p| p.name != "linux") {
+            let c = p.config();
+            assert_eq!((c.cc, c.hystart, c.abc, c.prr, c.rack, c.tlp, c.tlp_pto), (d.cc, d.hystart, d.abc, d.prr, d.rack, d.tlp, d.tlp_pto), "{}", p.name);
+            assert_eq!((c.spurious, c.ack.quickack), (d.spurious, d.ack.quickack), "{}", p.name);
+        }
+        let mut c = TcpConfig { tlp: true, rack: true, ..TcpConfig::default() };
+        Profile::LINUX_2_4.apply(&mut c);
+        assert!(!c.tlp && !c.rack, "a profile sets all its fields");
     }
 
     #[test]

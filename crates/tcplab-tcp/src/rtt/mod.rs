@@ -73,6 +73,13 @@ pub trait RttEstimator: std::fmt::Debug + Send {
     fn clone_box(&self) -> Box<dyn RttEstimator>;
 }
 
+impl Clone for Box<dyn RttEstimator> {
+    /// Lets state that holds an estimator derive `Clone` (the observer, `crate::observe`).
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// The estimator `cfg` asks for. The decoupled estimator converts to ticks of the slow event
 /// clock (the clock the retransmission timer is bound to).
 pub fn build(cfg: &TcpConfig) -> Box<dyn RttEstimator> {

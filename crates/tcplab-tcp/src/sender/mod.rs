@@ -31,15 +31,18 @@
 //!   RFC 6675's DupThresh for IsLost.
 
 pub mod quickstart;
+pub mod recovery;
+pub mod rules;
 pub mod scoreboard;
 pub mod startup;
+mod rack;
 mod tlp;
 
-use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle, Reno};
+use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
 use crate::conn::ConnStats;
 use crate::event::{RecoveryKind, RetransCause, TcpEvent};
-use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase, Rfc6675Detector};
+use crate::loss::{LossAckEvent, LossDecision, LossDetector, NewRenoDetector, RecoveryPhase};
 use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{Segment, TcpFlags};
 use crate::seq::SeqNum;
@@ -49,6 +52,7 @@ use crate::config::SpuriousDetection;
 use crate::startup::{StartupEvent, StartupPolicy};
 use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
 use crate::trace::Trace;
+use recovery::{AckInput, SenderRecovery};
 use scoreboard::{Scoreboard, SentSeg};
 use tcplab_time::{SimDuration, SimTime};
 
@@ -155,9 +159,10 @@ pub struct Sender {
     initial_cwnd: u64,
     /// 000 §4.2 ssthresh estimation and pacing state (`startup.rs`).
     pub ss: startup::StartupState,
-    /// The Linux 2.4 engine (`crate::linux`) when `TcpConfig::sender` is `Linux`; it then
-    /// replaces the loss/cc/spurious seams (`None`: the RFC sender, unchanged).
-    pub linux: Option<crate::linux::LinuxCa>,
+    /// The sender engine (`recovery.rs`): the RFC engine, or the Linux 2.4 engine
+    /// (`crate::linux::Linux24`) when `TcpConfig::sender` is `Linux`, which then replaces the
+    /// loss/cc/spurious seams. Taken out while one of its hooks runs (`with_recovery`).
+    pub recovery: Option<Box<dyn SenderRecovery>>,
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
@@ -165,6 +170,13 @@ pub struct Sender {
     pub qs: Option<crate::startup::quickstart::QsHost>,
     /// RFC 3168 ECN state of this endpoint, both halves (`crate::ecn`).
     pub ecn: crate::ecn::EcnState,
+    /// Linux `ca_rtt_us` of the ACK being processed (`cc::CcAckEvent::rtt`).
+    ca_rtt: Option<SimDuration>,
+    /// RFC 6937 PRR state (`loss/prr.rs`; inert unless `TcpConfig::prr`).
+    pub prr: crate::loss::prr::Prr,
+    /// RFC 8985 RACK state (`loss/rack.rs`, `rack.rs`; inert unless `TcpConfig::rack` with
+    /// SACK).
+    pub rack: crate::loss::rack::Rack,
 }
 
 impl Clone for Sender {
@@ -213,10 +225,13 @@ impl Clone for Sender {
             recovery_started_at: self.recovery_started_at,
             initial_cwnd: self.initial_cwnd,
             ss: self.ss.clone(),
-            linux: self.linux.clone(),
+            recovery: self.recovery.clone(),
             tlp: self.tlp,
             qs: self.qs.clone(),
             ecn: self.ecn,
+            ca_rtt: self.ca_rtt,
+            prr: self.prr,
+            rack: self.rack.clone(),
         }
     }
 }
@@ -256,7 +271,7 @@ impl Sender {
             send_buffer: cfg.send_buffer,
             recovery_cfg: cfg.recovery,
             rtt: crate::rtt::build(cfg),
-            ccalg: Box::new(Reno::new()),
+            ccalg: crate::cc::build(cfg),
             loss: Box::new(NewRenoDetector),
             startup: crate::startup::build(cfg),
             spurious: crate::spurious::build(&cfg.spurious),
@@ -268,17 +283,14 @@ impl Sender {
             recovery_started_at: None,
             initial_cwnd: smss,
             ss: startup::StartupState::new(cfg),
-            linux: (cfg.sender == crate::config::SenderModel::Linux).then(|| {
-                let reordering = match cfg.dupack_threshold {
-                    DupAckThreshold::Fixed(d) => d,
-                    DupAckThreshold::Adaptive => crate::linux::TCP_FASTRETRANS_THRESH,
-                };
-                let mut l = crate::linux::LinuxCa::new(SimTime::ZERO, reordering);
-                l.rate_halving = cfg.linux_rate_halving;
-                l.fack = cfg.linux_fack;
-                l
-            }),
-            tlp: crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc),
+            recovery: Some(recovery::build(cfg)),
+            tlp: crate::loss::tlp::Tlp {
+                pto_rule: cfg.tlp_pto,
+                ..crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc)
+            },
+            ca_rtt: None,
+            prr: crate::loss::prr::Prr::new(cfg.prr),
+            rack: crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc),
             qs: (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
                 .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
             ecn: crate::ecn::EcnState::new(cfg.ecn),
@@ -307,20 +319,28 @@ impl Sender {
         self.cc = CcState { cwnd: self.startup.initial_cwnd(&ev), ssthresh: self.startup.initial_ssthresh(&ev) };
         self.initial_cwnd = self.cc.cwnd;
         // RFC 6675 needs SACK from the peer; otherwise fall back to RFC 6582.
-        if sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack {
-            self.loss = Box::new(Rfc6675Detector);
-        } else if self.recovery_cfg == RecoveryAlgorithm::Reno {
-            self.loss = Box::new(crate::loss::RenoDetector);
-        } else {
-            self.loss = Box::new(NewRenoDetector);
-        }
+        self.loss = crate::loss::for_connection(self.recovery_cfg, sack_ok);
+        // RACK needs SACK (Linux `tcp_is_rack`; without SACK the NewReno rules run).
+        self.rack.enabled &= sack_ok && self.recovery_cfg == RecoveryAlgorithm::Sack;
+        // RFC 8985 §6.2 step 3 compares with RACK.fack modulo 2^32: it starts at SND.UNA (a
+        // zero start reads every sequence number above 2^31 as reordering).
+        self.rack.fack = self.snd_una;
         if handshake_rtx {
             self.rtt.on_handshake_retransmitted();
         }
         self.established = true;
-        if self.linux.is_some() {
-            self.linux_established();
-        }
+        self.with_recovery(|r, s| r.on_established(s));
+    }
+
+    /// Runs one hook of the sender engine with the engine taken out of `self` (so it gets
+    /// `&mut Sender` and its own state without aliasing). Allocation-free: the stand-in
+    /// while an engine is out is never used, and the RFC engine is a zero-sized box.
+    #[inline]
+    fn with_recovery<R>(&mut self, f: impl FnOnce(&mut dyn SenderRecovery, &mut Sender) -> R) -> R {
+        let mut r = self.recovery.take().unwrap_or_else(|| Box::new(recovery::RfcRecovery));
+        let out = f(r.as_mut(), self);
+        self.recovery = Some(r);
+        out
     }
 
     pub fn send(&mut self, bytes: u64) {
@@ -351,15 +371,9 @@ impl Sender {
     /// The fast-retransmit threshold D now (003 §V-D when adaptive; module docs).
     #[inline]
     pub fn dupack_threshold(&self) -> u32 {
-        match (self.dupthresh, self.phase) {
-            (DupAckThreshold::Fixed(d), _) => d.max(1),
-            (DupAckThreshold::Adaptive, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. }) => {
-                self.episode_dupthresh
-            }
-            (DupAckThreshold::Adaptive, _) => {
-                self.dupthresh.for_flight(self.flight_size().div_ceil(self.smss.max(1)))
-            }
-        }
+        let episode = matches!(self.phase, RecoveryPhase::Disorder { .. } | RecoveryPhase::Recovery { .. })
+            .then_some(self.episode_dupthresh);
+        rules::dupack_threshold(self.dupthresh, episode, self.flight_size(), self.smss)
     }
 
     /// RFC 6675 pipe.
@@ -370,10 +384,15 @@ impl Sender {
 
     /// What `cc_snapshot` reports as bytes in flight.
     pub fn bytes_in_flight(&self) -> u64 {
-        if self.linux.is_some() {
-            // 002 L1359–1361 in bytes (the same tags; `linux_counters` has the packets).
-            return self.pipe();
+        match self.recovery.as_deref() {
+            Some(r) => r.bytes_in_flight(self),
+            None => self.rfc_bytes_in_flight(),
         }
+    }
+
+    /// The RFC engine's bytes in flight: `pipe` where RFC 6675 / timeout recovery send by
+    /// it, FlightSize otherwise.
+    pub(crate) fn rfc_bytes_in_flight(&self) -> u64 {
         match self.phase {
             RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. } | RecoveryPhase::Loss { .. } => self.pipe(),
             _ => self.flight_size(),
@@ -427,6 +446,7 @@ impl Sender {
         let mut newly_sacked = 0;
         let mut dsack = false;
         self.sb.orig_newly_acked = false;
+        self.sb.delivered = Default::default();
         let prior_snd_una = self.snd_una;
         if self.sack_ok && !seg.options.sack.is_empty() {
             let up = self.sb.apply_sack(seg.options.sack.as_slice(), self.snd_una, ack, self.snd_nxt);
@@ -435,33 +455,32 @@ impl Sender {
         }
 
         let bytes_acked = u64::from(ack - self.snd_una);
+        self.ca_rtt = None;
         let had_outstanding = self.snd_nxt != self.snd_una;
         let mut newest_sent = None;
         if bytes_acked > 0 {
             let acked = self.sb.cum_ack(ack);
             newest_sent = acked.newest_sent.filter(|_| !acked.ever_retransmitted);
+            // Linux tcp_clean_rtx_queue: ca_rtt_us from the newest newly acknowledged segment.
+            self.ca_rtt = newest_sent.map(|t| now.saturating_since(t));
             self.snd_una = ack;
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
         }
-        if self.linux.is_some() {
-            let acked_originals = newest_sent.is_some();
-            self.linux_on_ack(now, seg, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, acked_originals, trace);
-            // RFC 6298 (5.2)/(5.3), as below (Linux resets the timer on every ACK of new data,
-            // 002 L1633–1635).
-            if self.snd_una == self.snd_nxt {
-                timers.cancel(TimerKind::Rto);
-            } else if bytes_acked > 0 {
-                timers.arm(TimerKind::Rto, now, self.rtt.rto());
-            }
-            out.fin_acked = self.fin_acked();
-            return out;
-        }
+        let a = AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent };
+        self.with_recovery(|r, s| r.on_ack(s, &a, timers, trace));
+        out.fin_acked = self.fin_acked();
+        out
+    }
+
+    /// The RFC engine's ACK path (`recovery::RfcRecovery`), after the shared plumbing.
+    pub(crate) fn rfc_on_ack(&mut self, a: &AckInput<'_>, timers: &mut Timers, trace: &mut Trace) {
+        let AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent } = *a;
+        let ack = seg.ack;
         if self.qs.is_some() {
-            // Quick-Start: the Response on the ACK of a mid-connection Request, the end of
-            // the QS phase, and an ECN echo on QS packets (`quickstart.rs`).
-            // The Response is matched by its arrival (the receiver echoes on the next ACK it
-            // sends), so a retransmitted carrier still gives a valid RTT for eq. 6.1.
+            // Quick-Start: the Response (matched by its arrival: the receiver echoes on the next
+            // ACK it sends, so a retransmitted carrier still gives a valid RTT for eq. 6.1), the
+            // end of the QS phase, and an ECN echo on QS packets (`quickstart.rs`).
             self.qs_on_response(now, seg, false, timers);
             if bytes_acked > 0 {
                 self.qs_on_ack(prior_snd_una, timers);
@@ -474,49 +493,58 @@ impl Sender {
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
         // only the segment at SND.UNA even if the peer sends SACK blocks.
+        let mut newly_lost = 0;
+        if self.rack.enabled {
+            // RFC 8985 §6.2 steps 1-4.
+            self.rack_on_ack(now, dsack);
+        }
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
-            self.sb.update_lost(dupthresh, self.smss);
+            newly_lost = if !self.rack.enabled {
+                self.sb.update_lost(dupthresh, self.smss)
+            } else if self.rack.advanced {
+                // RFC 8985 step 5 replaces IsLost (Linux: no tcp_update_scoreboard with RACK).
+                self.rack_detect(now, timers)
+            } else {
+                0
+            };
         }
 
-        let is_dupack = bytes_acked == 0
-            && had_outstanding
-            && match self.loss.style() {
-                // RFC 6675 §2: a duplicate ACK carries new SACK information.
-                RecoveryStyle::Sack => newly_sacked > 0,
-                // RFC 5681 §2: no data, no SYN/FIN, same ACK, same window, data outstanding.
-                RecoveryStyle::NewReno => {
-                    seg.len == 0
-                        && !seg.flags.contains(TcpFlags::SYN)
-                        && !seg.flags.contains(TcpFlags::FIN)
-                        && !window_changed
-                }
-            };
+        // RFC 6675 §2 / RFC 5681 §2 duplicate ACK (`rules.rs`, shared with the observer).
+        let shape = rules::AckShape {
+            bytes_acked,
+            had_outstanding,
+            seg_len: seg.len,
+            syn_or_fin: seg.flags.contains(TcpFlags::SYN) || seg.flags.contains(TcpFlags::FIN),
+            window_changed,
+            newly_sacked,
+        };
+        let is_dupack = rules::is_dupack(&shape, self.loss.style());
+        // With RACK recovery starts on a proven loss, not on a duplicate count (`rules.rs`).
+        let (front_is_lost, entry_dupthresh) = rules::loss_entry_inputs(self.rack.enabled, &self.sb, dupthresh);
         let ev = LossAckEvent {
             phase: self.phase,
             snd_una: self.snd_una,
             bytes_acked,
             is_dupack,
             new_sack_info: newly_sacked > 0,
-            front_is_lost: self.sb.front_is_lost(),
-            dupack_threshold: dupthresh,
+            // With RACK, recovery starts when RACK proved a loss (Linux tcp_time_to_recover
+            // "Trick#1: The loss is proven"), never by counting duplicate ACKs.
+            front_is_lost,
+            dupack_threshold: entry_dupthresh,
         };
         // Spurious-timeout detection (skipped entirely without a detector, so the RFC sender
         // is unchanged): F-RTO's verdicts replace the loss detector's for the ACKs it uses.
         let consumed = self.spurious.kind() != SpuriousDetection::None && {
             // RFC 5681 §2 duplicate ACK, whatever the recovery style (F-RTO, RFC 5682 §2).
-            let dup5681 = bytes_acked == 0
-                && had_outstanding
-                && seg.len == 0
-                && !seg.flags.contains(TcpFlags::SYN)
-                && !seg.flags.contains(TcpFlags::FIN)
-                && !window_changed;
+            let dup5681 = rules::is_dupack_rfc5681(&shape);
             let sev = self.spurious_ack_event(now, seg, ack, prior_snd_una, bytes_acked, dup5681, dsack);
             let verdict = self.spurious.on_ack(&sev);
             self.apply_spurious(now, verdict, ack, bytes_acked, trace)
         };
         let cc_before = self.cc;
         if !consumed {
-            let decision = self.loss.on_ack(&ev);
+            // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
+            let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
             self.apply(now, decision, bytes_acked, trace);
             if decision == LossDecision::EnterRecovery && self.qs.is_some() {
                 // Quick-Start failure if the lost segment is a QS packet (§3.6).
@@ -525,6 +553,10 @@ impl Sender {
         }
         if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
             self.ecn_on_ack(seg, cc_before);
+        }
+        if self.prr.active {
+            // RFC 6937 / Linux tcp_cwnd_reduction: the recovery window after this ACK.
+            self.prr_on_ack(bytes_acked + newly_sacked, bytes_acked > 0, newly_lost > 0);
         }
         // 000 §4.2: ssthresh estimation and pacing in the initial slow start.
         self.startup_on_ack(now, bytes_acked, newest_sent, timers);
@@ -536,18 +568,12 @@ impl Sender {
 
         // RFC 6298 (5.2): all outstanding data acknowledged -> turn off the timer;
         // (5.3): new data acknowledged -> restart it.
-        if self.snd_una == self.snd_nxt {
-            timers.cancel(TimerKind::Rto);
-        } else if bytes_acked > 0 {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_ack(timers, now, self.rtt.rto(), self.snd_una == self.snd_nxt, bytes_acked);
         if self.tlp.enabled {
             // RFC 8985 §7.2: restart the PTO on an ACK of new data (after the RTO, which
             // bounds it).
             self.tlp_after_ack(now, bytes_acked, timers);
         }
-        out.fin_acked = self.fin_acked();
-        out
     }
 
     fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, acked: scoreboard::CumAck, trace: &mut Trace) {
@@ -564,9 +590,7 @@ impl Sender {
         } else if self.rtt_sampling == RttSampling::PerAck {
             // Linux 2.4 tcp_clean_rtx_queue: the oldest newly acknowledged segment, unless a
             // retransmitted one was among them (Karn).
-            if !acked.ever_retransmitted {
-                rtt = acked.oldest_sent.map(|t| now.saturating_since(t));
-            }
+            rtt = acked.karn_sample(now);
             self.rtt_timing = None;
         } else if let Some((end, sent)) = self.rtt_timing {
             // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is cancelled
@@ -584,6 +608,25 @@ impl Sender {
         }
     }
 
+    /// RFC 6937 on an ACK in SACK recovery: cwnd = pipe + sndcnt (`loss/prr.rs`).
+    fn prr_on_ack(&mut self, delivered: u64, snd_una_advanced: bool, newly_lost: bool) {
+        if !matches!(self.phase, RecoveryPhase::Recovery { style: RecoveryStyle::Sack, .. }) {
+            self.prr.on_exit();
+            return;
+        }
+        let ev = crate::loss::prr::PrrAckEvent {
+            delivered,
+            pipe: self.pipe(),
+            ssthresh: self.cc.ssthresh,
+            smss: self.smss,
+            snd_una_advanced,
+            newly_lost,
+        };
+        if let Some(cwnd) = self.prr.on_ack(&ev) {
+            self.cc.cwnd = cwnd;
+        }
+    }
+
     fn kind_of(style: RecoveryStyle) -> RecoveryKind {
         match style {
             RecoveryStyle::NewReno => RecoveryKind::FastRecovery,
@@ -591,8 +634,8 @@ impl Sender {
         }
     }
 
-    fn ack_event(&self, bytes_acked: u64) -> CcAckEvent {
-        CcAckEvent { bytes_acked, smss: self.smss }
+    fn ack_event(&self, now: SimTime, bytes_acked: u64) -> CcAckEvent {
+        CcAckEvent { bytes_acked, smss: self.smss, now, rtt: self.ca_rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt }
     }
 
     fn loss_event(&self, style: RecoveryStyle) -> CcLossEvent {
@@ -601,6 +644,10 @@ impl Sender {
 
     fn enter_recovery(&mut self, now: SimTime, trace: &mut Trace) {
         let style = self.loss.style();
+        if style == RecoveryStyle::Sack {
+            // RFC 6937 §3.1 / Linux tcp_init_cwnd_reduction: RecoverFS = prior_cwnd.
+            self.prr.on_enter(self.cc.cwnd, self.smss);
+        }
         // RFC 5681 §3.2 step 2 / RFC 6675 (4.2): ssthresh from FlightSize.
         self.cc = self.ccalg.on_enter_recovery(self.cc, &self.loss_event(style));
         // RFC 6582 §3.2 step 2 / RFC 6675 (4.1): recover / RecoveryPoint = HighData.
@@ -641,7 +688,7 @@ impl Sender {
             LossDecision::None => {}
             LossDecision::Advance => {
                 self.phase = RecoveryPhase::Open;
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::Dupack { dupacks } => self.phase = RecoveryPhase::Disorder { dupacks },
             LossDecision::EnterRecovery => self.enter_recovery(now, trace),
@@ -654,7 +701,7 @@ impl Sender {
                 if let RecoveryPhase::Recovery { style: RecoveryStyle::NewReno, .. } = self.phase {
                     // RFC 6582 §3.2 step 5: retransmit the first unacknowledged segment and
                     // deflate the window.
-                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(bytes_acked));
+                    self.cc = self.ccalg.on_partial_ack(self.cc, &self.ack_event(now, bytes_acked));
                     self.sb.mark_front_lost();
                 }
             }
@@ -664,16 +711,23 @@ impl Sender {
                     _ => self.loss.style(),
                 };
                 self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                self.prr.on_exit();
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
                 // No re-entry on this (cumulative) ACK: RFC 6675 §5 starts a recovery only on
                 // a duplicate ACK, so losses already on the scoreboard wait for the next one.
             }
             LossDecision::LossAdvance => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
             }
             LossDecision::ExitLoss => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(bytes_acked));
+                if self.rack.enabled {
+                    self.rack.on_recovery_exit();
+                }
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
             }
@@ -682,9 +736,14 @@ impl Sender {
 
     /// Can a new segment of `len` bytes go out now?
     fn can_send_new(&self, len: u32) -> bool {
-        if self.linux.is_some() {
-            return self.linux_can_send_new();
+        match self.recovery.as_deref() {
+            Some(r) => r.can_send_new(self, len),
+            None => self.rfc_can_send_new(len),
         }
+    }
+
+    /// The RFC engine's transmission rule for new data.
+    pub(crate) fn rfc_can_send_new(&self, len: u32) -> bool {
         if let FrtoGate::SendNew { .. } = self.frto_gate {
             // F-RTO step 2a: new segments regardless of cwnd (L2120-2130).
             return true;
@@ -729,13 +788,13 @@ impl Sender {
         // Karn (RFC 6298 §3): no RTT sample from retransmitted data.
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
+        self.prr.on_sent();
+        self.rack.on_retransmit(g.start, now);
         self.spurious.on_retransmit(g.start, g.len);
         stats.data_segments_sent += u64::from(g.len > 0);
         stats.bytes_sent += u64::from(g.len);
         // RFC 6298 (5.1): start the timer if it is not running.
-        if !timers.is_armed(TimerKind::Rto) {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_send(timers, now, self.rtt.rto());
         DataOut { seq: g.start, len: g.len, fin: g.fin, cause: Some(cause) }
     }
 
@@ -744,9 +803,11 @@ impl Sender {
         if !self.established {
             return None;
         }
-        if self.linux.is_some() {
-            return self.linux_next_segment(now, timers, stats);
-        }
+        self.with_recovery(|r, s| r.next_segment(s, now, timers, stats))
+    }
+
+    /// The RFC engine's next segment (`recovery::RfcRecovery`).
+    pub(crate) fn rfc_next_segment(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if self.tlp.probe != crate::loss::tlp::TlpProbe::Idle {
             // RFC 8985 §7.3: the probe the expired PTO decided on goes first.
             if let Some(d) = self.tlp_send_probe(now, timers, stats) {
@@ -781,6 +842,11 @@ impl Sender {
                             // NextSeg() rule (2): new data.
                             if let Some(d) = self.new_data(now, timers, stats) {
                                 return Some(d);
+                            }
+                            if self.rack.enabled {
+                                // Linux tcp_xmit_retransmit_queue with RACK: only segments
+                                // marked lost are retransmitted (no NextSeg rules 3 and 4).
+                                return None;
                             }
                             // NextSeg() rule (3): an un-SACKed segment below the highest SACK.
                             if let Some(i) = self.sb.next_retransmit(true) {
@@ -826,6 +892,18 @@ impl Sender {
         if self.qs.is_some() {
             self.qs_check_idle(now);
         }
+        self.new_data_gated(now, timers, stats, &|s: &Sender, len| s.can_send_new(len))
+    }
+
+    /// New data if the peer window, the send buffer and the engine's transmission rule
+    /// `may_send` (called with the segment's length) allow it.
+    pub(crate) fn new_data_gated(
+        &mut self,
+        now: SimTime,
+        timers: &mut Timers,
+        stats: &mut ConnStats,
+        may_send: &dyn Fn(&Sender, u32) -> bool,
+    ) -> Option<DataOut> {
         let unsent = self.unsent();
         let fin_pending = self.fin_queued && !self.fin_sent && !self.unlimited;
         if unsent == 0 && !fin_pending {
@@ -848,7 +926,7 @@ impl Sender {
                 return None;
             }
         }
-        if !self.can_send_new(len) {
+        if !may_send(self, len) {
             return None;
         }
         if self.qs.is_some() && !self.qs_may_send(now, timers) {
@@ -860,6 +938,7 @@ impl Sender {
         self.sb.push(g);
         self.snd_nxt += g.seq_len();
         self.app_sent += u64::from(len);
+        self.prr.on_sent();
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
@@ -876,9 +955,7 @@ impl Sender {
             self.rtt_timing = Some((self.snd_nxt, now));
         }
         // RFC 6298 (5.1)
-        if !timers.is_armed(TimerKind::Rto) {
-            timers.arm(TimerKind::Rto, now, self.rtt.rto());
-        }
+        rules::rto_timer_on_send(timers, now, self.rtt.rto());
         if self.tlp.enabled && self.tlp.probe != crate::loss::tlp::TlpProbe::SendingNewData {
             // RFC 8985 §7.2: (re)start the PTO after new data that was not itself a probe.
             self.tlp_schedule(now, timers);
@@ -888,9 +965,11 @@ impl Sender {
 
     /// The retransmission timer expired with data outstanding (RFC 6298 (5.4)-(5.6)).
     pub fn on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
-        if self.linux.is_some() {
-            return self.linux_on_rto(now, timers, stats, trace);
-        }
+        self.with_recovery(|r, s| r.on_rto(s, now, timers, stats, trace));
+    }
+
+    /// The RFC engine's timeout (`recovery::RfcRecovery`).
+    pub(crate) fn rfc_on_rto(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats, trace: &mut Trace) {
         if self.snd_una == self.snd_nxt {
             return;
         }
@@ -918,6 +997,11 @@ impl Sender {
             rtx_tsval: self.ts_ok.then(|| ts_now(now)),
         });
         stats.timeouts += 1;
+        self.prr.on_exit();
+        if self.rack.enabled {
+            self.rack.on_rto();
+            timers.cancel(TimerKind::RackReo);
+        }
         let first = self.consecutive_rtos == 0;
         self.consecutive_rtos += 1;
         if let RecoveryPhase::Recovery { style, .. } = self.phase {
@@ -993,7 +1077,7 @@ impl Sender {
     /// `next_segment` while F-RTO or CC 3 holds the sender.
     fn next_segment_held(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         match self.frto_gate {
-            FrtoGate::Off => self.next_segment(now, timers, stats),
+            FrtoGate::Off => self.rfc_next_segment(now, timers, stats),
             FrtoGate::Probe => {
                 // F-RTO step 1: the one retransmission, regardless of cwnd.
                 self.frto_gate = FrtoGate::Hold;

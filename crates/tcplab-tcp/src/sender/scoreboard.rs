@@ -53,6 +53,54 @@ pub struct CumAck {
     pub newest_sent: Option<SimTime>,
 }
 
+impl CumAck {
+    /// RFC 6298 §3 (Karn's algorithm): "RTT samples MUST NOT be made using segments that
+    /// were retransmitted". The per-ACK sample of the oldest newly acknowledged segment
+    /// (Linux 2.4 `tcp_clean_rtx_queue`), none when any acknowledged byte was ever resent.
+    #[inline]
+    pub fn karn_sample(&self, now: SimTime) -> Option<tcplab_time::SimDuration> {
+        if self.ever_retransmitted {
+            return None;
+        }
+        self.oldest_sent.map(|t| now.saturating_since(t))
+    }
+}
+
+/// The segments delivered (cumulatively or by SACK) by the ACK being processed, summarised for
+/// RACK (RFC 8985 §6.2 steps 2–3, `crate::loss::rack`). The sender resets it before each ACK;
+/// `cum_ack` and the SACK marking update it per delivered segment (O(1) each).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Delivered {
+    /// The delivered segment sent last (RFC 8985 RACK_sent_after order: send time, then end
+    /// sequence): (send time, end, ever retransmitted).
+    pub newest: Option<(SimTime, SeqNum, bool)>,
+    /// The lowest end of a delivered segment that was never retransmitted.
+    pub lowest_original_end: Option<SeqNum>,
+    /// The highest end delivered.
+    pub highest_end: Option<SeqNum>,
+}
+
+impl Delivered {
+    #[inline]
+    fn note(&mut self, g: &SentSeg) {
+        let end = g.end();
+        let rtx = g.has(EVER_RETRANS);
+        let newer = match self.newest {
+            None => true,
+            Some((t, e, _)) => g.sent_at > t || (g.sent_at == t && end.gt(e)),
+        };
+        if newer {
+            self.newest = Some((g.sent_at, end, rtx));
+        }
+        if !rtx && self.lowest_original_end.is_none_or(|l| end.lt(l)) {
+            self.lowest_original_end = Some(end);
+        }
+        if self.highest_end.is_none_or(|h| end.gt(h)) {
+            self.highest_end = Some(end);
+        }
+    }
+}
+
 /// One transmitted segment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SentSeg {
@@ -130,6 +178,8 @@ pub struct Scoreboard {
     pub orig_cutoff: Option<SimTime>,
     /// See `orig_cutoff`; the sender clears it before each ACK.
     pub orig_newly_acked: bool,
+    /// What the current ACK delivered (for RACK); the sender resets it before each ACK.
+    pub delivered: Delivered,
 }
 
 impl Scoreboard {
@@ -146,6 +196,7 @@ impl Scoreboard {
             cache_len: 0,
             orig_cutoff: None,
             orig_newly_acked: false,
+            delivered: Delivered::default(),
         }
     }
 
@@ -220,6 +271,9 @@ impl Scoreboard {
         while let Some(f) = self.segs.front().copied() {
             if f.end().le(una) {
                 self.note_original(&f);
+                if !f.has(SACKED) {
+                    self.delivered.note(&f);
+                }
                 self.uncount(f.flags, u64::from(f.seq_len()));
                 ever_rtx |= f.has(EVER_RETRANS);
                 last_sent = Some(f.sent_at);
@@ -282,6 +336,7 @@ impl Scoreboard {
             return 0;
         }
         self.note_original(&g);
+        self.delivered.note(&g);
         let n = u64::from(g.seq_len());
         self.uncount(g.flags, n);
         self.sacked += n;
@@ -400,6 +455,94 @@ impl Scoreboard {
         newly
     }
 
+    /// Index of the segment holding sequence number `s`, if one does.
+    pub fn index_covering(&self, s: SeqNum) -> Option<usize> {
+        let f = self.segs.front()?;
+        if s.lt(f.start) {
+            return None;
+        }
+        let base = f.start;
+        let i = self.segs.partition_point(|g| (g.end() - base) <= (s - base));
+        self.segs.get(i).filter(|g| g.start.le(s) && s.lt(g.end())).map(|_| i)
+    }
+
+    /// The segment holding `s` is deemed lost (RFC 6675 IsLost, an RTO, or a NewReno hole)
+    /// and not SACKed.
+    pub fn is_lost_at(&self, s: SeqNum) -> bool {
+        self.index_covering(s).and_then(|i| self.segs.get(i)).is_some_and(|g| g.has(LOST) && !g.has(SACKED))
+    }
+
+    /// Every byte of `[start, end)` lies in SACKed segments (O(log n + segments in range)).
+    pub fn sacked_covers(&self, start: SeqNum, end: SeqNum) -> bool {
+        let Some(mut i) = self.index_covering(start) else { return false };
+        let mut cursor = start;
+        while cursor.lt(end) {
+            match self.segs.get(i) {
+                Some(g) if g.has(SACKED) && g.start.le(cursor) => cursor = g.end(),
+                _ => return false,
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Index of the first segment starting at or after `s`.
+    pub fn index_at_or_after(&self, s: SeqNum) -> usize {
+        self.index_from(s)
+    }
+
+    /// Every un-SACKed segment starting below this is deemed lost (the IsLost watermark).
+    pub fn lost_upto(&self) -> SeqNum {
+        self.lost_upto
+    }
+
+    /// Marks every un-SACKed, not yet lost segment that starts below `upto` lost and raises the
+    /// watermark to `upto` (RACK marks a prefix of the never-retransmitted segments,
+    /// `crate::loss::rack`). Amortised O(1) per segment: the watermark only rises. Returns the
+    /// bytes newly marked lost.
+    pub fn mark_lost_below_watermark(&mut self, upto: SeqNum) -> u64 {
+        if !self.lost_upto.lt(upto) {
+            return 0;
+        }
+        let mut i = self.index_from(self.lost_upto);
+        let mut newly = 0;
+        while let Some(g) = self.segs.get(i).copied() {
+            if !g.start.lt(upto) {
+                break;
+            }
+            if !g.has(SACKED) && !g.has(LOST) {
+                self.segs[i].flags |= LOST;
+                let n = u64::from(g.seq_len());
+                self.lost += n;
+                newly += n;
+            }
+            i += 1;
+        }
+        self.lost_upto = upto;
+        newly
+    }
+
+    /// The retransmission of segment `i` is lost again (RFC 8985 §6.2 step 5; Linux
+    /// `tcp_rack_mark_skb_lost`: "Account for retransmits that are lost again"): it stops
+    /// counting in pipe as retransmitted and NextSeg() finds it again. Returns its bytes.
+    pub fn retransmission_lost(&mut self, i: usize) -> u64 {
+        let Some(g) = self.segs.get(i).copied() else { return 0 };
+        if g.has(SACKED) || !g.has(RETRANS) {
+            return 0;
+        }
+        let n = u64::from(g.seq_len());
+        self.retrans = self.retrans.saturating_sub(n);
+        if !g.has(LOST) {
+            self.lost += n;
+        }
+        self.segs[i].flags = (g.flags | LOST) & !RETRANS;
+        self.lost_upto = self.lost_upto.max(g.end());
+        if g.start.lt(self.high_rxt) {
+            self.high_rxt = g.start;
+        }
+        n
+    }
+
     /// The first outstanding segment is deemed lost (and not SACKed).
     pub fn front_is_lost(&self) -> bool {
         self.segs.front().is_some_and(|g| g.has(LOST) && !g.has(SACKED))
@@ -492,6 +635,22 @@ impl Scoreboard {
                 self.high_rxt = self.high_rxt.max(g.end());
             } else {
                 leading = false;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// NextSeg() rule (1) as [`Scoreboard::next_retransmit`] finds it, without moving the
+    /// HighRxt cursor (for an observer's "expected next"; scans from the cursor).
+    pub fn peek_next_retransmit(&self) -> Option<usize> {
+        let mut i = self.index_from(self.high_rxt);
+        while let Some(g) = self.segs.get(i) {
+            if !g.start.lt(self.lost_upto) {
+                return None;
+            }
+            if !g.has(SACKED) && !g.has(RETRANS) && g.has(LOST) {
+                return Some(i);
             }
             i += 1;
         }

@@ -8,7 +8,7 @@ use super::{DataOut, Sender};
 use crate::cc::{CcLossEvent, RecoveryStyle};
 use crate::conn::ConnStats;
 use crate::event::{RetransCause, TcpEvent};
-use crate::loss::tlp::{calc_pto, TlpAckEvent, TlpAckVerdict, TlpProbe};
+use crate::loss::tlp::{TlpAckEvent, TlpAckVerdict, TlpProbe};
 use crate::loss::RecoveryPhase;
 use crate::segment::Segment;
 use crate::seq::SeqNum;
@@ -39,7 +39,7 @@ impl Sender {
             return;
         }
         let rto_remaining = timers.get(TimerKind::Rto).map(|t| t.saturating_since(now));
-        let pto = calc_pto(self.rtt.srtt(), self.flight_size(), self.smss, rto_remaining);
+        let pto = super::rules::probe_timeout(self.tlp.pto_rule, self.rtt.srtt(), self.flight_size(), self.smss, rto_remaining);
         timers.arm(TimerKind::Pto, now, pto);
     }
 

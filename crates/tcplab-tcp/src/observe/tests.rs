@@ -1,0 +1,162 @@
+//! Clause-level vectors for the observer at exact times (SMSS 1000, RFC 6298 RTO 1 s).
+
+use super::*;
+use crate::config::RecoveryAlgorithm;
+use crate::segment::SackBlocks;
+
+const MSS: u32 = 1000;
+const ISS: u32 = 10_000;
+
+fn cfg() -> TcpConfig {
+    TcpConfig { mss: MSS as u16, sack: true, timestamps: false, recovery: RecoveryAlgorithm::Sack, ..TcpConfig::default() }
+}
+
+fn ms(v: u64) -> SimTime {
+    SimTime(v * 1_000_000)
+}
+
+fn seq(n: u32) -> SeqNum {
+    SeqNum(ISS + n * MSS)
+}
+
+fn ack(a: SeqNum, sack: &[(SeqNum, SeqNum)]) -> Segment {
+    let mut s = Segment { flags: TcpFlags::ACK, ack: a, window: 65535, ..Segment::default() };
+    let mut b = SackBlocks::default();
+    for &(l, r) in sack {
+        b.push(SackBlock { left: l, right: r });
+    }
+    s.options.sack = b;
+    s
+}
+
+/// Ten segments at 0 ms; the first is lost, the others are SACKed one by one from 100 ms.
+fn sent_ten() -> Observer {
+    let mut o = Observer::new(&cfg(), seq(0), true, false);
+    for n in 0..10 {
+        assert_eq!(o.on_transmit(ms(0), seq(n), MSS, false), None);
+    }
+    o
+}
+
+#[test]
+fn the_third_duplicate_ack_explains_a_fast_retransmit() {
+    let mut o = sent_ten();
+    for k in 1..=3 {
+        let v = o.on_ack(ms(100 + u64::from(k)), &ack(seq(0), &[(seq(1), seq(1 + k))]), false);
+        assert!(v.is_dupack, "RFC 6675 §2: new SACK information");
+    }
+    let ex = o.on_transmit(ms(104), seq(0), MSS, false).expect("a retransmission");
+    assert_eq!(ex.trigger, Trigger::DupThresh);
+    assert_eq!(ex.dupacks, 3);
+    assert_eq!(ex.dupthresh_at, Some(ms(103)));
+    assert!(ex.islost, "three SACKed segments above make SND.UNA lost (RFC 6675 IsLost)");
+    assert!(!ex.rto_fired);
+    assert_eq!(ex.rto_deadline, Some(ms(1000)), "RFC 6298 (5.1): armed with the first segment");
+    assert!(matches!(o.phase(), RecoveryPhase::Recovery { .. }));
+}
+
+#[test]
+fn repeated_sack_blocks_are_not_duplicate_acks_and_islost_counts_sacked_segments() {
+    let mut o = sent_ten();
+    // One ACK SACKs three segments at once: one duplicate ACK (RFC 6675 §2) ...
+    let v = o.on_ack(ms(100), &ack(seq(0), &[(seq(1), seq(4))]), false);
+    assert!(v.is_dupack);
+    let again = o.on_ack(ms(101), &ack(seq(0), &[(seq(1), seq(4))]), false);
+    assert!(!again.is_dupack, "the same SACK block again is no new information");
+    let ex = o.explain(ms(102), seq(0), seq(1));
+    assert_eq!(ex.dupacks, 1);
+    // ... and DupThresh SACKed segments above SND.UNA: RFC 6675 IsLost(SND.UNA).
+    assert!(ex.islost);
+    assert_eq!(ex.islost_una_at, Some(ms(100)));
+    assert_eq!(ex.trigger, Trigger::IsLost);
+}
+
+#[test]
+fn a_dsack_is_recognised_against_seg_ack() {
+    let mut o = sent_ten();
+    o.on_ack(ms(100), &ack(seq(2), &[]), false);
+    let v = o.on_ack(ms(110), &ack(seq(2), &[(seq(0), seq(1))]), false);
+    assert_eq!(v.dsack, Some(SackBlock { left: seq(0), right: seq(1) }));
+    assert!(!v.is_dupack);
+}
+
+#[test]
+fn the_timer_fires_after_the_profiles_rto_and_backs_off() {
+    let mut o = sent_ten();
+    let early = o.explain(ms(999), seq(0), seq(1));
+    assert_eq!(early.trigger, Trigger::Unknown);
+    let ex = o.on_transmit(ms(1000), seq(0), MSS, false).expect("retransmission");
+    assert_eq!(ex.trigger, Trigger::Rto);
+    assert!(ex.rto_fired);
+    // RFC 6298 (5.5)/(5.6): backed off to 2 s from the expiry.
+    assert_eq!(o.rto_timer(), (Some(ms(1000)), Some(ms(3000))));
+    let follower = o.on_transmit(ms(1001), seq(1), MSS, false).expect("go-back-N");
+    assert_eq!(follower.trigger, Trigger::Rto);
+    assert!(!follower.rto_fired);
+}
+
+#[test]
+fn an_ack_of_new_data_restarts_the_timer_and_resets_the_count() {
+    let mut o = sent_ten();
+    o.on_ack(ms(100), &ack(seq(0), &[(seq(1), seq(2))]), false);
+    o.on_ack(ms(200), &ack(seq(3), &[]), false);
+    assert_eq!(o.dupacks(), 0);
+    assert_eq!(o.rto_timer(), (Some(ms(200)), Some(ms(1200))));
+    o.on_ack(ms(300), &ack(seq(10), &[]), false);
+    assert_eq!(o.rto_timer(), (None, None), "RFC 6298 (5.2)");
+}
+
+#[test]
+fn a_fork_replays_independently() {
+    let mut o = sent_ten();
+    let mut fork = o.clone();
+    o.on_ack(ms(100), &ack(seq(10), &[]), false);
+    assert_eq!(o.snd_una(), seq(10));
+    assert_eq!(fork.snd_una(), seq(0));
+    let ex = fork.on_transmit(ms(1000), seq(0), MSS, false).expect("retransmission");
+    assert_eq!(ex.trigger, Trigger::Rto);
+}
+
+#[test]
+fn expected_next_is_the_first_lost_segment_not_yet_resent() {
+    let mut o = sent_ten();
+    // SACK 3..10: segments 0, 1 and 2 are lost by IsLost.
+    for k in 4..=10 {
+        o.on_ack(ms(100 + u64::from(k)), &ack(seq(0), &[(seq(3), seq(k))]), false);
+    }
+    assert_eq!(o.expected().retransmit, Some(seq(0)));
+    o.on_transmit(ms(120), seq(0), MSS, false);
+    assert_eq!(o.expected().retransmit, Some(seq(1)));
+    let ex = o.on_transmit(ms(121), seq(1), MSS, false).expect("retransmission");
+    assert_eq!(ex.trigger, Trigger::IsLost);
+}
+
+#[test]
+fn a_gap_the_capture_missed_is_one_unseen_segment() {
+    let mut o = Observer::new(&cfg(), seq(0), true, false);
+    o.on_transmit(ms(0), seq(0), MSS, false);
+    o.on_transmit(ms(1), seq(3), MSS, false);
+    assert_eq!(o.snd_nxt(), seq(4));
+    assert_eq!(o.scoreboard().len(), 3);
+    let ex = o.on_transmit(ms(2), seq(1), MSS, false).expect("below SND.NXT");
+    assert!(!ex.at_una);
+}
+
+#[test]
+fn rack_marks_a_hole_at_once_when_dupthresh_segments_are_sacked_even_above_2_pow_31() {
+    // RFC 8985 §6.2 step 4: RACK.reo_wnd is 0 when no reordering was seen and RACK.segs_sacked
+    // >= DupThresh; step 3 compares with RACK.fack modulo 2^32, so a connection whose
+    // sequence numbers lie above 2^31 must not read its first delivery as reordering.
+    let iss = 3_000_000_000u32;
+    let at = |n: u32| SeqNum(iss.wrapping_add(n * MSS));
+    let mut o = Observer::new(&TcpConfig { rack: true, ..cfg() }, at(0), true, false);
+    for n in 0..10 {
+        o.on_transmit(ms(u64::from(n)), at(n), MSS, false);
+    }
+    o.on_ack(ms(100), &ack(at(1), &[]), false);
+    o.on_ack(ms(112), &ack(at(1), &[(at(2), at(5))]), false);
+    // Segment 1 (sent at 1 ms) waited RACK.rtt = 112 − 4 = 108 ms: lost at 109 ms.
+    let ex = o.explain(ms(113), at(1), at(2));
+    assert!(ex.rack_lost, "{ex:?}");
+    assert_eq!(ex.trigger, Trigger::Rack);
+}

@@ -1,0 +1,175 @@
+//! Sender rules written once and used twice: by the simulating [`super::Sender`] to decide,
+//! and by the observer ([`crate::observe`]) to explain a captured sender's retransmissions.
+//!
+//! Each function is a pure rule over a small event struct. The scoreboard rules (RFC 6675
+//! IsLost, D-SACK recognition, Karn's rule over the acknowledged segments) live with the
+//! scoreboard itself ([`super::scoreboard`]) and are shared the same way: the observer keeps a
+//! [`super::scoreboard::Scoreboard`] of what the capture showed.
+
+use crate::cc::RecoveryStyle;
+use crate::config::DupAckThreshold;
+use crate::loss::rack::Rack;
+use crate::loss::tlp::{calc_pto, calc_pto_linux, PtoRule};
+use crate::loss::{LossDecision, RecoveryPhase};
+use crate::sender::scoreboard::Scoreboard;
+use crate::timer::{TimerKind, Timers};
+use tcplab_time::{SimDuration, SimTime};
+
+/// What the duplicate-ACK rules look at in one acceptable ACK (after the SACK blocks were
+/// applied to the scoreboard, before the cumulative acknowledgment moved SND.UNA).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckShape {
+    /// Bytes newly cumulatively acknowledged (SEG.ACK − SND.UNA).
+    pub bytes_acked: u64,
+    /// Data was outstanding when the ACK arrived (SND.NXT ≠ SND.UNA).
+    pub had_outstanding: bool,
+    /// Payload bytes of the segment carrying the ACK.
+    pub seg_len: u32,
+    /// The segment carries SYN or FIN.
+    pub syn_or_fin: bool,
+    /// The advertised window changed (RFC 9293 SND.WND before ≠ after).
+    pub window_changed: bool,
+    /// Bytes the ACK's SACK blocks marked SACKed for the first time.
+    pub newly_sacked: u64,
+}
+
+/// RFC 5681 §2 "DUPLICATE ACKNOWLEDGMENT": "(a) the receiver of the ACK has outstanding data,
+/// (b) the incoming acknowledgment carries no data, (c) the SYN and FIN bits are both off,
+/// (d) the acknowledgment number is equal to the greatest acknowledgment received on the given
+/// connection (TCP.UNA from RFC793) and (e) the advertised window in the incoming
+/// acknowledgment equals the advertised window in the last incoming acknowledgment."
+#[inline]
+pub fn is_dupack_rfc5681(a: &AckShape) -> bool {
+    a.bytes_acked == 0 && a.had_outstanding && a.seg_len == 0 && !a.syn_or_fin && !a.window_changed
+}
+
+/// RFC 6675 §2 "DupAck": with SACK, "a segment that arrives carrying a SACK block that
+/// identifies previously unacknowledged and un-SACKed octets" and does not advance SND.UNA.
+/// An ACK that only repeats known SACK blocks (or carries only a D-SACK) is not one.
+#[inline]
+pub fn is_dupack_rfc6675(a: &AckShape) -> bool {
+    a.bytes_acked == 0 && a.had_outstanding && a.newly_sacked > 0
+}
+
+/// The duplicate-ACK definition of the running recovery style: RFC 6675 §2 for SACK loss
+/// recovery, RFC 5681 §2 otherwise (RFC 6582 NewReno retransmits only at SND.UNA even if the
+/// peer sends SACK blocks).
+#[inline]
+pub fn is_dupack(a: &AckShape, style: RecoveryStyle) -> bool {
+    match style {
+        RecoveryStyle::Sack => is_dupack_rfc6675(a),
+        RecoveryStyle::NewReno => is_dupack_rfc5681(a),
+    }
+}
+
+/// The fast-retransmit threshold D in force (003 §V-D when adaptive): a fixed D always; an
+/// adaptive D = max(1, min(3, F − 2)) on the flight F (segments) now, or, while a
+/// duplicate-ACK episode is running (`episode`), the D frozen when it began (so RFC 3042
+/// segments sent on the first duplicates do not raise it).
+#[inline]
+pub fn dupack_threshold(rule: DupAckThreshold, episode: Option<u32>, flight_bytes: u64, smss: u64) -> u32 {
+    match (rule, episode) {
+        (DupAckThreshold::Fixed(d), _) => d.max(1),
+        (DupAckThreshold::Adaptive, Some(d)) => d,
+        (DupAckThreshold::Adaptive, None) => rule.for_flight(flight_bytes.div_ceil(smss.max(1))),
+    }
+}
+
+/// RFC 6298 (5.1): "Every time a packet containing data is sent (including a retransmission),
+/// if the timer is not running, start it running so that it will expire after RTO seconds."
+#[inline]
+pub fn rto_timer_on_send(timers: &mut Timers, now: SimTime, rto: SimDuration) {
+    if !timers.is_armed(TimerKind::Rto) {
+        timers.arm(TimerKind::Rto, now, rto);
+    }
+}
+
+/// RFC 6298 (5.2): "When all outstanding data has been acknowledged, turn off the
+/// retransmission timer." (5.3): "When an ACK is received that acknowledges new data, restart
+/// the retransmission timer so that it will expire after RTO seconds."
+#[inline]
+pub fn rto_timer_on_ack(timers: &mut Timers, now: SimTime, rto: SimDuration, all_acked: bool, bytes_acked: u64) {
+    if all_acked {
+        timers.cancel(TimerKind::Rto);
+    } else if bytes_acked > 0 {
+        timers.arm(TimerKind::Rto, now, rto);
+    }
+}
+
+/// The probe timeout of the profile's rule: RFC 8985 §7.2 TLP_calc_PTO() or Linux
+/// `tcp_schedule_loss_probe` (`loss::tlp`). `flight_size` in bytes.
+#[inline]
+pub fn probe_timeout(rule: PtoRule, srtt: Option<SimDuration>, flight_size: u64, smss: u64, rto_remaining: Option<SimDuration>) -> SimDuration {
+    match rule {
+        PtoRule::Rfc8985 => calc_pto(srtt, flight_size, smss, rto_remaining),
+        PtoRule::Linux => calc_pto_linux(srtt, flight_size.div_ceil(smss.max(1)), rto_remaining),
+    }
+}
+
+/// What the loss detector is told about IsLost(SND.UNA) and DupThresh. With RACK (RFC 8985
+/// §6) recovery starts when RACK proved a loss anywhere on the scoreboard (Linux
+/// `tcp_time_to_recover`: "Trick#1: The loss is proven"), never by counting duplicate ACKs.
+#[inline]
+pub fn loss_entry_inputs(rack: bool, sb: &Scoreboard, dupthresh: u32) -> (bool, u32) {
+    if rack {
+        (sb.lost_bytes() > 0, u32::MAX)
+    } else {
+        (sb.front_is_lost(), dupthresh)
+    }
+}
+
+/// Linux `tcp_ack_is_dubious` (FLAG_DATA_SACKED) → `tcp_fastretrans_alert` →
+/// `tcp_time_to_recover`: with RACK an ACK that advances SND.UNA and also SACKs enters
+/// recovery when the scoreboard holds a RACK loss.
+#[inline]
+pub fn rack_entry(d: LossDecision, rack: bool, newly_sacked: u64, sb: &Scoreboard) -> LossDecision {
+    if rack && d == LossDecision::Advance && newly_sacked > 0 && sb.lost_bytes() > 0 {
+        LossDecision::EnterRecovery
+    } else {
+        d
+    }
+}
+
+/// RFC 8985 §6.2 step 4 RACK.reo_wnd for a sender in `phase` with `sacked_bytes` SACKed
+/// (RACK.segs_sacked in whole segments against DupThresh).
+#[inline]
+pub fn rack_reo_wnd(rack: &Rack, phase: RecoveryPhase, sacked_bytes: u64, smss: u64, dupthresh: u32, srtt: Option<SimDuration>) -> SimDuration {
+    let in_recovery = matches!(phase, RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. });
+    rack.reo_wnd(in_recovery, sacked_bytes.div_ceil(smss.max(1)), dupthresh, srtt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dup() -> AckShape {
+        AckShape { had_outstanding: true, ..AckShape::default() }
+    }
+
+    #[test]
+    fn rfc5681_duplicate_needs_every_condition() {
+        assert!(is_dupack_rfc5681(&dup()));
+        assert!(!is_dupack_rfc5681(&AckShape { had_outstanding: false, ..dup() }), "(a)");
+        assert!(!is_dupack_rfc5681(&AckShape { seg_len: 1, ..dup() }), "(b)");
+        assert!(!is_dupack_rfc5681(&AckShape { syn_or_fin: true, ..dup() }), "(c)");
+        assert!(!is_dupack_rfc5681(&AckShape { bytes_acked: 1, ..dup() }), "(d)");
+        assert!(!is_dupack_rfc5681(&AckShape { window_changed: true, ..dup() }), "(e)");
+    }
+
+    #[test]
+    fn rfc6675_duplicate_needs_new_sack_information() {
+        assert!(!is_dupack(&dup(), RecoveryStyle::Sack), "SACK blocks alone are not enough");
+        assert!(is_dupack(&AckShape { newly_sacked: 1, ..dup() }, RecoveryStyle::Sack));
+        // Window updates and data do not matter to RFC 6675's definition.
+        assert!(is_dupack(&AckShape { newly_sacked: 1, seg_len: 10, window_changed: true, ..dup() }, RecoveryStyle::Sack));
+        assert!(!is_dupack(&AckShape { newly_sacked: 1, bytes_acked: 1, ..dup() }, RecoveryStyle::Sack));
+    }
+
+    #[test]
+    fn adaptive_threshold_is_frozen_for_the_episode() {
+        let a = DupAckThreshold::Adaptive;
+        assert_eq!(dupack_threshold(a, None, 4 * 1000, 1000), 2);
+        assert_eq!(dupack_threshold(a, Some(1), 100 * 1000, 1000), 1);
+        assert_eq!(dupack_threshold(DupAckThreshold::Fixed(0), Some(2), 0, 1000), 1);
+    }
+}
