@@ -112,6 +112,29 @@ pub struct ConnRow {
     pub rtt_max_ns: Option<u64>,
     pub rtt_samples: u64,
     pub srtt_ns: Option<u64>,
+    /// Quick-Start (RFC 4782): the first Request's rate and the last Response's echoed rate,
+    /// bytes/s (`tcplab_pcap::quickstart`).
+    pub qs: QsSeen,
+}
+
+/// Quick-Start options seen on a connection.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct QsSeen {
+    pub requested: Option<u64>,
+    pub approved: Option<u64>,
+}
+
+impl QsSeen {
+    fn observe(&mut self, s: &tcplab_tcp::Segment) {
+        if let Some(q) = s.qs_request {
+            if q.func == tcplab_tcp::startup::quickstart::QsFunc::Request && self.requested.is_none() {
+                self.requested = Some(q.rate.bytes_per_sec());
+            }
+        }
+        if let Some(r) = s.options.quick_start {
+            self.approved = Some(r.rate.bytes_per_sec());
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -127,11 +150,12 @@ struct ConnState {
     dirs: [Option<DirReplay>; 2],
     positions: [Option<(Position, VantageSource)>; 2],
     last_ns: u64,
+    qs: QsSeen,
 }
 
 impl ConnState {
     fn new() -> ConnState {
-        ConnState { syn_ns: None, synack_ns: None, synack_first_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0 }
+        ConnState { syn_ns: None, synack_ns: None, synack_first_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default() }
     }
 
     fn handshake_rtt(&self) -> Option<u64> {
@@ -226,6 +250,7 @@ impl FileAnalyzer {
         let c = self.conns.entry(obs.conn_id).or_insert_with(ConnState::new);
         c.last_ns = c.last_ns.max(t);
         let d = obs.dir;
+        c.qs.observe(s);
         match obs.kind {
             SegKind::Syn => {
                 // The last SYN, and the last SYN-ACK after it, before the client's ACK.
@@ -323,6 +348,7 @@ impl FileAnalyzer {
             rtt_max_ns: rtt.as_ref().and_then(|r| r.max_ns),
             rtt_samples: rtt.as_ref().map_or(0, |r| r.samples),
             srtt_ns: rtt.as_ref().and_then(|r| r.srtt_ns()),
+            qs: c.qs,
         });
     }
 

@@ -195,6 +195,8 @@ pub fn connections_table(rows: &[ConnRow], captures: &[CaptureNames]) -> Table {
     nullable_u64(&mut t, "wscale_client", rows.iter().map(|c| c.record.negotiated.window_scale.map(|w| u64::from(w.0))));
     nullable_u64(&mut t, "wscale_server", rows.iter().map(|c| c.record.negotiated.window_scale.map(|w| u64::from(w.1))));
     t.push("handshake_seen", ColumnData::Bool(rows.iter().map(|c| c.record.handshake_seen).collect()));
+    nullable_u64(&mut t, "qs_requested_Bps", rows.iter().map(|c| c.qs.requested));
+    nullable_u64(&mut t, "qs_approved_Bps", rows.iter().map(|c| c.qs.approved));
     t.push("vantage", vantage.finish());
     t.push("vantage_source", vsource.finish());
     t.push("end_reason", end.finish());

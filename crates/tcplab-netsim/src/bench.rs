@@ -164,6 +164,7 @@ pub fn dumbbell(
         workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
+        quick_start: Default::default(),
     }
 }
 

@@ -24,6 +24,10 @@
 //!   exceed the 40-byte limit (four SACK blocks plus timestamps), trailing SACK blocks are
 //!   left out, as a real stack does ("at most 3 SACK blocks ... when the Timestamp option
 //!   is also used", RFC 2018 §3).
+//! - **Quick-Start** (RFC 4782): a segment's Request travels as the 8-byte IPv4 option 25
+//!   (IHL 7) and its Response as the 8-byte TCP option 27, appended after the other TCP
+//!   options (8 bytes keep the 4-byte alignment). Wireshark's `ip.opt.qs_*` and
+//!   `tcp.options.qs.*` dissectors decode both.
 //! - **DF is set** on every datagram (TCP stacks do path-MTU discovery, RFC 1191); DSCP is 0
 //!   and the ECN field carries the segment's codepoint (RFC 3168 §5).
 
@@ -219,12 +223,24 @@ fn encode(pkt: &WirePacket<'_>, out: &mut Vec<u8>) -> io::Result<u32> {
     tcp.ece = f.contains(TcpFlags::ECE);
     tcp.cwr = f.contains(TcpFlags::CWR);
     tcp.set_options(options(seg).as_slice()).map_err(|e| invalid(format!("TCP options: {e}")))?;
+    if let Some(qs) = seg.options.quick_start {
+        // RFC 4782 §4.2: the Response, kind 27, after the other options.
+        let mut raw = [0u8; MAX_TCP_OPTION_BYTES];
+        let n = tcp.options.as_slice().len();
+        let bytes = qs.encode();
+        if n + bytes.len() <= MAX_TCP_OPTION_BYTES {
+            raw[..n].copy_from_slice(tcp.options.as_slice());
+            raw[n..n + bytes.len()].copy_from_slice(&bytes);
+            tcp.set_options_raw(&raw[..n + bytes.len()]).map_err(|e| invalid(format!("TCP options: {e}")))?;
+        }
+    }
 
     let payload_len = usize::try_from(seg.len).map_err(|_| invalid("payload too large".into()))?;
     let tcp_len = tcp.header_len() + payload_len;
+    let ip_opts_len = usize::from(seg.ip_options_len());
     let ip_payload_len = u16::try_from(tcp_len)
         .ok()
-        .filter(|l| usize::from(*l) + Ipv4Header::MIN_LEN <= usize::from(u16::MAX))
+        .filter(|l| usize::from(*l) + Ipv4Header::MIN_LEN + ip_opts_len <= usize::from(u16::MAX))
         .ok_or_else(|| {
             invalid(format!(
                 "segment of {} payload bytes does not fit in an IPv4 datagram (65535 bytes)",
@@ -239,6 +255,11 @@ fn encode(pkt: &WirePacket<'_>, out: &mut Vec<u8>) -> io::Result<u32> {
 
     let mut ip = Ipv4Header::new(ip_payload_len, pkt.ttl, IpNumber::TCP, pkt.src_ip, pkt.dst_ip)
         .map_err(|e| invalid(format!("IPv4 header: {e}")))?;
+    if let Some(qs) = seg.qs_request {
+        // RFC 4782 §3.1: the Quick-Start option, type 25, 8 bytes (two 32-bit words).
+        ip.options = qs.encode().into();
+        ip.set_payload_len(usize::from(ip_payload_len)).map_err(|e| invalid(format!("IPv4 header: {e}")))?;
+    }
     ip.identification = pkt.ip_id;
     ip.dont_fragment = true;
     ip.ecn = ecn_bits(seg.ecn);
@@ -280,8 +301,10 @@ mod tests {
                 sack_permitted: true,
                 timestamps: Some((11, 0)),
                 sack: SackBlocks::new(),
+                quick_start: None,
             },
             ecn: Ecn::NotEct,
+            ..Segment::default()
         }
     }
 
@@ -297,6 +320,7 @@ mod tests {
             len: 1448,
             options: TcpOptions { timestamps: Some((100, 99)), sack, ..TcpOptions::default() },
             ecn: Ecn::Ce,
+            ..Segment::default()
         }
     }
 
@@ -473,6 +497,37 @@ mod tests {
         // Little-endian nanosecond magic (0xa1b23c4d).
         assert_eq!(&a[..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
         assert_eq!(u32::from_le_bytes(a[20..24].try_into()?), LINKTYPE_RAW);
+        Ok(())
+    }
+
+    /// RFC 4782 §3.1 / §4.2: the Quick-Start Request is the IPv4 option 25 (IHL 7, 8 bytes
+    /// after the fixed header) and the Response the TCP option 27 after the timestamps; both
+    /// headers' lengths and checksums still agree.
+    #[test]
+    fn quick_start_options_are_written_in_rfc4782_layout() -> TestResult {
+        use tcplab_tcp::startup::quickstart::{QsFunc, QsIpOption, QsRate, QsResponse};
+        let path = tmp("quickstart.pcap")?;
+        let mut seg = data_with_sack();
+        seg.options.sack = SackBlocks::new();
+        seg.qs_request = Some(QsIpOption { func: QsFunc::Request, rate: QsRate::new(8).ok_or("rate")?, qs_ttl: 0xa5, nonce: 0x1234_5674 });
+        seg.options.quick_start = Some(QsResponse { rate: QsRate::new(6).ok_or("rate")?, ttl_diff: 200, nonce: 4 });
+        let mut w = PcapLinkWriter::create(&path)?;
+        w.write(SimTime(0), &wire(&seg, 1))?;
+        w.finish()?;
+        let mut r = PcapReader::new(File::open(&path)?)?;
+        let p = r.next_packet().ok_or("no packet")??;
+        let d = &p.data;
+        assert_eq!(d[0], 0x47, "IPv4, IHL 7 words");
+        assert_eq!(&d[20..28], &[25, 8, 0x08, 0xa5, 0x12, 0x34, 0x56, 0x74]);
+        assert_eq!(ones_sum(&d[..28], 0), 0xffff, "IPv4 header checksum covers the option");
+        assert_eq!(p.orig_len as usize, 28 + seg.header_len() + seg.len as usize);
+        assert_eq!(seg.header_len(), 20 + 12 + 8);
+        let tcp = &d[28..];
+        assert_eq!(usize::from(tcp[12] >> 4) * 4, seg.header_len(), "data offset");
+        assert_eq!(&tcp[32..40], &[27, 8, 0x06, 200, 0, 0, 0, 4]);
+        // The engine's own decoder reads them back.
+        assert_eq!(QsIpOption::decode(&d[20..28]), Ok(seg.qs_request.ok_or("req")?));
+        assert_eq!(QsResponse::decode(&tcp[32..40]), Ok(seg.options.quick_start.ok_or("resp")?));
         Ok(())
     }
 }

@@ -37,6 +37,41 @@ pub struct SimSpec {
     /// Seed used when the caller gives none (`simulation.seed` in the scenario file; a CLI
     /// `--seed` takes precedence). Added by the scenario loader.
     pub default_seed: u64,
+    /// Quick-Start routers and vertical hand-offs (seed 002 Ch. 6–7); empty by default.
+    pub quick_start: QuickStartSpec,
+}
+
+/// Quick-Start capable router interfaces and scheduled vertical hand-offs.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct QuickStartSpec {
+    pub routers: Vec<QsRouterSpec>,
+    pub handoffs: Vec<HandoffSpec>,
+}
+
+/// Router `node` processes Quick-Start Requests on its interfaces `links` (all of its links
+/// when empty).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QsRouterSpec {
+    pub node: NodeId,
+    pub links: Vec<LinkId>,
+    pub config: crate::sim::quickstart::QsRouterConfig,
+}
+
+/// A vertical hand-off (seed 002 Ch. 7 §7.4): at `at` the links `down` stop carrying packets
+/// (break-before-make: everything queued or in flight on them, and sent onto them later, is
+/// lost); at `at + gap` the routes `routes` take effect (make-before-break: `gap` = 0 and
+/// `down` empty, so packets in flight on the old path still arrive). At
+/// `at + gap + notify_delay` the data sender of every flow to or from `mobile` receives the
+/// explicit hand-off notification.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoffSpec {
+    pub at: SimDuration,
+    pub gap: SimDuration,
+    pub mobile: NodeId,
+    pub down: Vec<LinkId>,
+    pub routes: Vec<RouteSpec>,
+    pub notify: bool,
+    pub notify_delay: SimDuration,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

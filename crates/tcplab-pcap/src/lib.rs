@@ -33,6 +33,7 @@ pub mod framing;
 pub mod ip;
 pub mod linktype;
 pub mod pcapng;
+pub mod quickstart;
 pub mod reader;
 pub mod segment;
 pub mod synth;

@@ -164,8 +164,13 @@ pub fn decode_frame(
             flags,
             window: tcp.window_size(),
             len,
-            options: opts.options,
+            options: tcplab_tcp::TcpOptions {
+                quick_start: crate::quickstart::tcp_response(tcp.options()),
+                ..opts.options
+            },
             ecn: ip.ecn,
+            qs_request: crate::quickstart::ip_request(l3),
+            ttl: ip.ttl_or_hlim,
         },
         ip_id: ip.ip_id,
         ttl_or_hlim: ip.ttl_or_hlim,

@@ -62,6 +62,7 @@ impl Pkt {
                 len: self.len,
                 options: self.options,
                 ecn: Ecn::NotEct,
+                ..Segment::default()
             },
             ip_id: None,
             ttl_or_hlim: 64,

@@ -544,6 +544,9 @@ pub struct TcpConfig {
     pub spurious: SpuriousConfig,
     /// 000 §4.2 startup mechanisms (ssthresh estimation, pacing); off by default.
     pub startup: StartupConfig,
+    /// Quick-Start (RFC 4782, seed 002 Ch. 6–7): requests off by default; Requests received
+    /// are echoed.
+    pub quick_start: crate::startup::quickstart::QuickStartConfig,
     /// Which sender model runs (default: the RFC sender; `Linux` = dissertation Ch. 3).
     pub sender: SenderModel,
     /// Linux sender: rate-halving in Recovery (002 L1449–1454; on in Linux 2.4). Off = the
@@ -606,6 +609,7 @@ impl Default for TcpConfig {
             recovery: RecoveryAlgorithm::Sack,
             spurious: SpuriousConfig::default(),
             startup: StartupConfig::OFF,
+            quick_start: crate::startup::quickstart::QuickStartConfig::default(),
             sender: SenderModel::Rfc,
             linux_rate_halving: true,
             linux_fack: false,

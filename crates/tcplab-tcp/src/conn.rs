@@ -136,6 +136,8 @@ pub struct Connection {
     /// A zero-window probe must be sent.
     probe_pending: bool,
     send_complete_reported: bool,
+    /// Quick-Start Response to put on our next segment (RFC 4782 §4.2; `receiver.rs`).
+    qs_echo: Option<crate::startup::quickstart::QsResponse>,
 }
 
 /// RFC 9293 §3.7.1: the MSS assumed when the peer sends no MSS option (payload bytes).
@@ -165,6 +167,7 @@ impl Connection {
             handshake_ack_pending: false,
             probe_pending: false,
             send_complete_reported: false,
+            qs_echo: None,
             cfg,
         }
     }
@@ -270,6 +273,8 @@ impl Connection {
             self.trace.push(TcpEvent::RttSample { at: now, rtt_ns: r.as_nanos() });
         }
         self.timers.cancel(TimerKind::Rto);
+        // Quick-Start Response on the SYN-ACK to the Request our SYN carried.
+        self.snd.qs_on_response(now, seg, self.handshake_retransmitted, &mut self.timers);
         self.syn_pending = false;
         self.state = if self.snd.fin_queued { ConnState::FinWait1 } else { ConnState::Established };
         self.trace.push(TcpEvent::Established { at: now });
@@ -277,6 +282,10 @@ impl Connection {
 
     pub fn handle_segment(&mut self, now: SimTime, seg: &Segment) {
         self.stats.segments_received += 1;
+        if let (Some(req), true) = (seg.qs_request, self.cfg.quick_start.echo) {
+            // RFC 4782 §4.2 / thesis L3660–3663: echo on our next segment.
+            self.qs_echo = crate::startup::quickstart::receiver::echo(&req, seg.ttl);
+        }
         let f = seg.flags;
         match self.state {
             ConnState::Closed => {}
@@ -462,11 +471,12 @@ impl Connection {
         if !self.sack_ok {
             options.sack = SackBlocks::new();
         }
+        options.quick_start = self.qs_echo.take();
         self.ack_now = false;
         self.timers.cancel(TimerKind::DelayedAck);
         // RFC 3168 §6.1.3: ECE on every ACK while echoing.
         let flags = flags | TcpFlags::ACK | self.snd.ecn.ack_flags();
-        Segment { seq, ack, flags, window, len: 0, options, ecn: Default::default() }
+        Segment { seq, ack, flags, window, len: 0, options, ..Segment::default() }
     }
 
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
@@ -512,6 +522,12 @@ impl Connection {
             let mut seg = self.base_segment(now, seq, flags);
             seg.len = len;
             seg.ecn = ecn;
+            if len > 0 {
+                // A pending Quick-Start Request (after idle or a hand-off) rides on the next
+                // data segment, new or retransmitted (after a hand-off the sender is often in
+                // loss recovery when the notification arrives).
+                seg.qs_request = self.snd.qs_take_request(now, seq + len);
+            }
             return Some(Transmit { segment: seg, retransmission: cause });
         }
         if self.ack_now {
@@ -533,8 +549,11 @@ impl Connection {
             None
         };
         self.syn_sent_once = true;
-        let options = self.syn_options(now);
+        let mut options = self.syn_options(now);
         let server = self.state == ConnState::SynReceived;
+        if server {
+            options.quick_start = self.qs_echo.take();
+        }
         let (ack, flags) = if server {
             (self.rcv.rcv_nxt, TcpFlags::SYN | TcpFlags::ACK)
         } else {
@@ -549,8 +568,29 @@ impl Connection {
         if !self.timers.is_armed(TimerKind::Rto) {
             self.timers.arm(TimerKind::Rto, now, self.snd.rtt.rto());
         }
-        let seg = Segment { seq: self.iss, ack, flags, window, len: 0, options, ecn: Default::default() };
+        let mut seg = Segment { seq: self.iss, ack, flags, window, len: 0, options, ..Segment::default() };
+        if !server && retransmission.is_none() {
+            // Thesis L3569–3575: a Quick-Start Request at connection start rides on the SYN.
+            use crate::startup::StartupPolicy as _;
+            let iw = crate::startup::InitialWindowPolicy { iw: self.cfg.initial_window, ssthresh: self.cfg.initial_ssthresh }
+                .initial_cwnd(&crate::startup::StartupEvent { smss: u64::from(self.cfg.mss), handshake_retransmitted: false });
+            self.snd.qs_on_syn(iw);
+            seg.qs_request = self.snd.qs_take_request(now, self.iss + 1);
+        }
         Transmit { segment: seg, retransmission }
+    }
+
+    /// An explicit path-change (vertical hand-off) notification reached this sender
+    /// (Ch. 7 §7.3): applies `quick_start.on_handoff`.
+    pub fn notify_path_change(&mut self) {
+        if self.state == ConnState::Established || self.state == ConnState::CloseWait || self.state == ConnState::FinWait1 {
+            self.snd.qs_on_path_change();
+        }
+    }
+
+    /// Quick-Start state of the sender (`None` unless it requests).
+    pub fn quick_start(&self) -> Option<&crate::startup::quickstart::QsHost> {
+        self.snd.quick_start()
     }
 
     /// Earliest armed timer (RTO, delayed ACK, persist, pacing, TLP probe timeout), if any.

@@ -3,6 +3,7 @@
 //! real headers.
 
 use crate::seq::SeqNum;
+use crate::startup::quickstart::{QsIpOption, QsResponse};
 
 /// TCP header flags (RFC 9293 §3.1, RFC 3168 §6.1 for ECE/CWR).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -100,7 +101,7 @@ impl SackBlocks {
 }
 
 /// TCP options tcplab understands (RFC 9293 MSS, RFC 7323 window scale and timestamps,
-/// RFC 2018 SACK-permitted and SACK).
+/// RFC 2018 SACK-permitted and SACK, RFC 4782 §4.2 Quick-Start Response).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct TcpOptions {
     pub mss: Option<u16>,
@@ -109,6 +110,8 @@ pub struct TcpOptions {
     /// (TSval, TSecr)
     pub timestamps: Option<(u32, u32)>,
     pub sack: SackBlocks,
+    /// RFC 4782 §4.2: Quick-Start Response (kind 27, 8 bytes).
+    pub quick_start: Option<QsResponse>,
 }
 
 impl TcpOptions {
@@ -131,6 +134,9 @@ impl TcpOptions {
         if !self.sack.is_empty() {
             n += 4 + 8 * self.sack.len(); // NOP NOP + 2 + 8n
         }
+        if self.quick_start.is_some() {
+            n += 8; // RFC 4782 §4.2: 8 bytes, already 4-aligned
+        }
         n
     }
 }
@@ -148,6 +154,11 @@ pub struct Segment {
     pub options: TcpOptions,
     /// IP-level ECN codepoint the segment travels with.
     pub ecn: Ecn,
+    /// IP-level Quick-Start option (RFC 4782 §3.1, IPv4 option 25) the segment travels with.
+    pub qs_request: Option<QsIpOption>,
+    /// IP TTL as received (set by the driver on delivery; 0 when unknown). Only the
+    /// Quick-Start receiver reads it (`TTLDiff′`, thesis L3660–3663).
+    pub ttl: u8,
 }
 
 impl Segment {
@@ -160,6 +171,14 @@ impl Segment {
     /// Sequence number just past this segment.
     pub fn end_seq(&self) -> SeqNum {
         self.seq + self.seq_len()
+    }
+    /// IP options length in bytes (the Quick-Start option is the only one modelled).
+    pub fn ip_options_len(&self) -> u8 {
+        if self.qs_request.is_some() {
+            crate::startup::quickstart::wire::QS_OPTION_LEN
+        } else {
+            0
+        }
     }
     /// TCP header length in bytes (20 + options).
     pub fn header_len(&self) -> usize {

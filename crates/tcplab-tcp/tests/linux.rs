@@ -88,7 +88,7 @@ impl Rig {
             flags.insert(TcpFlags::ECE);
         }
         let options = TcpOptions { sack, timestamps: tsecr.map(|e| (1, e)), ..TcpOptions::default() };
-        let seg = Segment { seq: self.bseq, ack: self.seq(n), flags, window: u16::MAX, len: 0, options, ecn: Default::default() };
+        let seg = Segment { seq: self.bseq, ack: self.seq(n), flags, window: u16::MAX, len: 0, options, ..Segment::default() };
         let now = self.h.now;
         self.h.a.handle_segment(now, &seg);
         self.pump()

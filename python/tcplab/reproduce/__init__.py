@@ -19,6 +19,7 @@ from types import ModuleType
 EXPERIMENTS: dict[str, str] = {
     "aron98": ".aron98",
     "frto": ".frto",
+    "quickstart": ".quickstart",
 }
 
 

@@ -47,6 +47,8 @@ pub struct RawScenario {
     pub workloads: Vec<RawWorkload>,
     /// Optional generator of nodes and links (added before `nodes` and `links`).
     pub topology: Option<RawTopology>,
+    /// Quick-Start routers and vertical hand-offs (`scenario/quickstart.rs`).
+    pub quick_start: Option<super::quickstart::RawQuickStart>,
 }
 
 /// Resolve names, apply `[tcp]` defaults and check ranges, section by section.
@@ -80,6 +82,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
     let workloads = workloads::build(ctx, &raw.workloads, &raw.tcp, &nodes, sim.duration)?;
     let links = link::build(ctx, &all_links, &nodes, flows.len(), sim.duration)?;
     let routes = topology::routes(ctx, &raw.routes, &nodes, &links)?;
+    let quick_start = super::quickstart::build(ctx, raw.quick_start.as_ref(), &nodes, &links)?;
 
     Ok(SimSpec {
         name,
@@ -91,5 +94,6 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         workloads,
         timeseries_interval: sim.timeseries_interval,
         default_seed: sim.default_seed,
+        quick_start,
     })
 }

@@ -251,6 +251,8 @@ pub struct RawTcp {
     /// Linux 2.4 sender enters its CWR state instead. Marks come from RED queues
     /// (`links.queue`). Default from: RFC 3168 is opt-in.
     pub ecn: Option<bool>,
+    /// Quick-Start (RFC 4782; seed 002 Ch. 6–7), see `scenario/quickstart.rs`.
+    pub quick_start: Option<super::quickstart::RawTcpQuickStart>,
 }
 
 /// `recovery`: the loss-recovery algorithm of the RFC sender.
@@ -711,6 +713,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
             c.sender = tcplab_tcp::SenderModel::by_name(name)
                 .ok_or_else(|| ctx.err(&at.k("sender"), unknown_name("sender", name, &names)))?;
         }
+        if let Some(q) = &t.quick_start {
+            super::quickstart::apply_tcp(ctx, &at.k("quick_start"), q, &mut c.quick_start)?;
+        }
         if let Some(r) = t.recovery {
             c.recovery = match r {
                 RawRecovery::Sack => RecoveryAlgorithm::Sack,
@@ -1128,6 +1133,7 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     }
     put("handshake_ack", c.handshake_ack.name().into());
     put("ecn", c.ecn.into());
+    t.insert("quick_start".to_string(), toml::Value::Table(super::quickstart::tcp_values(&c.quick_start)));
     t
 }
 

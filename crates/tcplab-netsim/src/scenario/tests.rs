@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, ack_ato, handshake_ack, ecn (line 43, column 1)"
+         hystart, abc, prr, rack, ack_ato, handshake_ack, ecn, quick_start (line 43, column 1)"
     );
 }
 
@@ -1487,6 +1487,40 @@ fn the_todays_linux_keys_reach_tcp_config_one_by_one() {
     assert!(e.starts_with("tcp.cc: ") && e.contains("cubic") && !e.contains('\n'), "{e}");
     let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nrack = true\n"));
     assert!(e.starts_with("tcp.sender: \"linux\" (the Linux 2.4 engine) cannot be combined"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quick-Start keys (scenario/quickstart.rs)
+
+#[test]
+fn quick_start_keys_build_the_host_and_router_settings() {
+    use crate::sim::quickstart::algorithm::QsAlgorithm;
+    use tcplab_tcp::startup::quickstart::{HandoffResponse, QsRequestSize};
+    let text = format!(
+        "{BASE}\n[tcp]\nquick_start = {{ request = true, rate = \"16Mbps\", size = \"data\", on_handoff = \"quickstart\", qsthresh = true }}\n\
+         [[quick_start.routers]]\nnode = \"r1\"\nlinks = [\"bottleneck\"]\nalgorithm = \"share\"\nalloc_rate = 0.25\n"
+    );
+    let spec = load_str(&text, "t", &[]).expect("loads");
+    let q = spec.flows[0].tcp.quick_start;
+    assert!(q.request_at_start && q.qsthresh);
+    assert_eq!(q.on_handoff, HandoffResponse::QuickStart);
+    assert!(matches!(q.size, QsRequestSize::SizedToData { max_bytes_per_sec: 2_000_000, .. }));
+    let r = &spec.quick_start.routers[0];
+    assert_eq!(r.config.algorithm, QsAlgorithm::Share { alloc_rate: 0.25 });
+    assert_eq!(r.links.len(), 1);
+}
+
+#[test]
+fn bad_quick_start_values_are_one_line_errors() {
+    let e = err(&format!("{BASE}\n[tcp]\nquick_start = {{ on_handoff = \"jump\" }}\n"));
+    assert!(e.starts_with("tcp.quick_start.on_handoff: unknown hand-off response \"jump\""), "{e}");
+    let e = err(&format!("{BASE}\n[[quick_start.routers]]\nnode = \"r1\"\nqs_thresh = 1.5\n"));
+    assert!(e.starts_with("quick_start.routers[0].qs_thresh: 1.5 must be above 0 and at most 1"), "{e}");
+    let e = err(&format!("{BASE}\n[[quick_start.routers]]\nnode = \"r9\"\n"));
+    assert!(e.starts_with("quick_start.routers[0].node: unknown node \"r9\""), "{e}");
+    let e = err(&format!("{BASE}\n[[quick_start.handoffs]]\nat = \"1s\"\nmobile = \"d1\"\nroutes = [{{ node = \"r2\", dst = \"d1\", link = \"access\" }}]\n"));
+    assert!(e.contains("is not attached to \"r2\""), "{e}");
+    assert!(!e.contains('\n'));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -46,6 +46,8 @@ pub struct Closed {
     pub server: ConnStats,
     /// The client's congestion state when it was freed (it cannot change afterwards).
     pub cc: CcSnapshot,
+    /// The client's Quick-Start counters, if it requests.
+    pub qs: Option<tcplab_tcp::startup::quickstart::host::QsStats>,
 }
 
 /// The traffic sources of `spec`: its fixed flows, then its workloads in order. Every
@@ -146,7 +148,8 @@ impl Sim<'_> {
             is_client,
             node,
             peer_node: peer,
-            out_link: self.routes.next_hop(node, peer).unwrap_or(0),
+            // A hand-off's route (quickstart::net) overrides the static table.
+            out_link: self.qsnet.next_hop(node, peer).or_else(|| self.routes.next_hop(node, peer)).unwrap_or(0),
             iss,
             ip_id: 0,
             wake_gen: 0,
@@ -177,7 +180,7 @@ impl Sim<'_> {
         if !(c.is_send_complete() && s.fin_received() && c.poll_timeout().is_none() && s.poll_timeout().is_none()) {
             return;
         }
-        let closed = Closed { client: *c.stats(), server: *s.stats(), cc: c.cc_snapshot() };
+        let closed = Closed { client: *c.stats(), server: *s.stats(), cc: c.cc_snapshot(), qs: c.quick_start().map(|q| q.stats) };
         let fl = &mut self.flows[f as usize];
         fl.closed = Some(Box::new(closed));
         fl.slot = NO_SLOT;
@@ -187,11 +190,12 @@ impl Sim<'_> {
     /// The results row of flow `i`, the run having ended at `end`.
     pub(super) fn flow_summary(&self, i: usize, end: SimTime) -> FlowSummary {
         let fl = &self.flows[i];
-        let (client, server) = match (&fl.closed, fl.slot) {
-            (Some(c), _) => (c.client, c.server),
-            (None, NO_SLOT) => (ConnStats::default(), ConnStats::default()),
+        let (client, server, qs) = match (&fl.closed, fl.slot) {
+            (Some(c), _) => (c.client, c.server, c.qs),
+            (None, NO_SLOT) => (ConnStats::default(), ConnStats::default(), None),
             (None, slot) => {
-                (*self.endpoints[2 * slot as usize].conn.stats(), *self.endpoints[2 * slot as usize + 1].conn.stats())
+                let c = &self.endpoints[2 * slot as usize].conn;
+                (*c.stats(), *self.endpoints[2 * slot as usize + 1].conn.stats(), c.quick_start().map(|q| q.stats))
             }
         };
         let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
@@ -211,6 +215,13 @@ impl Sim<'_> {
             retransmissions_by_cause: summary::by_cause(&client.retransmissions),
             spurious_retransmissions: fl.truth.spurious(),
             timeouts: client.timeouts,
+            quick_start: qs.map(|q| summary::FlowQsSummary {
+                requests: q.requests,
+                approvals: q.approvals,
+                failures: q.failures,
+                requested_bps: q.last_requested_bps,
+                approved_bps: q.last_approved_bps,
+            }),
         }
     }
 }

@@ -13,6 +13,7 @@
 //! | [`bandwidth_schedule`] | piecewise-constant link bandwidth |
 //! | [`seed`] | per-component seeds (SplitMix64) |
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
+//! | [`quickstart`] | Quick-Start routers (Target/Share/Broken, utilisation estimators, Extreme QS) |
 //! | [`host`] | TCP endpoints, wake-ups, addresses |
 //! | [`traffic`] | the traffic-source seam: fixed flows, Poisson workloads; when connections open |
 //! | `lifecycle` | opening a connection's endpoints at its start, freeing them when it has ended |
@@ -53,6 +54,7 @@ pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod queue;
+pub mod quickstart;
 pub mod recorder;
 pub mod red;
 pub mod reorder;
@@ -142,6 +144,8 @@ enum Event {
     Wake { ep: EndpointId, gen: u32 },
     FlowStart(u32),
     Sample,
+    /// Stage `stage` of hand-off `idx` (see [`quickstart::net`]).
+    Handoff { idx: u32, stage: u8 },
 }
 
 impl Event {
@@ -154,6 +158,7 @@ impl Event {
             Event::FlowStart(f) => 3 << 60 | u64::from(f),
             Event::Sample => 4 << 60,
             Event::ArriveReordered { dir, gen } => 5 << 60 | u64::from(gen) << 32 | u64::from(dir),
+            Event::Handoff { idx, stage } => 6 << 60 | u64::from(stage) << 32 | u64::from(idx),
         }
     }
     #[inline]
@@ -165,6 +170,7 @@ impl Event {
             2 => Event::Wake { ep: ((x >> 32) & 0x0FFF_FFFF) as u32, gen: lo },
             3 => Event::FlowStart(lo),
             5 => Event::ArriveReordered { dir: lo, gen: ((x >> 32) & 0x0FFF_FFFF) as u32 },
+            6 => Event::Handoff { idx: lo, stage: ((x >> 32) & 0xFF) as u8 },
             _ => Event::Sample,
         }
     }
@@ -228,6 +234,8 @@ struct Sim<'a> {
     rec: Option<Box<Recorder>>,
     captures: Vec<Capture>,
     ev_buf: Vec<TcpEvent>,
+    /// Quick-Start routers and hand-off state (empty unless the scenario has them).
+    qsnet: quickstart::net::QsNet,
     /// Test probe: (arrival time, copy id) of packets delivered to hosts.
     #[cfg(test)]
     delivered: Vec<(SimTime, u64)>,
@@ -265,7 +273,9 @@ impl<'a> Sim<'a> {
             captures.push(Capture { path: path.clone(), writer });
         }
         let sources = lifecycle::sources(spec, &routes, opts.seed)?;
+        let qsnet = quickstart::net::QsNet::new(spec, |l, n| dir_from(spec, l, n));
         Ok(Sim {
+            qsnet,
             spec,
             queue: EventQueue::with_capacity(1024),
             now: SimTime::ZERO,
@@ -297,6 +307,14 @@ impl<'a> Sim<'a> {
 
     fn schedule_initial(&mut self) {
         self.draw_initial();
+        for (i, h) in self.spec.quick_start.handoffs.iter().enumerate() {
+            let (at, up) = (SimTime::ZERO + h.at, SimTime::ZERO + h.at + h.gap);
+            self.push(at, Event::Handoff { idx: i as u32, stage: 0 });
+            self.push(up, Event::Handoff { idx: i as u32, stage: 1 });
+            if h.notify {
+                self.push(up + h.notify_delay, Event::Handoff { idx: i as u32, stage: 2 });
+            }
+        }
         if self.rec.is_some() {
             if let Some(iv) = self.spec.timeseries_interval {
                 self.push(SimTime::ZERO + iv, Event::Sample);
@@ -345,6 +363,7 @@ impl<'a> Sim<'a> {
                 },
                 Event::FlowStart(f) => self.on_flow_start(f),
                 Event::Sample => self.on_sample(),
+                Event::Handoff { idx, stage } => self.on_handoff(idx, stage),
             }
             self.events += 1;
             self.last_t = t;
@@ -363,6 +382,29 @@ impl<'a> Sim<'a> {
             None => conn.send_unlimited(),
         }
         self.drive(ep);
+    }
+
+    /// A hand-off stage (seed 002 Ch. 7): links down, new routes (endpoints on the mobile
+    /// node re-pick their first hop), or the explicit notification to the data senders.
+    fn on_handoff(&mut self, idx: u32, stage: u8) {
+        let spec = self.spec;
+        let Some(h) = spec.quick_start.handoffs.get(idx as usize) else { return };
+        let eff = self.qsnet.handoff_stage(h, stage, |l, n| dir_from(spec, l, n));
+        for (node, dst, dir) in eff.reroutes {
+            for e in self.endpoints.iter_mut().filter(|e| e.node == node && e.peer_node == dst) {
+                e.out_link = dir;
+            }
+        }
+        if let Some(m) = eff.notify {
+            for f in 0..self.flows.len() {
+                let fl = &self.flows[f];
+                if fl.slot != lifecycle::NO_SLOT && (fl.src == m || fl.dst == m) {
+                    let ep = 2 * fl.slot;
+                    self.endpoints[ep as usize].conn.notify_path_change();
+                    self.drive(ep);
+                }
+            }
+        }
     }
 
     fn on_sample(&mut self) {
@@ -459,8 +501,8 @@ impl<'a> Sim<'a> {
             copy_id,
             flow: e.flow,
             dst_node: e.peer_node,
-            wire_len: Packet::wire_len_of(&seg, 0),
-            ip_options_len: 0,
+            wire_len: Packet::wire_len_of(&seg, seg.ip_options_len()),
+            ip_options_len: seg.ip_options_len(),
             ip_id: e.ip_id,
             ttl: DEFAULT_TTL,
             ..Packet::default()
@@ -475,6 +517,14 @@ impl<'a> Sim<'a> {
     #[inline]
     fn send_on_link(&mut self, dir: u32, id: PacketId) {
         let now = self.now;
+        if self.qsnet.is_down(dir) {
+            // A hand-off took the link down: the packet is lost (counted as a loss-model drop).
+            let what = Dropped::of(self.packets.get(id));
+            self.free_packet(id);
+            self.links[dir as usize].stats.drops_loss += 1;
+            self.record_drop(now, what, dir, DropReason::LossModel);
+            return;
+        }
         let link = &mut self.links[dir as usize];
         let p = self.packets.get_mut(id);
         let ect = matches!(p.ecn(), Ecn::Ect0 | Ecn::Ect1);
@@ -585,6 +635,14 @@ impl<'a> Sim<'a> {
     /// The last bit of packet `id` reached the far end of link direction `dir`.
     fn on_arrive(&mut self, dir: LinkDir, id: PacketId) {
         let node = self.links[dir as usize].to;
+        if self.qsnet.is_down(dir) {
+            // In flight when a hand-off took the link down: lost.
+            let what = Dropped::of(self.packets.get(id));
+            self.free_packet(id);
+            self.links[dir as usize].stats.drops_loss += 1;
+            self.record_drop(self.now, what, dir, DropReason::LossModel);
+            return;
+        }
         let p = self.packets.get_mut(id);
         if node == p.dst_node {
             let p = *p;
@@ -602,8 +660,12 @@ impl<'a> Sim<'a> {
             self.record_drop(self.now, what, dir, DropReason::TtlExpired);
             return;
         }
-        match self.routes.next_hop(node, dst) {
-            Some(dir) => self.send_on_link(dir, id),
+        match self.qsnet.next_hop(node, dst).or_else(|| self.routes.next_hop(node, dst)) {
+            Some(dir) => {
+                let src = if what.from_client { self.flows[what.flow as usize].src } else { self.flows[what.flow as usize].dst };
+                self.qsnet.on_forward(self.now, dir, id, src, &mut self.packets);
+                self.send_on_link(dir, id)
+            }
             None => self.free_packet(id), // unreachable after check_path
         }
     }
@@ -682,6 +744,7 @@ impl<'a> Sim<'a> {
             events: self.events,
             flows,
             links,
+            quick_start_routers: self.qsnet.summaries(spec),
         };
         let tracing = self.rec.is_some();
         let mut rec = self.rec.take().map(|b| *b).unwrap_or_default();
@@ -698,6 +761,18 @@ impl<'a> Sim<'a> {
         let (events, timeseries, queues) = rec.finish(&node_names, &link_names);
         let queues = self.links.iter().any(|l| l.red.is_some()).then_some(queues);
         Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries, queues })
+    }
+}
+
+/// The direction index of `link` leaving node `node` (`None` if not attached).
+fn dir_from(spec: &SimSpec, link: usize, node: usize) -> Option<u32> {
+    let l = spec.links.get(link)?;
+    if l.a == node {
+        Some(2 * link as u32)
+    } else if l.b == node {
+        Some(2 * link as u32 + 1)
+    } else {
+        None
     }
 }
 

@@ -9,11 +9,12 @@
 //! line it spans is a cache miss per hop. It therefore does not hold a whole [`Segment`] (72
 //! bytes, 40 of them SACK blocks and handshake options that most segments do not carry): the
 //! segment's per-packet fields are inline, and the rarely set options (MSS, window scale,
-//! SACK-permitted, SACK blocks) live in a side pool of the arena ([`RareOptions`], indexed by
+//! SACK-permitted, SACK blocks, the Quick-Start Request and Response) live in a side pool of the arena ([`RareOptions`], indexed by
 //! `Packet::rare`, slots reused through a free list like the packets', so no allocation per
 //! packet either). [`PacketArena::segment`] rebuilds the `Segment` where one is needed (delivery
 //! to the endpoint, pcap).
 
+use tcplab_tcp::startup::quickstart::{QsIpOption, QsResponse};
 use tcplab_tcp::{Ecn, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 use tcplab_time::SimTime;
 
@@ -85,17 +86,22 @@ pub struct Packet {
     /// ECN codepoint, timestamps present, data side, lost (`BITS_*`, `BIT_*`).
     pub(super) bits: u8,
     pub ttl: u8,
-    /// IP options length in bytes (0 for now; Quick-Start and pathlet headers later; at most 40).
+    /// IP options length in bytes (8 with a Quick-Start Request; at most 40).
     pub ip_options_len: u8,
 }
 
-/// The options most segments do not carry (handshake options, SACK blocks), out of line.
+/// The options most segments do not carry (handshake options, SACK blocks, Quick-Start),
+/// out of line.
 #[derive(Copy, Clone, Debug, Default)]
 struct RareOptions {
     mss: Option<u16>,
     window_scale: Option<u8>,
     sack_permitted: bool,
     sack: SackBlocks,
+    /// RFC 4782 §3.1 IPv4 option (routers rewrite it in flight: [`PacketArena::qs_request_mut`]).
+    qs_request: Option<QsIpOption>,
+    /// RFC 4782 §4.2 TCP option.
+    quick_start: Option<QsResponse>,
 }
 
 impl Packet {
@@ -174,7 +180,13 @@ impl PacketArena {
             (p.ts_val, p.ts_ecr) = (v, e);
             p.bits |= BIT_TIMESTAMPS;
         }
-        p.rare = if o.mss.is_none() && o.window_scale.is_none() && !o.sack_permitted && o.sack.is_empty() {
+        p.rare = if o.mss.is_none()
+            && o.window_scale.is_none()
+            && !o.sack_permitted
+            && o.sack.is_empty()
+            && seg.qs_request.is_none()
+            && o.quick_start.is_none()
+        {
             NO_RARE
         } else {
             self.alloc_rare(RareOptions {
@@ -182,6 +194,8 @@ impl PacketArena {
                 window_scale: o.window_scale,
                 sack_permitted: o.sack_permitted,
                 sack: o.sack,
+                qs_request: seg.qs_request,
+                quick_start: o.quick_start,
             })
         };
         if let Some(id) = self.free.pop() {
@@ -230,9 +244,22 @@ impl PacketArena {
                 sack_permitted: r.sack_permitted,
                 timestamps: (p.bits & BIT_TIMESTAMPS != 0).then_some((p.ts_val, p.ts_ecr)),
                 sack: r.sack,
+                quick_start: r.quick_start,
             },
             ecn: p.ecn(),
+            qs_request: r.qs_request,
+            ttl: p.ttl,
         }
+    }
+
+    /// The Quick-Start Request packet `id` carries, for a router to rewrite (`None`: none).
+    #[inline]
+    pub fn qs_request_mut(&mut self, id: PacketId) -> Option<&mut QsIpOption> {
+        let rare = self.slots[id as usize].rare;
+        if rare == NO_RARE {
+            return None;
+        }
+        self.rare[rare as usize].qs_request.as_mut()
     }
 
     #[inline]
@@ -291,6 +318,7 @@ mod tests {
                 sack_permitted: true,
                 timestamps: Some((1, 0)),
                 sack: SackBlocks::new(),
+                quick_start: None,
             },
             ecn: Ecn::Ect0,
             ..Segment::default()
@@ -303,6 +331,7 @@ mod tests {
             len: 1448,
             options: TcpOptions { timestamps: Some((u32::MAX, 3)), sack, ..TcpOptions::default() },
             ecn: Ecn::Ce,
+            ..Segment::default()
         };
         let plain = Segment { seq: SeqNum(9), len: 100, ecn: Ecn::Ect1, ..Segment::default() };
         let ids: Vec<PacketId> = [syn, ack, plain]

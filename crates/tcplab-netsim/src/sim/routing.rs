@@ -288,6 +288,7 @@ mod tests {
             workloads: Vec::new(),
         timeseries_interval: None,
             default_seed: crate::scenario::DEFAULT_SEED,
+            quick_start: Default::default(),
         }
     }
 

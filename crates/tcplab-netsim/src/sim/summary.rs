@@ -17,6 +17,21 @@ pub struct Summary {
     pub events: u64,
     pub flows: Vec<FlowSummary>,
     pub links: Vec<LinkSummary>,
+    /// Quick-Start capable router interfaces (absent from the JSON when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quick_start_routers: Vec<crate::sim::quickstart::net::QsRouterSummary>,
+}
+
+/// One flow's Quick-Start exchange (sender side); absent when the sender never requests.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowQsSummary {
+    pub requests: u32,
+    pub approvals: u32,
+    /// Quick-Start failures (a QS packet lost or ECN-marked).
+    pub failures: u32,
+    /// Last requested / approved rate, bytes/s (0: none).
+    pub requested_bps: u64,
+    pub approved_bps: u64,
 }
 
 /// One flow's outcome.
@@ -43,6 +58,8 @@ pub struct FlowSummary {
     /// Ground truth from the simulator (see `ground_truth`).
     pub spurious_retransmissions: u64,
     pub timeouts: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quick_start: Option<FlowQsSummary>,
 }
 
 /// One link's counters; `ab` is the a → b direction.

@@ -37,6 +37,7 @@ fn line() -> SimSpec {
         workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
+        quick_start: Default::default(),
     }
 }
 
@@ -371,6 +372,7 @@ fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpe
         workloads: Vec::new(),
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
+        quick_start: Default::default(),
     };
     spikes(&mut spec, 1, &[(spike_at_s * 1_000_000_000, spike_s * 1_000_000_000)], direction, None);
     spec

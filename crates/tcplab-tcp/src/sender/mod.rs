@@ -30,6 +30,7 @@
 //!   that RFC 3042 segments sent on the first duplicates do not raise it. The same D is
 //!   RFC 6675's DupThresh for IsLost.
 
+pub mod quickstart;
 pub mod recovery;
 pub mod rules;
 pub mod scoreboard;
@@ -165,6 +166,8 @@ pub struct Sender {
     /// RFC 8985 §7 Tail Loss Probe state (`tlp.rs`; inert unless `TcpConfig::tlp` with the
     /// RFC sender).
     pub tlp: crate::loss::tlp::Tlp,
+    /// Quick-Start (`quickstart.rs`); `None` unless this endpoint requests.
+    pub qs: Option<crate::startup::quickstart::QsHost>,
     /// RFC 3168 ECN state of this endpoint, both halves (`crate::ecn`).
     pub ecn: crate::ecn::EcnState,
     /// Linux `ca_rtt_us` of the ACK being processed (`cc::CcAckEvent::rtt`).
@@ -224,6 +227,7 @@ impl Clone for Sender {
             ss: self.ss.clone(),
             recovery: self.recovery.clone(),
             tlp: self.tlp,
+            qs: self.qs.clone(),
             ecn: self.ecn,
             ca_rtt: self.ca_rtt,
             prr: self.prr,
@@ -287,6 +291,8 @@ impl Sender {
             ca_rtt: None,
             prr: crate::loss::prr::Prr::new(cfg.prr),
             rack: crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc),
+            qs: (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
+                .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
             ecn: crate::ecn::EcnState::new(cfg.ecn),
         }
     }
@@ -471,6 +477,18 @@ impl Sender {
     pub(crate) fn rfc_on_ack(&mut self, a: &AckInput<'_>, timers: &mut Timers, trace: &mut Trace) {
         let AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent } = *a;
         let ack = seg.ack;
+        if self.qs.is_some() {
+            // Quick-Start: the Response (matched by its arrival: the receiver echoes on the next
+            // ACK it sends, so a retransmitted carrier still gives a valid RTT for eq. 6.1), the
+            // end of the QS phase, and an ECN echo on QS packets (`quickstart.rs`).
+            self.qs_on_response(now, seg, false, timers);
+            if bytes_acked > 0 {
+                self.qs_on_ack(prior_snd_una, timers);
+            }
+            if seg.flags.contains(TcpFlags::ECE) {
+                self.qs_on_congestion(prior_snd_una, false, timers);
+            }
+        }
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
@@ -528,6 +546,10 @@ impl Sender {
             // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
             let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
             self.apply(now, decision, bytes_acked, trace);
+            if decision == LossDecision::EnterRecovery && self.qs.is_some() {
+                // Quick-Start failure if the lost segment is a QS packet (§3.6).
+                self.qs_on_congestion(self.snd_una, false, timers);
+            }
         }
         if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
             self.ecn_on_ack(seg, cc_before);
@@ -867,6 +889,9 @@ impl Sender {
     }
 
     pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
+        if self.qs.is_some() {
+            self.qs_check_idle(now);
+        }
         self.new_data_gated(now, timers, stats, &|s: &Sender, len| s.can_send_new(len))
     }
 
@@ -904,6 +929,9 @@ impl Sender {
         if !may_send(self, len) {
             return None;
         }
+        if self.qs.is_some() && !self.qs_may_send(now, timers) {
+            return None;
+        }
         let fin = fin_pending && u64::from(len) == unsent;
         let seq = self.snd_nxt;
         let g = SentSeg { start: seq, len, fin, sent_at: now, flags: 0 };
@@ -914,6 +942,9 @@ impl Sender {
         self.fin_sent |= fin;
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
+        if self.qs.is_some() {
+            self.qs_on_sent(now, seq);
+        }
         let timed = match self.rtt_sampling {
             RttSampling::Auto => !self.ts_ok,
             RttSampling::PerAck => false,
@@ -1014,6 +1045,10 @@ impl Sender {
         if !was_loss {
             // A repeated timeout continues the same timeout recovery (one Entered/Exited pair).
             trace.push(TcpEvent::RecoveryEntered { at: now, kind: RecoveryKind::Timeout, recovery_point: recover });
+        }
+        if self.qs.is_some() {
+            // A timeout on a QS packet ends the exchange (its loss window stays).
+            self.qs_on_congestion(self.snd_una, true, timers);
         }
         // RFC 6298 (5.6): start the timer with the backed-off RTO.
         timers.arm(TimerKind::Rto, now, self.rtt.rto());

@@ -136,6 +136,11 @@ impl Sender {
 
     /// The pacing timer fired.
     pub fn on_pacing_timer(&mut self, now: SimTime, timers: &mut Timers) {
+        if self.qs_on_pacing_timer() {
+            // Quick-Start's QS phase (`quickstart.rs`): the timer only wakes the sender up;
+            // `new_data` releases the next paced segment.
+            return;
+        }
         if !self.startup_going_on(timers) || self.ss.pacer.is_none() {
             return;
         }

@@ -5,10 +5,12 @@
 //! |---|---|
 //! | [`initial_window`] | initial window (RFC 3390 / RFC 6928 / fixed) and the configured initial ssthresh |
 //! | [`ssthresh_estimation`] | Aron & Druschel 000 §4.2.1: ssthresh from ACK trains, repeated once per RTT, minimum kept, 10 % stop rule |
+//! | [`quickstart`] | Quick-Start (RFC 4782, seed 002 Ch. 6–7): wire encoding, sender state machine, receiver echo |
 //!
 //! Pacing (000 §4.2.2) is a separate seam, [`crate::pacing`], fed with the estimate.
 
 pub mod initial_window;
+pub mod quickstart;
 pub mod ssthresh_estimation;
 
 pub use initial_window::InitialWindowPolicy;

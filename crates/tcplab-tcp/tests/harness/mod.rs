@@ -51,6 +51,8 @@ pub struct Harness {
     fate: Box<dyn FnMut(&Pkt) -> Fate>,
     /// Assert engine invariants after every event.
     pub check_invariants: bool,
+    /// What the path does to a delivered segment's IP fields (routers: TTL, Quick-Start).
+    pub path: Option<Box<dyn FnMut(Dir, &mut Segment)>>,
 }
 
 pub fn ms(v: u64) -> SimDuration {
@@ -76,6 +78,7 @@ impl Harness {
             data_count: [0; 2],
             fate: Box::new(|_| Fate::Deliver),
             check_invariants: true,
+            path: None,
         }
     }
     pub fn set_fate(&mut self, f: impl FnMut(&Pkt) -> Fate + 'static) {
@@ -131,7 +134,10 @@ impl Harness {
         }
     }
 
-    fn enqueue(&mut self, t: SimTime, dir: Dir, seg: Segment) {
+    fn enqueue(&mut self, t: SimTime, dir: Dir, mut seg: Segment) {
+        if let Some(f) = self.path.as_mut() {
+            f(dir, &mut seg);
+        }
         self.order += 1;
         self.queue.push((t, self.order, dir, seg));
     }
