@@ -11,19 +11,13 @@
 mod harness;
 
 use harness::{at_ms, ms, Dir, Fate, Harness, Pkt};
-use tcplab_tcp::{AckPolicy, RecoveryAlgorithm, RetransCause, TcpConfig};
+use tcplab_tcp::{RetransCause, TcpConfig};
 use tcplab_time::SimTime;
 
 const MSS: u64 = 1000;
 
 fn cfg(rack: bool, prr: bool) -> TcpConfig {
     TcpConfig {
-        mss: MSS as u16,
-        recv_buffer: 1 << 20,
-        timestamps: false,
-        sack: true,
-        recovery: RecoveryAlgorithm::Sack,
-        ack: AckPolicy { delayed_ack: None, ..AckPolicy::default() },
         rack,
         prr,
         // Segments sent at one instant are ordered by sequence (RACK_sent_after); RFC 3042
@@ -31,7 +25,7 @@ fn cfg(rack: bool, prr: bool) -> TcpConfig {
         // order here (the harness delivers a flight's ACKs at one instant). Linux has no
         // Limited Transmit either (its Disorder state sends by cwnd and in_flight).
         limited_transmit: false,
-        ..TcpConfig::default()
+        ..harness::sack_cfg(MSS as u16)
     }
 }
 

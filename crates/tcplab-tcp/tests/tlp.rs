@@ -10,7 +10,7 @@
 mod harness;
 
 use harness::{at_ms, ms, Dir, Fate, Harness, Pkt};
-use tcplab_tcp::{AckPolicy, RecoveryAlgorithm, RetransCause, SeqNum, TcpConfig, TcpEvent};
+use tcplab_tcp::{RecoveryAlgorithm, RetransCause, SeqNum, TcpConfig, TcpEvent};
 use tcplab_time::SimTime;
 
 const MSS: u64 = 1000;
@@ -18,16 +18,7 @@ const MSS: u64 = 1000;
 const ISS_A: u32 = 1000;
 
 fn cfg(tlp: bool) -> TcpConfig {
-    TcpConfig {
-        mss: MSS as u16,
-        recv_buffer: 1 << 20,
-        timestamps: false,
-        sack: true,
-        recovery: RecoveryAlgorithm::Sack,
-        ack: AckPolicy { delayed_ack: None, ..AckPolicy::default() },
-        tlp,
-        ..TcpConfig::default()
-    }
+    TcpConfig { tlp, ..harness::sack_cfg(MSS as u16) }
 }
 
 /// Sequence number of the end of A's data segment `n` (1-based, full-sized).

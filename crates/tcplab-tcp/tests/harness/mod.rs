@@ -55,6 +55,21 @@ pub struct Harness {
     pub path: Option<Box<dyn FnMut(Dir, &mut Segment)>>,
 }
 
+/// The scripted-exchange sender of the SACK recovery tests (`tlp.rs`, `rack.rs`): SACK
+/// recovery without timestamps, every segment acknowledged at once (no delayed ACK, so ACK
+/// times are exact) and a receive buffer that never limits the flight.
+pub fn sack_cfg(mss: u16) -> tcplab_tcp::TcpConfig {
+    tcplab_tcp::TcpConfig {
+        mss,
+        recv_buffer: 1 << 20,
+        timestamps: false,
+        sack: true,
+        recovery: tcplab_tcp::RecoveryAlgorithm::Sack,
+        ack: tcplab_tcp::AckPolicy { delayed_ack: None, ..tcplab_tcp::AckPolicy::default() },
+        ..tcplab_tcp::TcpConfig::default()
+    }
+}
+
 pub fn ms(v: u64) -> SimDuration {
     SimDuration::from_millis(v)
 }
