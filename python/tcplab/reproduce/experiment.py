@@ -65,7 +65,7 @@ from ..errors import TcplabError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..api import RunResult, ScenarioLike
+    from ..api import RunResult
 
 #: Columns every experiment table starts with (before the point's params and the measured
 #: columns): the point's labels and the seed.
