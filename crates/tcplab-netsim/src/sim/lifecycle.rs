@@ -223,6 +223,7 @@ impl Sim<'_> {
                 failures: q.failures,
                 requested_bps: q.last_requested_bps,
                 approved_bps: q.last_approved_bps,
+                qs_bytes: q.qs_bytes,
             }),
         }
     }
