@@ -38,6 +38,8 @@ fn line() -> SimSpec {
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     }
 }
 
@@ -373,6 +375,8 @@ fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpe
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     };
     spikes(&mut spec, 1, &[(spike_at_s * 1_000_000_000, spike_s * 1_000_000_000)], direction, None);
     spec
