@@ -287,6 +287,25 @@ pub struct LinkDynamics {
     pub reorder_ab: Option<ReorderSpec>,
     /// Packet reordering of the b → a direction.
     pub reorder_ba: Option<ReorderSpec>,
+    /// Deterministic reordering of the a → b direction: listed data packets of one flow held
+    /// back (`sim::reorder`, `reorder_ab = { flow, nth, extra }`).
+    pub reorder_nth_ab: Option<ReorderNthSpec>,
+    /// Deterministic reordering of the b → a direction.
+    pub reorder_nth_ba: Option<ReorderNthSpec>,
+}
+
+/// Deterministic reordering of one link direction (see `sim::reorder`): the `nth` (1-based)
+/// data packets (payload > 0, retransmissions counted, counted as `LossSpec::DropNth` counts)
+/// of flow `flow` that start transmission arrive `extra` later than they would otherwise;
+/// packets sent after them overtake them. The counterpart of the real-kernel harness's
+/// "delay segment i by d" (`validation/linux/forwarder.py`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReorderNthSpec {
+    pub flow: FlowId,
+    /// Sorted, deduplicated, from 1.
+    pub nth: Vec<u64>,
+    /// Extra propagation delay of each listed packet (> 0).
+    pub extra: SimDuration,
 }
 
 /// Reordering of one link direction, after Linux netem's `delay … reorder` and jitter (see

@@ -1350,6 +1350,25 @@ mod reordering {
         assert!(load(BASE).unwrap().links.iter().all(|l| l.dynamics.reorder_ab.is_none() && l.dynamics.reorder_ba.is_none()));
     }
 
+    // sim::reorder "Deterministic picks": nth/flow/extra build a ReorderNthSpec (sorted,
+    // deduplicated), not the random model.
+    #[test]
+    fn reorder_nth_picks_listed_packets_of_one_flow() {
+        use crate::spec::ReorderNthSpec;
+        let l = link1("reorder_ab = { nth = [350, 150, 150], extra = \"8ms\" }");
+        assert_eq!(l.dynamics.reorder_ab, None);
+        assert_eq!(l.dynamics.reorder_nth_ab, Some(ReorderNthSpec { flow: 0, nth: vec![150, 350], extra: MS(8) }));
+        assert_eq!(l.dynamics.reorder_nth_ba, None);
+        let e = bad("reorder_ab = { nth = [3], extra = \"8ms\", p = 0.1 }");
+        assert!(e.starts_with("links[1].reorder_ab.p: cannot be combined with nth"), "{e}");
+        let e = bad("reorder_ab = { nth = [0], extra = \"8ms\" }");
+        assert!(e.starts_with("links[1].reorder_ab.nth[0]: occurrences count from 1"), "{e}");
+        let e = bad("reorder_ab = { nth = [3] }");
+        assert!(e.starts_with("links[1].reorder_ab.extra: required with nth"), "{e}");
+        let e = bad("reorder_ab = { nth = [3], extra = \"8ms\", flow = 7 }");
+        assert!(e.contains("reorder_ab.flow") && e.contains("no flow 7") && !e.contains('\n'), "{e}");
+    }
+
     #[test]
     fn generated_links_and_overrides_take_the_reorder_keys() {
         let text = GENERATED_DUMBBELL.replace(
