@@ -36,6 +36,11 @@ setsid /usr/bin/time -f "cpu_user_s=%U cpu_sys_s=%S wall_s=%e max_rss_kb=%M" \
   -max_total_time="$SECS" -rss_limit_mb=1024 -timeout=20 -print_final_stats=1 \
   -artifact_prefix="$ROOT/artifacts/$T/" >"$LOG" 2>&1 &
 PID=$!
+# Once setsid has made the new session (its autogroup differs from ours), lower it.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  [ "$(cat /proc/$PID/autogroup 2>/dev/null | cut -d' ' -f1)" != "$(cut -d' ' -f1 /proc/$$/autogroup 2>/dev/null)" ] && break
+  sleep 0.2
+done
 [ -w /proc/$PID/autogroup ] && echo 19 >/proc/$PID/autogroup 2>/dev/null || true
 wait $PID || true
 echo "== $T ($SECS s wall), log $LOG"
