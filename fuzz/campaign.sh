@@ -28,12 +28,14 @@ esac
 DIRS=""
 for d in $SEEDS; do [ -d "$d" ] && DIRS="$DIRS $d"; done
 # -rss_limit_mb: an allocation driven by a length field shows as a crash; -timeout: a hang.
+# libFuzzer's -timeout is wall-clock time: at nice 19 on a busy machine one input can wait
+# many seconds for a core (15 s was seen), so the limit is 120 s, not libFuzzer's usual 20.
 # Linux with sched_autogroup_enabled=1 shares the CPU between sessions first, so `nice` alone
 # only ranks the fuzzer among its own session's processes: it runs in a session of its own
 # (setsid) and that session's autogroup is set to nice 19 too, so it gets idle CPU only.
 setsid /usr/bin/time -f "cpu_user_s=%U cpu_sys_s=%S wall_s=%e max_rss_kb=%M" \
   nice -n 19 "$BIN" "$SCRATCH" $DIRS \
-  -max_total_time="$SECS" -rss_limit_mb=1024 -timeout=20 -print_final_stats=1 \
+  -max_total_time="$SECS" -rss_limit_mb=1024 -timeout=120 -print_final_stats=1 \
   -artifact_prefix="$ROOT/artifacts/$T/" >"$LOG" 2>&1 &
 PID=$!
 # Once setsid has made the new session (its autogroup differs from ours), lower it.
