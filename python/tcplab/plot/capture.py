@@ -52,7 +52,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from .common import (
     ACK_COLOUR, CAUSE_COLOURS, DUPACK_COLOUR, KB, RWND_COLOUR, SACK_COLOUR, SEGMENT_COLOUR, check_image_path,
-    check_range, fit_axis, plt, retransmission_marks, rug, save,
+    check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
 )
 
 #: Files of an analysis directory this plot reads (docs/outputs.md "Outputs of tcplab analyze").
@@ -228,6 +228,7 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
                  label="duplicate ACK", zorder=3)
     if not mine.empty:
         retransmission_marks(ax1, mine.t, mine.seq, mine.len, mine["cause"].astype(str), mine["spurious"])
+    fit_sequence_axis(ax1, [segs.seq, segs.seq + segs.len, ack_line.ack, sack.right if not sack.empty else []])
     ax1.set_ylabel("sequence (KB, relative)")
     if ax1.get_legend_handles_labels()[0]:
         ax1.legend(loc="upper left", fontsize=7, ncol=2)

@@ -47,7 +47,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from .common import (  # noqa: F401 - CAUSE_COLOURS, IMAGE_FORMATS, RUG_MAX_MARKS: public names
     ACK_COLOUR, CAUSE_COLOURS, DROP_COLOUR, DUPACK_COLOUR, IMAGE_FORMATS, KB, RUG_MAX_MARKS, RWND_COLOUR,
-    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, plt, retransmission_marks, rug, save,
+    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
 )
 
 INF_SSTHRESH = 2**62
@@ -185,6 +185,7 @@ def flow_figure(results: Path, flow: int, t_start=None, t_end=None):
         if not ack_drops.empty:
             ax1.scatter(ack_drops.t, ack_drops.ack / KB, marker="x", s=16, color=ACK_COLOUR, label="ACK dropped",
                         zorder=5)
+    fit_sequence_axis(ax1, [sent.seq, sent.seq + sent.len, rexmit.seq, acks.ack])
     ax1.set_ylabel("sequence (KB, relative)")
     if ax1.get_legend_handles_labels()[0]:
         ax1.legend(loc="upper left", fontsize=7, ncol=2)
