@@ -169,7 +169,8 @@ def main() -> None:
 
     \b
     tcplab run scenarios/dumbbell.toml -o out      simulate, write results
-    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace
+    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace + RTT/RTO
+    tcplab plot out/analysis -o conn.png           time-sequence of an analyzed connection
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
