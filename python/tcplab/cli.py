@@ -391,8 +391,11 @@ def profiles(as_json: bool) -> None:
 @click.option("--runs", type=click.IntRange(1, 10_000), default=None,
               help="Repetitions per configuration where the paper used several (default: the paper's).")
 @click.option("--list", "list_", is_flag=True, help="List the experiment sets.")
+@click.option("--workers", type=click.IntRange(0, 4096), default=None,
+              help="Local worker processes for the runs (0: in this process; default: one per core, "
+                   "0 with --quick). Sets built on the experiment layer only.")
 @_user_errors
-def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> None:
+def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool, workers) -> None:
     """Re-run a source paper's experiments: writes OUT/report.md and OUT/results.csv."""
     from . import reproduce as rp
 
@@ -415,7 +418,14 @@ def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> Non
 
     with outdir.staged(out, overwrite=overwrite, command="reproduce") as tmp:
         with tqdm(desc=f"reproduce {name}", unit="run", disable=None) as bar:
-            report = mod.run(tmp, quick=quick, runs=runs, progress=bar)
+            kw = {}
+            if workers is not None:
+                import inspect
+
+                if "workers" not in inspect.signature(mod.run).parameters:
+                    raise click.UsageError(f"--workers: reproduce {name} does not run on the experiment layer")
+                kw["workers"] = workers
+            report = mod.run(tmp, quick=quick, runs=runs, progress=bar, **kw)
         path = report.write()
     click.echo(f"wrote {_shown(out / path.name)} and {_shown(out / 'results.csv')}")
 

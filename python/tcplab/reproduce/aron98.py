@@ -780,7 +780,9 @@ class _Data(dict):
         self.experiments = experiments
 
 
-def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
+def run(out: Path, quick: bool, runs: int | None, progress, workers: int | None = None) -> Report:
+    """``workers``: local worker processes (0: in this process); default: none with ``quick``,
+    else one per core."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -794,7 +796,9 @@ def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
                "recovery), overriding the scenario files' `newreno`. Effective throughput = bytes delivered / (bottleneck rate × time × MSS/(MSS+40))."),
     )
     exps = experiments(quick, runs)
-    data = _Data(run_experiments(exps, out, progress=progress, workers=QUICK_WORKERS if quick else None), exps)
+    if workers is None:
+        workers = QUICK_WORKERS if quick else None
+    data = _Data(run_experiments(exps, out, progress=progress, workers=workers), exps)
     fig3(rep, data, quick)
     fig45(rep, data, quick)
     fig6(rep)
