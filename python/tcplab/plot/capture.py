@@ -236,8 +236,9 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
 
     # --- RTT / RTO panel
     if not samples.empty:
+        at_sender = str(row.get("vantage", "")) == "sender"
         ax_rtt.plot(samples.t, samples.rtt_s, linestyle="none", marker=".", markersize=3, color=SEGMENT_COLOUR,
-                    label="RTT sample (Karn)")
+                    label="RTT sample (Karn)" if at_sender else "sample beyond the capture point (Karn)")
     for col, style, label in (("rtt_handshake_ns", ":", "handshake RTT"), ("srtt_ns", "-", "SRTT (end)")):
         v = row.get(col)
         if v is not None and not (isinstance(v, float) and math.isnan(v)):
