@@ -29,7 +29,9 @@ Ambiguities resolved here:
 - Duplicate ACK (RFC 5681 §2): a packet of the ACK direction that carries no data and no
   SYN/FIN/RST, acknowledges the same number as the previous packet of that direction and
   advertises the same window, while data is outstanding (the highest byte of the data
-  direction seen so far is above the ACK).
+  direction seen so far is above the ACK). With SACK the sender itself counts by RFC 6675 §2
+  (a duplicate must also carry new SACK information); that count is the analyzer's replay's,
+  not in its outputs.
 - RTT sample (RFC 6298 §3, Karn): a data segment seen exactly once whose end is the new
   cumulative ACK of a later packet; the sample is the time between the two at the capture
   point (a full RTT only at the sender; elsewhere the part beyond the capture point). The
