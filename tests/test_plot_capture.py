@@ -153,6 +153,10 @@ def test_run_graph_shows_drops_retransmissions_rwnd_and_fits_the_flow(lossy_run:
         assert hi == pytest.approx(last + 0.02 * (last - first))
         rtt_labels = {l.get_label() for l in ax_rtt.get_lines()}
         assert {"RTT sample", "SRTT", "RTO"} <= rtt_labels
+        # RTO ≥ 200 ms over RTTs of ~40 ms: a log axis, so the RTTs are not a flat line
+        ts = pd.read_parquet(lossy_run / "timeseries.parquet")
+        assert ts["rto_ns"].max() > pr.RTT_PANEL_LOG_RATIO * ts["srtt_ns"][ts["srtt_ns"] > 0].median()
+        assert ax_rtt.get_yscale() == "log"
     finally:
         plt.close(fig)
     # --start/--end win over the fitted axis

@@ -54,6 +54,10 @@ INF_SSTHRESH = 2**62
 #: RFC 9293 §3.1: the window field is 16 bits (the receiver's clamp without scaling).
 MAX_UNSCALED_WINDOW = 65_535
 
+#: The RTT/RTO panel switches to a log axis when its largest value exceeds the median this
+#: many times (RTTs would otherwise be a flat line at the bottom under the RTO).
+RTT_PANEL_LOG_RATIO = 10
+
 # Kept under their old names (tests and callers use them).
 _check_image_path = check_image_path
 _check_range = check_range
@@ -247,7 +251,20 @@ def rtt_panel(ax, samples: pd.DataFrame, ts: pd.DataFrame, rtos: pd.DataFrame) -
         ax.plot(rtos.t[ok], ts.rto_ns.to_numpy()[at[ok]] / 1e9, "o", color="black", markersize=5,
                 label="timeout")
     ax.set_ylabel("RTT / RTO (s)")
-    ax.set_ylim(bottom=0)
+    ys = [l.get_ydata() for l in ax.get_lines()]
+    ys = np.concatenate([np.asarray(y, dtype=float) for y in ys]) if ys else np.array([])
+    ys = ys[np.isfinite(ys) & (ys > 0)]
+    if len(ys) and ys.max() / np.median(ys) > RTT_PANEL_LOG_RATIO:
+        # A minimum RTO of 200 ms-1 s over RTTs of tens of ms: a linear axis flattens the RTTs.
+        from matplotlib.ticker import FuncFormatter, LogLocator
+
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+    else:
+        ax.set_ylim(bottom=0)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="upper right", fontsize=7, framealpha=0.9)
     ax.grid(alpha=0.3)
