@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import tcplab
-from conftest import ROOT, SMALL, tcplab_cli
+from conftest import ROOT, SMALL
 from tcplab.analyze import analyze
 from tcplab.plot import capture as pc
 from tcplab.plot import run as pr
@@ -116,12 +116,17 @@ def test_capture_plot_errors_are_one_line(analysis: Path, tmp_path: Path):
 
 
 def test_cli_draws_an_analysis_and_refuses_flow(analysis: Path, tmp_path: Path):
+    # In-process (click's runner): the dispatch between run and analysis directories.
+    from click.testing import CliRunner
+
+    from tcplab.cli import main
+
     out = tmp_path / "c.png"
-    r = tcplab_cli("plot", str(analysis), "-o", str(out), "--start", "0.2", cwd=analysis.parent)
-    assert r.returncode == 0, r.stderr
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "connection 0" in r.stdout
-    r = tcplab_cli("plot", str(analysis), "-o", str(out), "--flow", "1", cwd=analysis.parent)
-    assert r.returncode == 2 and "--conn" in r.stderr
+    r = CliRunner().invoke(main, ["plot", str(analysis), "-o", str(out), "--start", "0.2"])
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "connection 0" in r.output
+    r = CliRunner().invoke(main, ["plot", str(analysis), "-o", str(out), "--flow", "1"])
+    assert r.exit_code == 2 and "--conn" in r.output
 
 
 @pytest.fixture(scope="module")
