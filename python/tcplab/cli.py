@@ -315,6 +315,8 @@ def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_
         return
     from .plot.capture import is_analysis_dir, plot_capture
 
+    if not results.is_dir():
+        raise ScenarioError(f"{results}: no such directory (a `tcplab run` or `tcplab analyze` output)")
     if is_analysis_dir(results):
         if flow is not None:
             raise click.UsageError(f"{results} is an analysis: choose a connection with --conn, not --flow")
