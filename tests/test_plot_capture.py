@@ -127,6 +127,8 @@ def test_cli_draws_an_analysis_and_refuses_flow(analysis: Path, tmp_path: Path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "connection 0" in r.output
     r = CliRunner().invoke(main, ["plot", str(analysis), "-o", str(out), "--flow", "1"])
     assert r.exit_code == 2 and "--conn" in r.output
+    r = CliRunner().invoke(main, ["plot", str(tmp_path / "nowhere"), "-o", str(out), "--conn", "1"])
+    assert r.exit_code == 2 and "nowhere: no such directory" in r.output
 
 
 @pytest.fixture(scope="module")
