@@ -291,7 +291,8 @@ def check(scenario: Path, overrides) -> None:
               help="Analysis: the connection id to draw (default: the one with most retransmissions).")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
-@click.option("--start", type=float, default=None, help="Start of the time axis (s).")
+@click.option("--start", type=float, default=None,
+              help="Start of the time axis (s; for an analysis, since the connection's first packet).")
 @click.option("--end", type=float, default=None, help="End of the time axis (s).")
 @click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
 @click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
