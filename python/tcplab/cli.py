@@ -252,18 +252,49 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--pcap", "pcap", multiple=True, metavar="LINK",
               help="Write OUT/LINK.pcap with every packet crossing that link.")
 @click.option("--no-trace", is_flag=True, help="Skip the events and timeseries tables.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@click.option("--max-trace", "max_trace", default=None, metavar="SIZE",
+              help="Warn before the run when its trace (events + timeseries) would be larger than "
+                   "SIZE on disk (e.g. 500MB, 10GB; default 1GB).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (and no progress bar).")
 @_user_errors
-def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_trace: bool, quiet: bool) -> None:
+def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_trace: bool, max_trace, quiet: bool) -> None:
     """Simulate SCENARIO (a file, or a shipped scenario's name) and write summary.json and
-    flows/events/timeseries.parquet to OUT."""
-    from . import outdir
+    flows/events/timeseries.parquet to OUT.
+
+    Ctrl-C stops the run within a second: the results so far are written, marked
+    "partial": true in summary.json, and tcplab exits with status 130."""
+    from . import longrun, outdir
+    from .api import load_scenario
     from .api import run as api_run
 
+    try:
+        limit = longrun.DEFAULT_MAX_TRACE if max_trace is None else longrun.parse_size(max_trace)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--max-trace") from None
+    outdir.check(out, overwrite=overwrite)
+    sc = load_scenario(scenario, overrides)
+    if not no_trace:
+        est = longrun.trace_estimate(sc)
+        if est["bytes"] > limit:
+            click.echo(
+                f"tcplab: warning: this run's trace would be about {longrun.fmt_bytes(est['bytes'])} "
+                f"({est['event_rows']:.3g} event rows), more than --max-trace {longrun.fmt_bytes(limit)}; "
+                f"--no-trace skips it",
+                err=True,
+            )
+    progress = not quiet and sys.stderr.isatty()
     with outdir.staged(out, overwrite=overwrite, command="run") as tmp:
-        res = api_run(scenario, seed=seed, overrides=overrides, out=tmp, pcap=pcap, trace=not no_trace)
+        res = api_run(sc, seed=seed, out=tmp, pcap=pcap, trace=not no_trace, progress=progress,
+                      partial_on_interrupt=True)
     if not quiet:
         _print_summary(res.summary, out)
+    if res.summary["partial"]:
+        click.echo(
+            f"tcplab: interrupted at {res.summary['sim_time_s']:.3f} s simulated; "
+            f"partial results in {_shown(out)}/ (\"partial\": true in summary.json)",
+            err=True,
+        )
+        sys.exit(130)
 
 
 @main.command()
