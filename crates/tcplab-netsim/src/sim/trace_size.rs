@@ -7,7 +7,8 @@
 //! from its start to the end of the run; flows whose slowest link is the same link direction
 //! share it, so together they send at most what that link carries from the first one's start
 //! to the end. A Poisson workload sends its expected number of connections (arrival window /
-//! mean inter-arrival, capped by `max_flows`) times the mean size, not capped by any link.
+//! mean inter-arrival, capped by `max_flows`) times the mean size, a web workload every object
+//! of every page of every session at the mean size; neither is capped by any link.
 //! The `timeseries` table has one row per fixed flow per `simulation.timeseries_interval`
 //! from the flow's start (a workload's connections are not counted: their lifetimes are not
 //! known in advance) or, without an interval, one row per window change, about
@@ -83,18 +84,26 @@ pub fn estimate(spec: &SimSpec) -> Result<TraceEstimate, SimError> {
         segments += bytes.min(rate / 8.0 * (duration - start)) / mss;
     }
     for w in &spec.workloads {
-        let WorkloadSpec::Poisson(p) = w;
-        let from = p.start.as_secs_f64();
-        let until = p.stop.map_or(duration, |s| s.as_secs_f64().min(duration));
-        let mut n = ((until - from) / p.mean_interarrival.as_secs_f64().max(1e-9)).max(0.0);
-        if let Some(m) = p.max_flows {
-            n = n.min(m as f64);
-        }
-        let mean = match p.size {
-            SizeDist::Fixed(b) => b as f64,
-            SizeDist::Pareto { mean, .. } => mean,
+        segments += match w {
+            WorkloadSpec::Poisson(p) => {
+                let from = p.start.as_secs_f64();
+                let until = p.stop.map_or(duration, |s| s.as_secs_f64().min(duration));
+                let mut n = ((until - from) / p.mean_interarrival.as_secs_f64().max(1e-9)).max(0.0);
+                if let Some(m) = p.max_flows {
+                    n = n.min(m as f64);
+                }
+                let mean = match p.size {
+                    SizeDist::Fixed(b) => b as f64,
+                    SizeDist::Pareto { mean, .. } => mean,
+                };
+                n * (mean / f64::from(p.tcp.mss.max(1))).ceil()
+            }
+            // Every object of every page of every session, at the mean size in packets.
+            WorkloadSpec::Web(web) => {
+                let objects = f64::from(web.sessions) * f64::from(web.pages_per_session) * f64::from(web.objects_per_page);
+                objects * web.object_mean_packets
+            }
         };
-        segments += n * (mean / f64::from(p.tcp.mss.max(1))).ceil();
     }
     let timeseries_rows = match spec.timeseries_interval {
         Some(iv) => flow_seconds / iv.as_secs_f64().max(1e-9),
