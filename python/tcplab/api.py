@@ -146,6 +146,28 @@ def _load(scenario: ScenarioLike, ov: list[str], validate: bool) -> Scenario:
     return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), tuple(ov), source)
 
 
+def scenario_document(scenario: Union[ScenarioLike, os.PathLike]) -> tuple[str, str]:
+    """The scenario as run, as TOML text, and its name, from a loaded :class:`Scenario`, a
+    ``tcplab run`` output directory (``provenance`` in its summary.json: the scenario with
+    the run's overrides applied), a scenario file or a shipped scenario's name. For the
+    analyzer's model (``tcplab analyze --scenario``). :class:`ScenarioError` (one line)
+    when it cannot be had."""
+    if isinstance(scenario, Scenario):
+        return scenario.resolved_toml, scenario.name
+    if not isinstance(scenario, Mapping):
+        path = Path(os.fsdecode(os.fspath(scenario)))
+        if path.is_dir():
+            try:
+                prov = json.loads((path / "summary.json").read_text(encoding="utf-8"))["provenance"]
+                return str(prov["scenario"]), str(prov["scenario_name"])
+            except (OSError, ValueError, KeyError, TypeError):
+                raise ScenarioError(
+                    f"{show(path)}: not a tcplab run directory (no provenance in summary.json)"
+                ) from None
+    sc = load_scenario(scenario)
+    return sc.resolved_toml, sc.name
+
+
 def _resolve(path: Path) -> Path:
     """A scenario file, or the name of a shipped scenario (``dumbbell``, ``gprs.toml``)."""
     if path.exists():
@@ -376,6 +398,7 @@ __all__ = [
     "load_scenario",
     "provenance",
     "run",
+    "scenario_document",
     "ScenarioError",
     "TcplabError",
 ]
