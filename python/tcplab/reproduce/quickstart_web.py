@@ -211,14 +211,19 @@ def _add_ms(fig, series: str, x: Any, metric: str, vals: list[float], digits: in
     return m
 
 
+#: Seeds of each point of the router sweeps (Figs 6.11-6.17): 6 of the thesis's 12, so that
+#: the full reproduction stays within minutes on 2 cores (about 300 runs of up to 20 servers).
+SWEEP_RUNS = 6
+
+
 def sizes_for_progress(quick: bool) -> dict[str, Any]:
     """The sweep sizes (also for the progress bar's total)."""
     if quick:
         return {"n65": 3, "xs67": [3], "xs_router": [10], "share": [0.5], "target": [0.9], "ewma": [0.01],
-                "peak": [5], "xs_extreme": [10], "duration": 40, "n68": 3}
-    return {"n65": 3, "xs67": [1, 3, 5, 10, 20], "xs_router": [5, 10, 20, 40], "share": [0.25, 0.5, 0.9],
+                "peak": [5], "xs_extreme": [10], "duration": 40, "n68": 3, "sweep_runs": 1}
+    return {"n65": 3, "xs67": [1, 3, 5, 10, 20], "xs_router": [5, 10, 20], "share": [0.25, 0.5, 0.9],
             "target": [0.5, 0.7, 0.9], "ewma": [0.001, 0.01, 0.1], "peak": [3, 5, 10, 20], "xs_extreme": [5, 10, 20],
-            "duration": DURATION_S, "n68": 3}
+            "duration": DURATION_S, "n68": 3, "sweep_runs": SWEEP_RUNS}
 
 
 def count_runs(quick: bool, runs: int) -> int:
@@ -226,10 +231,9 @@ def count_runs(quick: bool, runs: int) -> int:
     n = 2  # Fig 6.5
     n += 2 * len(z["xs67"])
     n += 4  # Fig 6.8: two bottlenecks, with and without
-    n += (len(z["share"]) + len(z["target"])) * len(z["xs_router"])
-    n += (len(z["ewma"]) + len(z["peak"])) * len(z["xs_router"])
-    n += 2 * 2 * len(z["xs_extreme"]) + 2 * len(z["xs_extreme"])
-    return n * runs
+    sweep = (len(z["share"]) + len(z["target"]) + len(z["ewma"]) + len(z["peak"])) * len(z["xs_router"])
+    sweep += 3 * 2 * len(z["xs_extreme"])
+    return n * runs + sweep * min(runs, z["sweep_runs"])
 
 
 def fig_6_5(rep, seeds: list[int], quick: bool, run_all) -> None:
@@ -343,6 +347,7 @@ def fig_6_8(rep, seeds: list[int], quick: bool, run_all) -> None:
 
 def fig_6_11_14(rep, seeds: list[int], quick: bool, run_all) -> None:
     z = sizes_for_progress(quick)
+    seeds = seeds[:z["sweep_runs"]]
     xs = z["xs_router"]
     base = dict(TARGET)
     groups = [
@@ -360,7 +365,7 @@ def fig_6_11_14(rep, seeds: list[int], quick: bool, run_all) -> None:
         fig = figs[key] = rep.figure(
             key, title,
             f"web_scenario(N) for N web servers (x), 10 Mb/s, mean object {OBJECT_PACKETS} packets, {z['duration']} s, "
-            "ideal requests; every router with the series' algorithm (peak over 5 x 150 ms and a 150 ms "
+            f"{len(seeds)} seeds per point, ideal requests; every router with the series' algorithm (peak over 5 x 150 ms and a 150 ms "
             "recent_qs_approvals unless the series says otherwise). utilisation of R1 -> R2; approved_frac = "
             "approvals / requests; failed_frac = approved requests whose QS packets saw a loss / approvals "
             "(forward connections). EWMA series are labelled with w and the estimation interval -1/ln(1-w) in "
@@ -405,6 +410,7 @@ def fig_6_11_14(rep, seeds: list[int], quick: bool, run_all) -> None:
 
 def fig_6_15_17(rep, seeds: list[int], quick: bool, run_all) -> None:
     z = sizes_for_progress(quick)
+    seeds = seeds[:z["sweep_runs"]]
     xs = z["xs_extreme"]
     # Fig 6.15/6.16: RTTs 80-120 ms: 80 ms over the two 20 ms links, plus 0-40 ms of access
     # round trip (one-way access delays spread over 0-10 ms on each side).
@@ -421,7 +427,8 @@ def fig_6_15_17(rep, seeds: list[int], quick: bool, run_all) -> None:
         extreme = {**TARGET, "approval_memory": memory, "extreme": True, "flow_rtt": "100ms", **extra}
         fig = rep.figure(
             key, title,
-            f"web_scenario(N) for N web servers (x), 10 Mb/s, {z['duration']} s, one-way access delays spread over "
+            f"web_scenario(N) for N web servers (x), 10 Mb/s, {z['duration']} s, {len(seeds)} seeds per point, one-way "
+            "access delays spread over "
             f"0-10 ms each side (RTTs 80-120 ms); basic = Target 0.9 with peak "
             f"utilisation (5 x 150 ms) and recent_qs_approvals {memory}; extreme = the same with Extreme Quick-Start's "
             "per-flow accounting (router RTT estimate 100 ms)"
