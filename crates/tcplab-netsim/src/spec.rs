@@ -39,6 +39,48 @@ pub struct SimSpec {
     pub default_seed: u64,
     /// Quick-Start routers and vertical hand-offs (seed 002 Ch. 6–7); empty by default.
     pub quick_start: QuickStartSpec,
+    /// Pathlet routers and the hosts' pathlet tables (seed 004; `sim::pathlet`), used by
+    /// connections with `TcpConfig::sharing = Pathlet`.
+    pub pathlet: PathletSpec,
+    /// The hosts' RFC 9040 destination caches, used by connections with
+    /// `TcpConfig::sharing = Host`.
+    pub host_cache: tcplab_tcp::startup::host_cache::HostCacheConfig,
+}
+
+/// Seed 004: which nodes are pathlet routers, and how the hosts run their pathlet tables
+/// (`[pathlet]` in a scenario).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathletSpec {
+    /// Pathlet routers (their ID is their IPv4 address, `sim::host::node_ip`).
+    pub routers: Vec<NodeId>,
+    /// Discovery slots a sender allocates (004 §III-A; 1..=8).
+    pub slots: u8,
+    /// N and the period before an RTT is known (004 §III-C).
+    pub table: tcplab_tcp::startup::pathlet_table::PathletTableConfig,
+    /// Sharing of the initial window among flows started within an RTT (004 §III-D).
+    pub share: tcplab_tcp::startup::pathlet::IwShare,
+    /// 004 §V-C: a loss (retransmission) without pathlet information counts as congestion on
+    /// every pathlet of the path.
+    pub loss_is_congestion: bool,
+    /// 004 §II-B: the initial RTO from MIN_RTT / AVG_RTT (of the last path discovered to the
+    /// destination).
+    pub initial_rto: bool,
+    /// 004 §II-B: the initial ssthresh from SAFE_SSTHRESH.
+    pub ssthresh: bool,
+}
+
+impl Default for PathletSpec {
+    fn default() -> Self {
+        PathletSpec {
+            routers: Vec::new(),
+            slots: tcplab_tcp::startup::pathlet_header::DEFAULT_SLOTS,
+            table: Default::default(),
+            share: Default::default(),
+            loss_is_congestion: true,
+            initial_rto: false,
+            ssthresh: false,
+        }
+    }
 }
 
 /// Quick-Start capable router interfaces and scheduled vertical hand-offs.
@@ -245,6 +287,25 @@ pub struct LinkDynamics {
     pub reorder_ab: Option<ReorderSpec>,
     /// Packet reordering of the b → a direction.
     pub reorder_ba: Option<ReorderSpec>,
+    /// Deterministic reordering of the a → b direction: listed data packets of one flow held
+    /// back (`sim::reorder`, `reorder_ab = { flow, nth, extra }`).
+    pub reorder_nth_ab: Option<ReorderNthSpec>,
+    /// Deterministic reordering of the b → a direction.
+    pub reorder_nth_ba: Option<ReorderNthSpec>,
+}
+
+/// Deterministic reordering of one link direction (see `sim::reorder`): the `nth` (1-based)
+/// data packets (payload > 0, retransmissions counted, counted as `LossSpec::DropNth` counts)
+/// of flow `flow` that start transmission arrive `extra` later than they would otherwise;
+/// packets sent after them overtake them. The counterpart of the real-kernel harness's
+/// "delay segment i by d" (`validation/linux/forwarder.py`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReorderNthSpec {
+    pub flow: FlowId,
+    /// Sorted, deduplicated, from 1.
+    pub nth: Vec<u64>,
+    /// Extra propagation delay of each listed packet (> 0).
+    pub extra: SimDuration,
 }
 
 /// Reordering of one link direction, after Linux netem's `delay … reorder` and jitter (see

@@ -35,6 +35,7 @@ mod document;
 mod dynamics;
 mod flows;
 mod link;
+mod pathlet;
 mod quickstart;
 pub mod overrides;
 mod schema;

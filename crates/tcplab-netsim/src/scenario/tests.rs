@@ -274,7 +274,8 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, ack_ato, handshake_ack, ecn, quick_start (line 43, column 1)"
+         hystart, abc, prr, rack, ack_ato, handshake_ack, ecn, sharing, quick_start (line 43, column \
+         1)"
     );
 }
 
@@ -1347,6 +1348,25 @@ mod reordering {
         let l = link1("reorder_ab = { p = 0, extra = \"5ms\", jitter = \"1ms\" }");
         assert_eq!(l.dynamics.reorder_ab, Some(ReorderSpec { p: 0.0, extra: MS(5), jitter: MS(1) }));
         assert!(load(BASE).unwrap().links.iter().all(|l| l.dynamics.reorder_ab.is_none() && l.dynamics.reorder_ba.is_none()));
+    }
+
+    // sim::reorder "Deterministic picks": nth/flow/extra build a ReorderNthSpec (sorted,
+    // deduplicated), not the random model.
+    #[test]
+    fn reorder_nth_picks_listed_packets_of_one_flow() {
+        use crate::spec::ReorderNthSpec;
+        let l = link1("reorder_ab = { nth = [350, 150, 150], extra = \"8ms\" }");
+        assert_eq!(l.dynamics.reorder_ab, None);
+        assert_eq!(l.dynamics.reorder_nth_ab, Some(ReorderNthSpec { flow: 0, nth: vec![150, 350], extra: MS(8) }));
+        assert_eq!(l.dynamics.reorder_nth_ba, None);
+        let e = bad("reorder_ab = { nth = [3], extra = \"8ms\", p = 0.1 }");
+        assert!(e.starts_with("links[1].reorder_ab.p: cannot be combined with nth"), "{e}");
+        let e = bad("reorder_ab = { nth = [0], extra = \"8ms\" }");
+        assert!(e.starts_with("links[1].reorder_ab.nth[0]: occurrences count from 1"), "{e}");
+        let e = bad("reorder_ab = { nth = [3] }");
+        assert!(e.starts_with("links[1].reorder_ab.extra: required with nth"), "{e}");
+        let e = bad("reorder_ab = { nth = [3], extra = \"8ms\", flow = 7 }");
+        assert!(e.contains("reorder_ab.flow") && e.contains("no flow 7") && !e.contains('\n'), "{e}");
     }
 
     #[test]

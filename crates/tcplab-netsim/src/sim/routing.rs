@@ -288,6 +288,8 @@ mod tests {
         timeseries_interval: None,
             default_seed: crate::scenario::DEFAULT_SEED,
             quick_start: Default::default(),
+            pathlet: Default::default(),
+            host_cache: Default::default(),
         }
     }
 

@@ -38,6 +38,8 @@ fn line() -> SimSpec {
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     }
 }
 
@@ -373,6 +375,8 @@ fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpe
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     };
     spikes(&mut spec, 1, &[(spike_at_s * 1_000_000_000, spike_s * 1_000_000_000)], direction, None);
     spec
@@ -528,6 +532,27 @@ fn every_packet_arrives_once_picked_ones_after_every_packet_sent_up_to_extra_lat
             }
         }
     }
+}
+
+// reorder "Deterministic picks": the 2nd and 4th data packets of flow 0 on "second" a → b
+// arrive exactly 2 ms late (no draw), packets sent in between overtake them.
+#[test]
+fn nth_picks_delay_exactly_the_listed_packets_at_exact_nanoseconds() {
+    let mut spec = line();
+    spec.links[1].dynamics.reorder_nth_ab =
+        Some(crate::spec::ReorderNthSpec { flow: 0, nth: vec![2, 4], extra: SimDuration::from_millis(2) });
+    // Packet k (0-based) is occurrence k + 1; 1 and 3 are held 2 ms (more than two packet gaps).
+    assert_eq!(
+        deliveries(&spec, 6),
+        vec![
+            (SimTime(D0), 0),
+            (SimTime(D0 + 2 * 832_000), 2),
+            (SimTime(D0 + 832_000 + 2_000_000), 1),
+            (SimTime(D0 + 4 * 832_000), 4),
+            (SimTime(D0 + 5 * 832_000), 5),
+            (SimTime(D0 + 3 * 832_000 + 2_000_000), 3),
+        ]
+    );
 }
 
 /// A dumbbell with a 10 Mb/s bottleneck, one 2 MB and two bulk flows, optional loss.

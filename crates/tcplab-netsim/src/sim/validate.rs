@@ -42,6 +42,11 @@ pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
                 super::reorder::validate(r).map_err(|(f, m)| bad(format!("links[{i}].{field}.{f}"), m))?;
             }
         }
+        for (field, r) in [("reorder_ab", &l.dynamics.reorder_nth_ab), ("reorder_ba", &l.dynamics.reorder_nth_ba)] {
+            if let Some(r) = r {
+                super::reorder::validate_nth(r, spec.flows.len()).map_err(|(f, m)| bad(format!("links[{i}].{field}.{f}"), m))?;
+            }
+        }
     }
     for (i, r) in spec.routes.iter().enumerate() {
         for (field, v, max) in [("node", r.node, n), ("dst", r.dst, n), ("link", r.link, spec.links.len())] {

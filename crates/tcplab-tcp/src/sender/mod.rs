@@ -382,6 +382,11 @@ impl Sender {
         self.sb.pipe(self.snd_una, self.snd_nxt)
     }
 
+    /// The initial window chosen at establishment (bytes).
+    pub fn initial_cwnd(&self) -> u64 {
+        self.initial_cwnd
+    }
+
     /// What `cc_snapshot` reports as bytes in flight.
     pub fn bytes_in_flight(&self) -> u64 {
         match self.recovery.as_deref() {
