@@ -350,11 +350,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     sizes63 = [3, 10, 30, 100, 300] if quick else [3, 10, 20, 30, 50, 100, 200, 300, 1000]
     sizes71 = FIG71_SIZES_QUICK if quick else FIG71_SIZES
     n71 = sum(len(v) for v in sizes71.values()) * 3
-    if progress is not None:
-        n_times = 3 if quick else 10
-        progress.total = runs * (2 + 2 * len(sizes63) + 3 + len(CH7_VARIANTS) + 2 + n71 + 2 * n_times * len(CH7_VARIANTS)) \
-            + web.count_runs(quick, runs)
-        progress.refresh()
+    n_times = 3 if quick else 10
+    n_other = runs * (2 + 2 * len(sizes63) + 3 + len(CH7_VARIANTS) + 2 + n71 + 2 * n_times * len(CH7_VARIANTS))
     rep = Report(
         "quickstart",
         "Sarolahti, TCP over wireless links (dissertation, seed 002): Quick-Start (Ch. 6) and "
@@ -372,6 +369,17 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             + (" Quick run: web runs shortened to 40 s and one point per sweep." if quick else "")
         ),
     )
+
+    # The web-traffic figures' runs, as data on the experiment layer (points x seeds; on the
+    # sweep engine's workers, in this process for --quick). The bar counts them first.
+    from .experiment import QUICK_WORKERS, run_experiments
+
+    seeds = list(range(1, runs + 1))
+    web_data = run_experiments(web.experiments(quick, seeds), out, progress=progress if progress is not None else False,
+                               workers=QUICK_WORKERS if quick else None)
+    if progress is not None:
+        progress.total = progress.n + n_other
+        progress.refresh()
 
     # Eq. 6.2 and Fig 6.2.
     f62 = rep.figure(
@@ -453,14 +461,13 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     f64.note("Eq. 6.3's bound: as N grows past M the ceil(N/M) term dominates and the improvement falls back "
              "towards 1; for N <= M and a large W, R bottoms out at 2 (§9 item 5).")
 
-    seeds = list(range(1, runs + 1))
     run_all = lambda jobs: _run_all(jobs, progress)  # noqa: E731
-    web.fig_6_5(rep, seeds, quick, run_all)
+    web.fig_6_5(rep, web_data, quick)
     fig_6_6(rep, seeds, run_all)
-    web.fig_6_7(rep, seeds, quick, run_all)
-    web.fig_6_8(rep, seeds, quick, run_all)
-    web.fig_6_11_14(rep, seeds, quick, run_all)
-    web.fig_6_15_17(rep, seeds, quick, run_all)
+    web.fig_6_7(rep, web_data, quick)
+    web.fig_6_8(rep, web_data, quick)
+    web.fig_6_11_14(rep, web_data, quick)
+    web.fig_6_15_17(rep, web_data, quick)
     fig_7_1(rep, seeds, sizes71, run_all)
 
     # Fig 7.2.
