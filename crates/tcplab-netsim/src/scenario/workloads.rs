@@ -3,7 +3,7 @@
 //! ```toml
 //! [[workloads]]
 //! name = "web"                      # label (errors, --set)
-//! kind = "poisson"                  # the only kind so far
+//! kind = "poisson"                  # or "web" (below)
 //! senders = ["s1", "s2"]            # each connection picks one sender ...
 //! receivers = ["g1r1", "g1r2"]      # ... and one receiver, uniformly at random
 //! mean_interarrival = "100ms"       # exponential inter-arrival times of this mean
