@@ -550,10 +550,16 @@ impl Sender {
         if !consumed {
             // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
             let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
+            let cwnd_before = self.cc.cwnd;
             self.apply(now, decision, bytes_acked, trace);
-            if decision == LossDecision::EnterRecovery && self.qs.is_some() {
-                // Quick-Start failure if the lost segment is a QS packet (§3.6).
-                self.qs_on_congestion(self.snd_una, false, timers);
+            if self.qs.is_some() {
+                if decision == LossDecision::EnterRecovery {
+                    // Quick-Start failure if the lost segment is a QS packet (§3.6).
+                    self.qs_on_congestion(self.snd_una, false, timers);
+                } else {
+                    // Slow start through the recovery a failure started (`quickstart.rs`).
+                    self.qs_after_ack(cwnd_before, bytes_acked, decision);
+                }
             }
         }
         if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
