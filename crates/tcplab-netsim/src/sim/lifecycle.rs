@@ -24,6 +24,7 @@
 use super::host::Endpoint;
 use super::routing::Routes;
 use super::traffic::poisson::Poisson;
+use super::traffic::web::Web;
 use super::traffic::{FixedFlows, TrafficSource};
 use super::{seed, summary, Event, FlowState, Sim, SimError};
 use crate::spec::{SimSpec, WorkloadSpec};
@@ -64,6 +65,7 @@ pub fn sources(spec: &SimSpec, routes: &Routes, seed: u64) -> Result<Vec<Box<dyn
     for (k, w) in spec.workloads.iter().enumerate() {
         let src: Box<dyn TrafficSource> = match w {
             WorkloadSpec::Poisson(p) => Box::new(Poisson::new(p.clone(), seed, k, spec.duration)),
+            WorkloadSpec::Web(w) => Box::new(Web::new(w.clone(), seed, k, spec.duration)),
         };
         for (a, b) in src.pairs() {
             routes.check_path(spec, a, b, &format!("workloads[{k}].receivers"))?;
@@ -243,6 +245,7 @@ impl Sim<'_> {
                 failures: q.failures,
                 requested_bps: q.last_requested_bps,
                 approved_bps: q.last_approved_bps,
+                qs_bytes: q.qs_bytes,
             }),
             initial_window_segments: iw.filter(|_| fl.sharing),
         }

@@ -38,6 +38,8 @@ pub struct FlowQsSummary {
     /// Last requested / approved rate, bytes/s (0: none).
     pub requested_bps: u64,
     pub approved_bps: u64,
+    /// Payload bytes sent as QS packets (in the paced Quick-Start phase).
+    pub qs_bytes: u64,
 }
 
 /// One flow's outcome.

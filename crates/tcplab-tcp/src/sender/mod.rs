@@ -948,7 +948,7 @@ impl Sender {
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
         if self.qs.is_some() {
-            self.qs_on_sent(now, seq);
+            self.qs_on_sent(now, seq, len);
         }
         let timed = match self.rtt_sampling {
             RttSampling::Auto => !self.ts_ok,
