@@ -190,7 +190,7 @@ def plan(quick: bool) -> dict[str, dict[str, Any]]:
     return {
         "g43p1": dict(group="43k", profile=1, xs=[4.0, 8.0, 16.0, 32.0], flows=100, long=0),
         "g43p2": dict(group="43k", profile=2, xs=[40.0, 80.0, 160.0], flows=100, long=0),
-        "g100p1": dict(group="100M", profile=1, xs=[0.002, 0.003, 0.004, 0.006, 0.01, 0.02, 0.05], flows=1000, long=0),
+        "g100p1": dict(group="100M", profile=1, xs=[0.002, 0.003, 0.005, 0.01, 0.02, 0.05], flows=1000, long=0),
         "g100p2": dict(group="100M", profile=2, xs=[0.015, 0.02, 0.03, 0.05, 0.1], flows=1000, long=0),
         "g4p1": dict(group="4M", profile=1, xs=[0.02, 0.3], flows=200, long=0),
         "fig24": dict(group="4M", profile=1, xs=[0.05, 0.1, 0.2, 0.4, 0.8], flows=200, long=20),
@@ -204,26 +204,35 @@ def experiments(quick: bool, seeds: list[int]) -> list[Experiment]:
                      params={"group": p["group"]})
                for v in SERIES for x in p["xs"]]
         out.append(Experiment(name, pts, measure, seeds=seeds))
+    # Sensitivity: how PTA shares the initial window among flows started within an RTT
+    # (004 §III-D leaves it open; `[pathlet] share`), on the 100 Mb/s sweep's ends.
+    p = plan(quick)["g100p1"]
+    xs = sorted({min(p["xs"]), max(p["xs"])})
+    pts = [Point(f"pta share={mode}", x, [f"pathlet.share={mode}"], scenario=fig6("100M", "pta", x, p["flows"]),
+                 params={"group": "100M"}) for mode in SHARE_MODES for x in xs]
+    out.append(Experiment("share", pts, measure, seeds=seeds))
     return out
+
+
+#: `[pathlet] share` modes compared in the sensitivity figure.
+SHARE_MODES = ("split", "budget", "none")
 
 
 # ---------------------------------------------------------------------------------------------
 # Tabulation
 
 
-#: Student t quantiles t_{0.975, n-1} for 95 % confidence intervals over n seeds.
-T975 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306, 10: 2.262}
-
-
 def mean_ci(vals: list[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % t interval over seeds (NaN with one value)."""
+    """Mean and the half-width of its 95 % Student t interval over seeds (NaN with one value)."""
+    from scipy.stats import t
+
     vals = [v for v in vals if v is not None and not (isinstance(v, float) and math.isnan(v))]
     if not vals:
         return math.nan, math.nan
     m = st.fmean(vals)
     if len(vals) < 2:
         return m, math.nan
-    return m, T975.get(len(vals), 1.96) * st.stdev(vals) / math.sqrt(len(vals))
+    return m, float(t.ppf(0.975, len(vals) - 1)) * st.stdev(vals) / math.sqrt(len(vals))
 
 
 def by_point(df, metric: str) -> dict[tuple[str, float], tuple[float, float]]:
@@ -447,9 +456,24 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         harm.append(f"{_xlabel(x)}: icw10 {p24[('icw10', x)][0] / base:.2f}x, pta {p24[('pta', x)][0] / base:.2f}x")
     fig.note("Long flows' FCT relative to the all-ICW-3 case: " + "; ".join(harm)
              + " (paper: PTA harms the long ICW-3 flows less than ICW 10).")
+
+    fig = rep.figure("share", "Sensitivity: how PTA shares the initial window within an RTT (100 Mb/s, profile 1)",
+                     "004 §III-D: \"The initial congestion window is shared between all flows started over the "
+                     "bottleneck pathlet within a round-trip time\" without saying how. split: the k-th flow of a "
+                     "window gets ICW/k (default); budget: what the earlier ones left; none: no sharing.")
+    ps = by_point(data["share"], "fct_mean_s")
+    for (s, x), (m, ci) in ps.items():
+        fig.add(s, _xlabel(x), "fct_mean_s", round(m, 4))
+        fig.add(s, _xlabel(x), "icw_segments", round(mean_ci(values_of(data["share"], "icw_segments", s, x))[0], 2))
+    for x in sorted({x for _, x in ps}):
+        fig.note(f"{_xlabel(x)}: mean FCT " + ", ".join(f"{m} {ps[(f'pta share={m}', x)][0]:.3f} s" for m in SHARE_MODES) + ".")
     unfinished = int(sum(sum(d["unfinished"]) for d in data.values()))
-    rep.figures[-1].note(f"Unfinished short flows over all runs: {unfinished} (excluded from FCT means).")
+    fig.note(f"Unfinished short flows over all runs of the reproduction: {unfinished} (excluded from FCT means).")
     return rep
+
+
+def values_of(df, metric: str, series: str, x: float) -> list[float]:
+    return df[(df["series"] == series) & (df["x"] == x)][metric].tolist()
 
 
 def _direction_notes(fig, pts, metric: str, low: bool, claim: str) -> None:
