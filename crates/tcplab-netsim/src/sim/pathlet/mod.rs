@@ -146,7 +146,8 @@ pub struct SharedNet {
 impl SharedNet {
     pub fn new(spec: &SimSpec) -> SharedNet {
         let shares = |c: &TcpConfig| c.sharing != StateSharing::None;
-        let active = spec.flows.iter().any(|f| shares(&f.tcp)) || spec.workloads.iter().any(|w| shares(w.tcp()));
+        let active = spec.flows.iter().any(|f| shares(&f.tcp))
+            || spec.workloads.iter().any(|w| shares(w.tcp()));
         let mut router_id = vec![0; spec.nodes.len()];
         for &r in &spec.pathlet.routers {
             router_id[r] = node_id(r as u32);
