@@ -18,7 +18,7 @@ use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
 
 /// Names accepted by [`bench_case`].
-pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G", "10k-short", "web"];
+pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G", "10k-short", "web", "10k-short-pta"];
 
 /// `10k-short`: connections of the Poisson workload (issue 13: "thousands of connections in
 /// one run cost no more per packet than today's long flows").
@@ -53,6 +53,9 @@ pub fn bench_case(name: &str) -> Option<SimSpec> {
     }
     if name == "web" {
         return Some(web_case());
+    }
+    if name == "10k-short-pta" {
+        return Some(short_flows_pta_case());
     }
     let (n, bw, secs) = match name {
         "1x100M" => (1, Bandwidth::mbps(100), 20),
@@ -133,6 +136,23 @@ fn web_case() -> SimSpec {
         stop: None,
         tcp: bench_tcp(),
     }));
+    spec
+}
+
+/// `10k-short-pta`: `10k-short` with every connection running the Pathlet Transport
+/// Architecture (seed 004): both dumbbell routers are pathlet routers, the connections
+/// negotiate ECN and share the senders' pathlet tables (`sim/pathlet/`); the bottleneck stays
+/// drop-tail, so congestion reaches the tables as losses.
+fn short_flows_pta_case() -> SimSpec {
+    let mut spec = short_flows_case();
+    spec.name = "bench-10k-short-pta".into();
+    spec.pathlet.routers = (0..spec.nodes.len()).filter(|&i| spec.nodes[i].kind == NodeKind::Router).collect();
+    for w in &mut spec.workloads {
+        if let WorkloadSpec::Poisson(p) = w {
+            p.tcp.sharing = tcplab_tcp::StateSharing::Pathlet;
+            p.tcp.ecn = true;
+        }
+    }
     spec
 }
 
