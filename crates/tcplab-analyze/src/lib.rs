@@ -35,6 +35,7 @@ pub mod sender_replay;
 pub mod spurious;
 pub mod summary;
 pub mod timing;
+pub mod whatif;
 
 use std::path::Path;
 

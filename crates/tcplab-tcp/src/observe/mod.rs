@@ -195,6 +195,9 @@ pub struct Observer {
     dupacks: u32,
     dupthresh_at: Option<SimTime>,
     islost_una_at: Option<SimTime>,
+    /// The RTT sample the last ACK fed the estimator (after Karn's rule), for a caller that
+    /// replays the same samples through other estimator parameters (003 §IV-C what-if).
+    last_sample: Option<SimDuration>,
 }
 
 impl Observer {
@@ -229,6 +232,7 @@ impl Observer {
             dupacks: 0,
             dupthresh_at: None,
             islost_una_at: None,
+            last_sample: None,
         };
         // RACK.fack starts at SND.UNA (`Sender::on_established` does the same).
         o.rack.fack = first_seq;
@@ -240,6 +244,8 @@ impl Observer {
     /// sample of the estimator as in `Connection`'s establishment.
     pub fn on_handshake_rtt(&mut self, now: SimTime, rtt: SimDuration) {
         self.rtt.on_sample(&RttSampleEvent { now, rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt });
+        // RACK.min_RTT starts from the handshake (Linux tcp_update_rtt_min; as `Connection`).
+        self.rack.on_handshake_rtt(rtt);
     }
 
     /// The handshake had to be retransmitted (RFC 6298 (5.7)).
@@ -519,6 +525,7 @@ impl Observer {
             return view;
         }
         self.advance(now);
+        self.last_sample = None;
         self.sb.delivered = Default::default();
         // An ACK beyond what the capture showed covers data sent upstream of it.
         let ack = if seg.ack.gt(self.snd_nxt) { self.snd_nxt } else { seg.ack };
@@ -673,9 +680,15 @@ impl Observer {
         } else {
             acked.karn_sample(now)
         };
+        self.last_sample = rtt;
         if let Some(r) = rtt {
             self.rtt.on_sample(&RttSampleEvent { now, rtt: r, snd_una: self.snd_una, snd_nxt: self.snd_nxt });
         }
+    }
+
+    /// The RTT sample the latest [`Observer::on_ack`] gave the estimator, if it gave one.
+    pub fn last_rtt_sample(&self) -> Option<SimDuration> {
+        self.last_sample
     }
 
     /// The retransmission timeout the profile's estimator gives now (backed off).
