@@ -681,7 +681,13 @@ impl DirReplay {
         self.evidence = Some(RetxEvidence {
             ts_ns: now,
             sent_ns: sent,
-            slack_ns: if self.pos == Position::Sender { 0 } else { upstream.saturating_add(tick) },
+            // The upstream gap is measured (handshake) and its queueing read off TSval: what
+            // is left unknown is a TSval tick; without timestamps, the whole queueing.
+            slack_ns: match (self.pos, self.timestamps) {
+                (Position::Sender, _) => 0,
+                (_, true) => tick,
+                (_, false) => upstream.saturating_add(tick),
+            },
             explanation: ex,
             cause: d.cause,
             timer_expiry: d.timer_expiry,

@@ -30,6 +30,8 @@
 //!   samples come from the capture's own times — one timed segment per RTT
 //!   (`RttSampling::PerFlight`, or `Auto` without timestamps) or the per-ACK Karn sample
 //!   otherwise. At the sender they are the sender's samples to within the capture's delay.
+//! - A tail loss probe of new data (RFC 8985 §7.3) is not a retransmission: new data sent
+//!   once the PTO has expired is taken for the probe, and the RTO is re-armed from it.
 //! - RACK (RFC 8985 §6, `loss::rack`, when the profile has it): the observer runs the
 //!   sender's RACK on the capture's times; a reordering-timer expiry is applied when the
 //!   capture next shows something (`Observer::advance`). A retransmission of a segment RACK
@@ -134,6 +136,8 @@ pub struct Explanation {
     pub rack_lost: bool,
     /// When RACK's reordering timer fires, if armed.
     pub rack_deadline: Option<SimTime>,
+    /// When RACK last marked a segment lost (on an ACK or by its timer), if it did.
+    pub rack_marked_at: Option<SimTime>,
     /// When the retransmission timer was last started, and for how long (the profile's RTO,
     /// backed off, on its timer clock).
     pub rto_started: Option<SimTime>,
@@ -375,6 +379,15 @@ impl Observer {
             self.rtt_timing = Some((self.snd_nxt, now));
         }
         let rto = self.rtt.rto();
+        if self.tlp && self.pto_deadline.is_some_and(|d| d <= now) {
+            // RFC 8985 §7.3: when the PTO fires the sender "transmit[s] a new segment if
+            // available" as the probe, and then the RTO, not the PTO, is armed (Linux
+            // `tcp_send_loss_probe` → `tcp_rearm_rto`). New data sent once the PTO has expired
+            // is that probe.
+            self.pto_deadline = None;
+            self.track_rto(now, |t| t.arm(TimerKind::Rto, now, rto));
+            return;
+        }
         self.track_rto(now, |t| rules::rto_timer_on_send(t, now, rto));
         self.schedule_pto(now);
     }
@@ -433,6 +446,7 @@ impl Observer {
             islost_una_at: self.islost_una_at,
             rack_lost,
             rack_deadline: self.rack_deadline,
+            rack_marked_at: self.rack_marked.map(|m| m.0),
             rto_started: self.rto_started,
             rto_deadline,
             rto_fired,
