@@ -72,3 +72,39 @@ fn the_probes_sack_lets_rack_mark_the_hole_at_once_with_min_rtt_from_the_handsha
     assert_eq!(r[1], (t_probe + ms(20), 8 * MSS, RetransCause::FastRetransmit));
     assert_eq!(h.a.stats().timeouts, 0);
 }
+
+// Real kernel, `rto-min-50ms`: the last three segments and the loss probe are lost. The RTO
+// retransmits the first hole (F-RTO step 1, `tcp_frto=2`); its ACK has no new data to send, so
+// F-RTO falls back to conventional recovery (tcp_process_loss: "Otherwise fall back to the
+// conventional recovery", REXMIT_LOST). The probed segment was retransmitted before the RTO and
+// is still in RACK's time-ordered queue (Linux keeps `tsorted_sent_queue` across the RTO;
+// tcp_timeout_mark_lost only tags segments): RACK finds the probe lost on that same ACK
+// (sent before the acknowledged retransmission, RACK.rtt + reo_wnd ago), so both remaining
+// holes leave at once, as the kernel sent them (346.0 and 346.1 ms), instead of waiting for a
+// second, backed-off RTO.
+#[test]
+fn after_an_rto_a_lost_loss_probe_is_resent_on_the_first_ack_not_after_a_second_rto() {
+    let mut h = Harness::new(linux(true), receiver(), ms(10));
+    h.set_fate(|p| {
+        let seg_no = p.rel_seq / MSS + 1;
+        let lost = p.dir == Dir::AtoB && p.seg.len > 0 && seg_no >= 8 && (p.rtx.is_none() || p.rtx == Some(RetransCause::Tlp));
+        if lost {
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(10 * u64::from(MSS));
+    assert!(h.run());
+    let r = retransmissions(&h);
+    assert_eq!(r.len(), 4, "{r:?}");
+    let (t_probe, seq, cause) = r[0];
+    assert_eq!((seq, cause), (9 * MSS, RetransCause::Tlp));
+    let (t_rto, seq, cause) = r[1];
+    assert_eq!((seq, cause), (7 * MSS, RetransCause::Rto));
+    assert!(t_rto > t_probe);
+    // The RTO retransmission is acknowledged one RTT later; both holes leave on that ACK.
+    assert_eq!(r[2], (t_rto + ms(20), 8 * MSS, RetransCause::Rto));
+    assert_eq!(r[3], (t_rto + ms(20), 9 * MSS, RetransCause::Rto));
+    assert_eq!(h.a.stats().timeouts, 1);
+}

@@ -48,6 +48,12 @@
 //! - **RACK.segs_sacked >= DupThresh** (reo_wnd 0 before reordering is seen) counts SACKed
 //!   bytes in whole segments against the connection's DupThresh (Linux `tp->sacked_out >=
 //!   tp->reordering`).
+//! - **An RTO keeps the retransmission queue** (Linux keeps `tsorted_sent_queue` across
+//!   `tcp_enter_loss`; `tcp_timeout_mark_lost` only tags segments). A retransmission sent
+//!   before the RTO that the timeout did not re-tag (a TLP probe or a fast-recovery
+//!   retransmission while F-RTO retransmits only SND.UNA) stays in it, so RACK can still find
+//!   it lost on a later ACK; entries whose segment was re-tagged (go-back-N clears RETRANS) or
+//!   sent again are dropped lazily by [`Rack::detect_loss`].
 //! - The reordering timer adds Linux's `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 250) to the
 //!   remaining time (`tcp_rack_mark_lost`: `timeout = usecs_to_jiffies(timeout) +
 //!   TCP_TIMEOUT_MIN`); it is a timer of its own beside the RTO (Linux multiplexes both on one
@@ -291,11 +297,6 @@ impl Rack {
         out
     }
 
-    /// Forget the retransmission queue (an RTO retransmits everything; entries are re-added
-    /// as the go-back-N retransmissions leave).
-    pub fn on_rto(&mut self) {
-        self.rtx_queue.clear();
-    }
 }
 
 #[cfg(test)]

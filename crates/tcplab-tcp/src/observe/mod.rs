@@ -461,7 +461,6 @@ impl Observer {
             _ if expired => {
                 // RFC 6298 (5.4)-(5.6): back off, go-back-N, restart the timer.
                 self.rtt.on_timeout();
-                self.rack.on_rto();
                 self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
                 self.phase = RecoveryPhase::Loss { recover: self.snd_nxt };
                 self.pto_deadline = None;

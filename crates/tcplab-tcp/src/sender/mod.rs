@@ -999,7 +999,8 @@ impl Sender {
         stats.timeouts += 1;
         self.prr.on_exit();
         if self.rack.enabled {
-            self.rack.on_rto();
+            // RACK's retransmission queue survives the RTO (`loss/rack.rs`, Linux
+            // tsorted_sent_queue); its reordering timer is replaced by the RTO.
             timers.cancel(TimerKind::RackReo);
         }
         let first = self.consecutive_rtos == 0;
