@@ -584,6 +584,12 @@ pub struct TcpConfig {
     /// `tcp_send_delayed_ack`) instead of `ack.delayed_ack`'s fixed one, and quick ACKs again
     /// after a gap longer than the RTO (`receiver::ack_policy`); off by default.
     pub ack_ato: bool,
+    /// Today's Linux receiver: the SACK block of an out-of-order segment that carries the FIN
+    /// includes the FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
+    /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
+    /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
+    /// profile `linux` (no scenario key).
+    pub sack_covers_fin: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -623,6 +629,7 @@ impl Default for TcpConfig {
             rack: false,
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
+            sack_covers_fin: false,
             trace: true,
         }
     }

@@ -108,3 +108,39 @@ fn after_an_rto_a_lost_loss_probe_is_resent_on_the_first_ack_not_after_a_second_
     assert_eq!(r[3], (t_rto + ms(20), 9 * MSS, RetransCause::Rto));
     assert_eq!(h.a.stats().timeouts, 1);
 }
+
+/// The tail-loss exchange with the FIN on segment 10 (the application closes, as the real
+/// harness's sender does), against a receiver with or without `sack_covers_fin`.
+fn tail_loss_with_fin(sack_covers_fin: bool) -> Harness {
+    let b = TcpConfig { sack_covers_fin, ..receiver() };
+    let mut h = Harness::new(linux(true), b, ms(10));
+    h.set_fate(tail_fate);
+    h.a.send(10 * u64::from(MSS));
+    h.a.close();
+    assert!(h.run());
+    h
+}
+
+// Real kernel, `tail-loss`: the probe is the last segment with the FIN ("Flags [FP.], seq
+// 143353:144801"), and the Linux receiver's SACK of it includes the FIN ("sack 1
+// {143353:144802}": tcp_data_queue_ofo works on end_seq = seq + fin + len). That block covers
+// the whole probe segment, so RACK advances to it and repairs the hole 20 ms after the probe.
+// A receiver that SACKs the data bytes only ([143353, 144801)) never covers the FIN segment:
+// the sender sees no newly SACKed segment and the hole waits for the RTO.
+#[test]
+fn a_linux_receiver_sacks_the_fin_so_the_probe_of_the_fin_segment_repairs_the_tail() {
+    let h = tail_loss_with_fin(true);
+    let r = retransmissions(&h);
+    assert_eq!(r.len(), 2, "{r:?}");
+    let (t_probe, seq, cause) = r[0];
+    assert_eq!((seq, cause), (9 * MSS, RetransCause::Tlp));
+    assert_eq!(r[1], (t_probe + ms(20), 8 * MSS, RetransCause::FastRetransmit));
+    let sack = h.acks_from(Dir::BtoA).find(|p| p.t > t_probe).map(|p| p.seg.options.sack.as_slice().to_vec());
+    let fin_end = tcplab_tcp::SeqNum(1000 + 1 + 10 * MSS + 1);
+    assert_eq!(sack.and_then(|b| b.first().map(|b| b.right)), Some(fin_end), "the block includes the FIN");
+    assert_eq!(h.a.stats().timeouts, 0);
+
+    let without = tail_loss_with_fin(false);
+    let r = retransmissions(&without);
+    assert_eq!(r[1].2, RetransCause::Rto, "{r:?}");
+}
