@@ -144,3 +144,35 @@ fn a_linux_receiver_sacks_the_fin_so_the_probe_of_the_fin_segment_repairs_the_ta
     let r = retransmissions(&without);
     assert_eq!(r[1].2, RetransCause::Rto, "{r:?}");
 }
+
+// Real kernel, `reorder`: three segments delayed 8 ms each (RTT 20 ms) cost one spurious
+// retransmission, not three. Linux tcp_try_undo_partial: on a partial ACK in recovery that
+// echoes a TSval older than the first retransmission (tcp_packet_delayed), "Plain luck! Hole
+// if filled with delayed packet" -> tcp_check_sack_reordering -> reord_seen, so RACK keeps its
+// reordering window (min_RTT/4, doubled by the D-SACK of the spurious copy) instead of 0.
+// Here (timestamps on): segment 5 is delayed 8 ms, three SACKs arrive at 40 ms and RACK
+// (window 0 with 3 segments SACKed) retransmits it; the cumulative ACK the delayed original
+// triggered (echoing 20 ms) is partial, since the ACKs of 1-4 sent segments 11-18 first.
+// Segment 27 (sent at 60 ms with 28-31), delayed alike, is then waited for: the D-SACK of
+// the spurious copy (60 ms) made the window 2 * min_RTT/4 = 10 ms, its original's ACK
+// returns at 88 ms, before 60 + 20 + 10. Without the reordering evidence the window is 0
+// with three segments SACKed and segment 27 is resent spuriously at 80 ms.
+#[test]
+fn a_hole_filled_by_the_delayed_original_teaches_rack_the_reordering() {
+    let mut a = linux(true);
+    a.timestamps = true;
+    let b = TcpConfig { timestamps: true, ..receiver() };
+    let mut h = Harness::new(a, b, ms(10));
+    h.set_fate(|p| {
+        let seg_no = p.rel_seq / MSS + 1;
+        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && (seg_no == 5 || seg_no == 27) {
+            Fate::Delay(ms(8))
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(40 * u64::from(MSS));
+    assert!(h.run());
+    let r = retransmissions(&h);
+    assert_eq!(r, vec![(at_ms(40), 4 * MSS, RetransCause::FastRetransmit)]);
+}

@@ -155,6 +155,17 @@ impl Rack {
         }
     }
 
+    /// Linux `tcp_try_undo_partial` -> `tcp_packet_delayed` -> `tcp_check_sack_reordering`:
+    /// a partial ACK in fast recovery whose echo `tsecr` is before `first_rtx_tsval` (the
+    /// TSval of the recovery's first retransmission, Linux `retrans_stamp`;
+    /// `tcp_tsopt_ecr_before`: "before(tp->rx_opt.rcv_tsecr, when)", modulo 2^32) was
+    /// triggered by the delayed original: reordering seen (see `sender/rack.rs`).
+    pub fn on_partial_ack_echo(&mut self, tsecr: u32, first_rtx_tsval: u32) {
+        if self.enabled && (tsecr.wrapping_sub(first_rtx_tsval) as i32) < 0 {
+            self.reordering_seen = true;
+        }
+    }
+
     /// RFC 8985 §6.2 steps 1–4 for one ACK.
     pub fn on_ack(&mut self, ev: &RackAckEvent) {
         // Step 1: "Update RACK.min_RTT".
@@ -326,6 +337,21 @@ mod tests {
         sb.delivered = Delivered::default();
         sb.apply_sack(&[SackBlock { left: SeqNum(left), right: SeqNum(right) }], SeqNum(0), SeqNum(0), SeqNum(10 * S));
         rack.on_ack(&RackAckEvent { now, delivered: sb.delivered, rtt_sample: None, dsack: false, snd_una: SeqNum(0), snd_nxt: SeqNum(10 * S) });
+    }
+
+    // Linux tcp_packet_delayed: an echo before the first retransmission's TSval (modulo
+    // 2^32) is reordering evidence; the retransmission's own echo or a later one is not.
+    #[test]
+    fn a_partial_ack_echoing_a_tsval_before_the_first_retransmission_is_reordering() {
+        let mut r = Rack::new(true);
+        r.on_partial_ack_echo(100, 100);
+        r.on_partial_ack_echo(120, 100);
+        assert!(!r.reordering_seen);
+        r.on_partial_ack_echo(u32::MAX, 3);
+        assert!(r.reordering_seen);
+        let mut off = Rack::new(false);
+        off.on_partial_ack_echo(1, 100);
+        assert!(!off.reordering_seen);
     }
 
     // RFC 8985 §6.2 RACK_sent_after: time first, then the end sequence as the tie-break.

@@ -497,6 +497,10 @@ impl Sender {
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
             self.rack_on_ack(now, dsack);
+            if bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover)) {
+                // Linux tcp_try_undo_partial: a delayed original filled the hole (`rack.rs`).
+                self.rack_on_partial_ack(seg);
+            }
         }
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
             newly_lost = if !self.rack.enabled {
