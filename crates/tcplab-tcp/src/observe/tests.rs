@@ -160,3 +160,16 @@ fn rack_marks_a_hole_at_once_when_dupthresh_segments_are_sacked_even_above_2_pow
     assert!(ex.rack_lost, "{ex:?}");
     assert_eq!(ex.trigger, Trigger::Rack);
 }
+
+// A receiver that SACKs the FIN (Linux) reports a block one sequence number past the data the
+// observer was fed: the block still SACKs the last segment (not dropped as beyond SND.NXT).
+#[test]
+fn a_sack_block_that_includes_the_fin_sacks_the_last_segment() {
+    let mut o = sent_ten();
+    let v = o.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 1)]), false);
+    assert_eq!(v.newly_sacked, u64::from(MSS));
+    assert!(o.scoreboard().sacked_covers(seq(9), seq(10)));
+    // A block further past SND.NXT is still invalid (RFC 6675 §5 bounds).
+    let mut p = sent_ten();
+    assert_eq!(p.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 2)]), false).newly_sacked, 0);
+}
