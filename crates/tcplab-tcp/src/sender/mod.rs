@@ -502,6 +502,10 @@ impl Sender {
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
             self.rack_on_ack(now, dsack);
+            if bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover)) {
+                // Linux tcp_try_undo_partial: a delayed original filled the hole (`rack.rs`).
+                self.rack_on_partial_ack(seg);
+            }
         }
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
             newly_lost = if !self.rack.enabled {
@@ -1010,7 +1014,8 @@ impl Sender {
         stats.timeouts += 1;
         self.prr.on_exit();
         if self.rack.enabled {
-            self.rack.on_rto();
+            // RACK's retransmission queue survives the RTO (`loss/rack.rs`, Linux
+            // tsorted_sent_queue); its reordering timer is replaced by the RTO.
             timers.cancel(TimerKind::RackReo);
         }
         let first = self.consecutive_rtos == 0;
