@@ -13,6 +13,7 @@
 //! | `__git_revision__`, `__git_dirty__` | `git rev-parse HEAD` / `git status` at build time (`build.rs`) |
 
 mod analyze;
+mod whatif;
 mod tables;
 mod rto_table;
 
@@ -272,6 +273,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate_overrides, m)?)?;
     analyze::register(m)?;
+    whatif::register(m)?;
     m.add_function(wrap_pyfunction!(rto_table::fig6_rto_table, m)?)?;
     Ok(())
 }

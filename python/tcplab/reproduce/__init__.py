@@ -20,6 +20,7 @@ EXPERIMENTS: dict[str, str] = {
     "aron98": ".aron98",
     "frto": ".frto",
     "quickstart": ".quickstart",
+    "rewaskar": ".rewaskar",
 }
 
 

@@ -22,9 +22,15 @@
 //! - An episode that can never meet any grid point's timer (it ended sooner than the
 //!   smallest RTO any point can arm, [`Recorder::new`]'s `floor`) and saw no duplicate ACK
 //!   and no retransmission is not kept: it cannot change under any point.
+//! - An episode that begins inside a recovery (the observer's phase is fast recovery or the
+//!   timeout's go-back-N when SND.UNA advances) is part of that recovery: its
+//!   retransmissions (partial-ACK repairs, go-back-N) are not new detections and are not
+//!   re-evaluated (003 §V-A-2-b: the parameters do not affect recovery). A retransmission
+//!   lost during a recovery is therefore not replayed.
 //! - At most [`MAX_DUPACK_TIMES`] duplicate-ACK times are kept (a larger D than that is
 //!   refused by the grid reader).
 
+use tcplab_tcp::loss::RecoveryPhase;
 use tcplab_tcp::observe::{Observer, Trigger};
 use tcplab_tcp::rtt::RttSampleEvent;
 use tcplab_tcp::{Segment, SeqNum, TcpConfig, TcpFlags};
@@ -65,6 +71,9 @@ pub struct Episode {
     pub detection: Option<Detection>,
     /// The ACK that advanced SND.UNA past the episode's head, if the capture shows one.
     pub end: Option<SimTime>,
+    /// The episode began inside a recovery (fast recovery or after a timeout): its
+    /// retransmissions are that recovery's, not a new detection (not kept, module doc).
+    pub in_recovery: bool,
 }
 
 impl Episode {
@@ -77,6 +86,7 @@ impl Episode {
             dupack_at: [SimTime(0); MAX_DUPACK_TIMES],
             detection: None,
             end: None,
+            in_recovery: false,
         }
     }
 
@@ -191,6 +201,7 @@ impl Recorder {
                 self.note_sample(RttSampleEvent { now, rtt, snd_una: self.obs.snd_una(), snd_nxt: self.obs.snd_nxt() });
             }
             self.close_episode(Some(now));
+            self.open.in_recovery = matches!(self.obs.phase(), RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. });
         }
         self.note_timer();
     }
@@ -199,6 +210,9 @@ impl Recorder {
         let mut ep = std::mem::replace(&mut self.open, Episode::new());
         ep.end = end;
         let Some(start) = ep.timer_start else { return };
+        if ep.in_recovery {
+            return;
+        }
         let quiet = ep.dupacks == 0 && ep.detection.is_none();
         let short = end.is_some_and(|e| e.saturating_since(start) < self.floor);
         if quiet && (short || end.is_none()) {
