@@ -59,6 +59,8 @@ fn a_smaller_min_rto_detects_timeouts_sooner() {
     assert!(sooner < 0.0, "min RTO 200 ms: {sooner}");
     assert!(later > 0.0, "min RTO 3 s: {later}");
     assert!(w.rows.iter().filter(|r| r.point == 0).map(|r| r.delta_s).sum::<f64>() < 0.0);
+    // Best-Case: the needed timeouts waited ~1 s on a path whose RTT is ~45 ms.
+    assert!(w.rows.iter().filter(|r| r.point == 0).map(|r| r.conn.best_case_s).sum::<f64>() < -0.5);
 }
 
 /// 3 s delay spikes make the 1 s-minimum timer fire spuriously; a 5 s minimum RTO outlasts
@@ -70,4 +72,6 @@ fn a_timer_longer_than_the_delay_spikes_avoids_their_spurious_timeouts() {
     let caused: u32 = w.rows.iter().map(|r| r.effects.spurious_rto_caused).sum();
     assert!(avoided > 0, "no spurious timeout avoided");
     assert_eq!(caused, 0);
+    // Best-Case: each spurious timeout avoided saves R(x) RTTs.
+    assert!(w.rows.iter().map(|r| r.conn.best_case_s).sum::<f64>() < 0.0);
 }

@@ -97,11 +97,21 @@ impl Episode {
     }
 }
 
+/// A retransmission timer expiry of the captured sender (any episode, recoveries included):
+/// the retransmission it sent and the flight when it fired (003 §V-A-3 counts every one).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Expiry {
+    pub at: SimTime,
+    pub frame: u64,
+    pub flight_bytes: u64,
+}
+
 /// One data direction's record.
 #[derive(Clone, Debug)]
 pub struct DirTrace {
     pub inputs: Vec<EstimatorInput>,
     pub episodes: Vec<Episode>,
+    pub expiries: Vec<Expiry>,
     pub smss: u64,
     /// RTT samples taken: count, sum, max (the connection's mean and maximum RTT).
     pub samples: u64,
@@ -133,7 +143,7 @@ impl Recorder {
             obs: Observer::new(cfg, first_seq, sack, ts),
             floor,
             open: Episode::new(),
-            trace: DirTrace { inputs: Vec::new(), episodes: Vec::new(), smss: u64::from(cfg.mss.max(1)), samples: 0, sample_sum_ns: 0, sample_max_ns: 0 },
+            trace: DirTrace { inputs: Vec::new(), episodes: Vec::new(), expiries: Vec::new(), smss: u64::from(cfg.mss.max(1)), samples: 0, sample_sum_ns: 0, sample_max_ns: 0 },
         }
     }
 
@@ -168,6 +178,7 @@ impl Recorder {
     /// A data segment as the capture shows it.
     pub fn on_data(&mut self, now: SimTime, frame: u64, seq: SeqNum, len: u32, fin: bool) {
         let backoff = self.obs.rtt().backoff();
+        let flight = self.flight();
         let ex = self.obs.on_transmit(now, seq, len, fin);
         if let Some(ex) = ex {
             if self.open.detection.is_none() && self.open.timer_start.is_some() {
@@ -176,6 +187,7 @@ impl Recorder {
         }
         if self.obs.rtt().backoff() > backoff {
             self.trace.inputs.push(EstimatorInput::Backoff);
+            self.trace.expiries.push(Expiry { at: now, frame, flight_bytes: flight });
         }
         self.trace.smss = self.obs.smss();
         self.note_timer();
