@@ -190,8 +190,13 @@ def corpus(paths: int, flows: int, *, workers: int | None = 0, seed: int = SEED,
 
         client, cluster = _client(workers, None)
         try:
+            from dask.distributed import as_completed
+
             futs = client.map(run_path, [o for o, _ in jobs], [i for _, i in jobs], [flows] * len(jobs), [seed] * len(jobs), pure=False)
-            parts = client.gather(futs)
+            for _ in as_completed(futs):
+                if progress is not None:
+                    progress.update(1)
+            parts = client.gather(futs)  # in job order, whatever order they finished in
         finally:
             client.close()
             if cluster is not None:
@@ -233,7 +238,9 @@ def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
             "retransmission are counted. Figures are in `whatif/`."
         ),
     )
-    tables = corpus(paths, flows, workers=0, progress=progress)
+    # The full corpus runs on the sweep engine's Dask cluster (one worker per core); --quick
+    # in this process (a cluster's start-up would dominate).
+    tables = corpus(paths, flows, workers=0 if quick else None, progress=progress)
     wi, rx, conns = _lossy(tables)
     wdir = Path(out) / "whatif"
     stats = write_report(wdir, rx, wi, title="(simulated corpus)")

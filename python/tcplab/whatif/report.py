@@ -107,8 +107,12 @@ def select(wi, model: str, **vary) -> tuple[Any, str]:
     want = {k: v for k, v in own.items() if k != "D"}
     want.update({k: v for k, v in vary.items() if k != "D"})
     note = ""
-    avail = sorted(set(g["min_rto_ms"]))
-    if "min_rto_ms" not in vary and want["min_rto_ms"] not in avail and avail:
+    # The minimum RTOs the RTO grid crossed with the other parameters (the D and Smart rows
+    # carry the model's own, which the RTO grid may not list).
+    rto_rows = g[_str(g, "grid_set") == "rto"]
+    avail = sorted(set((rto_rows if not rto_rows.empty else g)["min_rto_ms"]))
+    varies_rto = any(k in vary for k in ("a", "b", "m", "k", "min_rto_ms"))
+    if varies_rto and "min_rto_ms" not in vary and want["min_rto_ms"] not in avail and avail:
         near = min(avail, key=lambda v: abs(v - want["min_rto_ms"]))
         note = f"{model}: minRTO {want['min_rto_ms']:g} ms is not in the grid; {near:g} ms used"
         want["min_rto_ms"] = near
@@ -136,10 +140,11 @@ def table_v(retx, wi):
         rm = r[r["model"] == model]
         total = int(t4.loc[model, "total"]) if model in t4.index else 0
         pct = (lambda v: 100.0 * v / total if total else float("nan"))
-        to_fr = int(lo["rto_to_fr"].sum() - lo["fr_to_rto"].sum())
-        caused = int(lo["spurious_fr_caused"].sum() - lo["spurious_fr_avoided"].sum())
-        to_rto = int(hi["fr_to_rto"].sum() - hi["rto_to_fr"].sum())
-        avoided = int(hi["spurious_fr_avoided"].sum() - hi["spurious_fr_caused"].sum())
+        tot = lambda df, c: int(df[c].astype("int64").sum())  # noqa: E731 (uint32 columns: no wrap-around)
+        to_fr = tot(lo, "rto_to_fr") - tot(lo, "fr_to_rto")
+        caused = tot(lo, "spurious_fr_caused") - tot(lo, "spurious_fr_avoided")
+        to_rto = tot(hi, "fr_to_rto") - tot(hi, "rto_to_fr")
+        avoided = tot(hi, "spurious_fr_avoided") - tot(hi, "spurious_fr_caused")
         rows.append({
             "model": model, "D_model": own["D"], "D_low": low,
             "frr": int(rm["cause"].isin(["fast_retransmit", "sack_recovery"]).sum()), "rto": int((rm["cause"] == "rto").sum()),
@@ -211,8 +216,11 @@ def _log_limits(ax, values) -> None:
     v = np.asarray([x for x in values if x is not None], dtype=float)
     v = v[np.isfinite(v) & (v > 0)]
     lo, hi = (float(v.min()), float(v.max())) if len(v) else (0.1, 10.0)
+    from matplotlib.ticker import NullFormatter
+
     ax.set_xscale("log")
     ax.set_xlim(lo / 2, hi * 2)
+    ax.xaxis.set_minor_formatter(NullFormatter())  # labelled decades only (no overlapping minor labels)
 
 
 def _bestcase_axes(ax, title, xs=()):
