@@ -286,7 +286,9 @@ def check(scenario: Path, overrides) -> None:
 @main.command()
 @click.argument("results", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--flow", type=int, default=0, show_default=True, help="Flow id to draw.")
+@click.option("--flow", type=int, default=None, help="Run: the flow id to draw (default 0).")
+@click.option("--conn", type=int, default=None,
+              help="Analysis: the connection id to draw (default: the one with most retransmissions).")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
 @click.option("--start", type=float, default=None, help="Start of the time axis (s).")
@@ -294,8 +296,10 @@ def check(scenario: Path, overrides) -> None:
 @click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
 @click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
 @_user_errors
-def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_key) -> None:
-    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory.
+def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_key) -> None:
+    """Draw one flow of a run's RESULTS directory (time-sequence, window trace, RTT/RTO), or
+    one connection of a `tcplab analyze` directory (time-sequence with SACK blocks and
+    retransmissions by cause and verdict, RTT/RTO).
 
     `tcplab plot sweep DIR --metric M --x KEY -o IMG`: a metric of a sweep against one swept
     key, with 95 % confidence bands, one series per combination of the other keys."""
@@ -309,9 +313,19 @@ def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_k
         plot_sweep(sweep_dir, metric, x_key, out)
         click.echo(f"wrote {out}")
         return
+    from .plot.capture import is_analysis_dir, plot_capture
+
+    if is_analysis_dir(results):
+        if flow is not None:
+            raise click.UsageError(f"{results} is an analysis: choose a connection with --conn, not --flow")
+        _, what = plot_capture(results, out, conn, t_start=start, t_end=end)
+        click.echo(f"wrote {out} ({what})")
+        return
+    if conn is not None:
+        raise click.UsageError(f"{results} is not an analysis directory: --conn is for `tcplab analyze` output")
     from .plot import plot_flow
 
-    plot_flow(results, flow, out, t_start=start, t_end=end)
+    plot_flow(results, 0 if flow is None else flow, out, t_start=start, t_end=end)
     click.echo(f"wrote {out}")
 
 

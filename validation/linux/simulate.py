@@ -18,8 +18,11 @@ bottleneck's one-way delay equal to the forwarder's per direction. The same impa
   with ``drop_nth`` as they are;
 - ``spikes`` become ``delay_spikes`` at the same times (the real forwarder's clock starts at
   the SYN, the simulated flow starts at 0 with its SYN);
-- ``reorder_seg`` has no deterministic counterpart in the simulator (its reordering is the
-  netem-like random model): such a scenario is not simulated, and the report says so.
+- ``reorder_seg`` (the original of segment i delayed by d) becomes the simulator's
+  deterministic reordering on the bottleneck's data direction, ``reorder_ab = { flow = 0,
+  nth = [...], extra = "d" }`` (``sim::reorder``, counted as drop_nth counts), its occurrence
+  numbers found by the same iteration as the drops'. One ``extra`` per direction: the
+  scenario's delays must all be equal.
 - sysctls: tcp_sack -> ``sack``, tcp_timestamps -> ``timestamps`` (and the MSS: 1448 with
   timestamps, 1460 without, so both send 1500-byte packets); route ``rto_min`` -> ``min_rto``,
   ``initcwnd`` -> ``initial_window``;
@@ -93,7 +96,7 @@ def mapped_sysctls(sc: Scenario, keys: set[str]) -> tuple[list[str], list[str]]:
     return lines, unmapped
 
 
-def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = ()) -> str:
+def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = (), reorder_nth: list[int] = ()) -> str:
     ctl = sc.sysctls()
     lines = [
         f'name = "linux-{sc.name}"',
@@ -121,6 +124,12 @@ def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = ()) -> str:
               f'delay = "{sc.delay_ms}ms"', f'queue = "{sc.queue_pkts}pkt"']
     if drop_nth:
         lines.append(f'loss_ab = {{ model = "drop_nth", flow = 0, nth = {sorted(set(drop_nth))} }}')
+    if reorder_nth:
+        delays = {d for _, d in sc.reorder_seg}
+        if len(delays) != 1:
+            raise ValueError(f"{sc.name}: reorder_seg with different delays is not expressible per link")
+        ms = round(delays.pop() * 1000, 6)
+        lines.append(f'reorder_ab = {{ flow = 0, nth = {sorted(set(reorder_nth))}, extra = "{ms}ms" }}')
     if sc.spikes:
         dirs = {d for _, _, d in sc.spikes}
         if len(dirs) != 1:
@@ -155,15 +164,25 @@ def sender_data_events(out: Path):
 
 def nth_of(sc: Scenario, out: Path) -> list[int]:
     """Occurrence numbers of the drop_seg copies in this simulated run."""
+    return occurrences(out, sc.mss, [tuple(k) for k in sc.drop_seg])
+
+
+def reorder_nth_of(sc: Scenario, out: Path) -> list[int]:
+    """Occurrence numbers of the originals (copy 0) of the reorder_seg segments."""
+    return occurrences(out, sc.mss, [(i, 0) for i, _ in sc.reorder_seg])
+
+
+def occurrences(out: Path, mss: int, keys: list[tuple[int, int]]) -> list[int]:
+    """Occurrence numbers (1-based, data packets in send order) of the (segment, copy) keys."""
     ev = sender_data_events(out)
     from forwarder import segment_copies  # the forwarder's own counting, so both agree
 
     copies: dict[int, int] = {}
     where: dict[tuple[int, int], int] = {}
     for n, (seq, ln) in enumerate(zip(ev["seq"].astype("int64"), ev["len"].astype("int64")), start=1):
-        for key in segment_copies(int(seq), int(ln), sc.mss, copies):
+        for key in segment_copies(int(seq), int(ln), mss, copies):
             where.setdefault(key, n)
-    return sorted({where[k] for k in map(tuple, sc.drop_seg) if k in where})
+    return sorted({where[k] for k in keys if k in where})
 
 
 def summarise(sc: Scenario, out: Path, drop_nth: list[int], passes: int) -> dict:
@@ -208,10 +227,6 @@ def summarise(sc: Scenario, out: Path, drop_nth: list[int], passes: int) -> dict
 def simulate(sc: Scenario, d: Path) -> dict:
     sim = d / "sim"
     sim.mkdir(parents=True, exist_ok=True)
-    if sc.reorder_seg:
-        res = {"scenario": sc.name, "skipped": "no deterministic per-packet reordering in the simulator"}
-        (sim / "sim.json").write_text(json.dumps(res, indent=1) + "\n")
-        return res
     toml = sim / "scenario.toml"
     out = sim / "out"
     extra, unmapped = mapped_sysctls(sc, tcp_keys())
@@ -223,18 +238,21 @@ def simulate(sc: Scenario, d: Path) -> dict:
         passes = 1
     else:
         drops = sorted(i for i, c in sc.drop_seg if c == 0)  # first guess: nothing resent before
+        held = sorted(i for i, _ in sc.reorder_seg)
         passes = 0
         while True:
-            toml.write_text(toml_for(sc, drops, extra))
+            toml.write_text(toml_for(sc, drops, extra, held))
             run_sim(toml, out)
             passes += 1
-            found = nth_of(sc, out)
-            if found == drops or passes >= MAX_PASSES:
+            found, found_held = nth_of(sc, out), reorder_nth_of(sc, out)
+            if (found, found_held) == (drops, held) or passes >= MAX_PASSES:
                 break
-            drops = found
-        if found != drops:
-            raise RuntimeError(f"{sc.name}: drop occurrences did not settle in {MAX_PASSES} passes")
+            drops, held = found, found_held
+        if (found, found_held) != (drops, held):
+            raise RuntimeError(f"{sc.name}: drop/reorder occurrences did not settle in {MAX_PASSES} passes")
     res = summarise(sc, out, drops, passes)
+    if sc.reorder_seg and sc.deterministic:
+        res["reorder_nth"] = held
     res["mapped"] = extra
     res["unmapped"] = unmapped
     (sim / "sim.json").write_text(json.dumps(res, indent=1) + "\n")

@@ -266,6 +266,17 @@ impl Connection {
         } else {
             None
         };
+        // Linux tcp_ack_update_rtt (the client's SYN acknowledged in tcp_clean_rtx_queue; the
+        // server's tcp_synack_rtt_meas: "tcp_ack_update_rtt(sk, FLAG_SYN_ACKED, rtt_us, -1L,
+        // rtt_us, &rs)") calls "tcp_update_rtt_min(sk, ca_rtt_us, flag)" with the handshake's
+        // own µs RTT, so RACK.min_RTT (RFC 8985 §6.2 step 1) starts from it: a TLP probe's
+        // RTT is then not "below min_rtt" when the first data ACK was slowed by queueing.
+        // Karn: only from an unretransmitted SYN / SYN-ACK (Linux: `!req->num_retrans`).
+        if !self.handshake_retransmitted {
+            if let Some(t) = self.syn_sent_at {
+                self.snd.rack.on_handshake_rtt(now.saturating_since(t));
+            }
+        }
         if let Some(r) = rtt {
             let (una, nxt) = (self.snd.snd_una, self.snd.snd_nxt);
             self.snd.rtt.on_sample(&crate::rtt::RttSampleEvent { now, rtt: r, snd_una: una, snd_nxt: nxt });
@@ -617,6 +628,11 @@ impl Connection {
     /// The Linux packet counters now (002 L1349–1410), `None` with the RFC sender.
     pub fn linux_counters(&self) -> Option<crate::linux::scoreboard::Counters> {
         self.linux().map(|_| self.snd.linux_counters())
+    }
+    /// The initial window the sender started with, in bytes (its startup policy's choice, or
+    /// Quick-Start's; one SMSS before the connection is established).
+    pub fn initial_cwnd(&self) -> u64 {
+        self.snd.initial_cwnd()
     }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {

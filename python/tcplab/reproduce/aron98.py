@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from ..api import run as tcplab_run
 from .. import scenarios as shipped
 from .common import Report
+from .experiment import QUICK_WORKERS, Experiment, Point, run_experiments, trace_run, values
 
 TITLE = "Aron & Druschel TR98-318: timers, RTO (Fig 6), startup, ssthresh estimation and pacing (Figs 3-10)"
 
@@ -125,21 +125,23 @@ def max_useful_bytes(sc: dict, seconds: float) -> float:
     return _bps(sc["links"][0]["bandwidth"]) / 8 * seconds * mss / (mss + HEADERS)
 
 
-def _delivered(res) -> list[int]:
-    return [f["bytes_delivered"] for f in res.summary["flows"]]
+# ---------------------------------------------------------------------------------------------
+# Measurements (run on the sweep engine's workers; see .experiment)
 
 
-class _Runner:
-    def __init__(self, progress):
-        self.progress = progress
-        self.n = 0
+def measure_delivered(res, point: Point) -> list[dict[str, Any]]:
+    """Per flow: the bytes delivered in order to the receiving application."""
+    return [{"flow": f["id"], "bytes_delivered": f["bytes_delivered"]} for f in res.summary["flows"]]
 
-    def __call__(self, sc: dict, trace: bool = False):
-        res = tcplab_run(sc, trace=trace)
-        self.n += 1
-        if self.progress is not None:
-            self.progress.update(1)
-        return res
+
+def measure_window(res, point: Point) -> list[dict[str, Any]]:
+    """Per flow: bytes delivered, and the timeout delays of the RTOs in ``[start, start + window)``
+    (``point.params``)."""
+    start, window = point.params["start"], point.params["window"]
+    flows = res.summary["flows"]
+    delays = _timeout_delays(res, start, start + window, range(len(flows)))
+    return [{"flow": f["id"], "bytes_delivered": f["bytes_delivered"], "timeout_delays": delays[f["id"]]}
+            for f in flows]
 
 
 def _timeout_delays(res, t0: float, t1: float, flows) -> dict[int, list[float]]:
@@ -171,7 +173,17 @@ def _fmt_mb(v: float) -> str:
 FIG3_PAPER = {1: (6.62, 145.8e3), 5: (19.81, 2.2e6), 10: (30.52, 6.7e6), 20: (56.36, 24.8e6), 30: (68.65, 45.3e6)}
 
 
-def fig3(rep: Report, go: _Runner, quick: bool):
+def fig3_times(quick: bool) -> list[float]:
+    return [1, 5, 10] if quick else [1, 5, 10, 20, 30]
+
+
+def fig3_experiment(quick: bool) -> Experiment:
+    sc = fig1_scenario()
+    return Experiment("fig3", [Point("tcp-lite-500ms", T, scenario=_with(sc, T)) for T in fig3_times(quick)],
+                      measure_delivered)
+
+
+def fig3(rep: Report, data, quick: bool):
     f = rep.figure(
         "fig3", "Fig 3: time vs effective throughput (8 × 100 MB TCP Lite senders, Fig 1 topology)",
         "All eight senders start at t = 0 with the `bsd-lite` profile (500 ms clocks, initial window 1). "
@@ -179,11 +191,9 @@ def fig3(rep: Report, go: _Runner, quick: bool):
         "deterministic too). `avg_data_MB` is the data delivered per sender (10^6 B).",
     )
     sc = fig1_scenario()
-    times = [1, 5, 10] if quick else [1, 5, 10, 20, 30]
     xs, ours = [], []
-    for T in times:
-        res = go(_with(sc, T))
-        d = _delivered(res)
+    for T in fig3_times(quick):
+        d = values(data["fig3"], "bytes_delivered", x=T)
         eff = 100 * sum(d) / max_useful_bytes(sc, T)
         p_eff, p_avg = FIG3_PAPER[T]
         f.add("tcp-lite-500ms", T, "eff_throughput_pct", round(eff, 2), p_eff)
@@ -214,10 +224,13 @@ def fig3(rep: Report, go: _Runner, quick: bool):
 # Figs 4-5
 
 
-def fig45(rep: Report, go: _Runner, quick: bool):
-    sc = fig1_scenario()
+def _fig45_point(quick: bool) -> Point:
     T = 10 if quick else 30
-    res = go(_with(sc, T), trace=True)
+    return Point("S1..S8", T, scenario=_with(fig1_scenario(), T))
+
+
+def measure_fig45(res, point: Point) -> list[dict[str, Any]]:
+    """Per flow: the times of the events 000 §3 narrates (``FIG45_METRICS``)."""
     ev, ts = res.events, res.timeseries
     kind = ev["kind"].astype(str)
     t = ev["t_ns"].to_numpy() / 1e9
@@ -227,13 +240,8 @@ def fig45(rep: Report, go: _Runner, quick: bool):
         v = t[mask & (t > after)]
         return float(v.min()) if len(v) else float("nan")
 
-    f4 = rep.figure(
-        "fig4", f"Figs 4–5: trace of a TCP Lite transfer over the Fig 1 topology ({T} s)",
-        "Flow S1 of the Fig 3 set-up. Times of the events the paper's §3 narrates, for S1 "
-        "(`series` = S1) and the mean over the eight senders (`series` = mean of 8).",
-    )
-    metrics = {}
-    for flow in range(8):
+    rows = []
+    for flow in range(len(res.summary["flows"])):
         m = fl == flow
         est = first(m & (kind == "established").to_numpy())
         drop = first(m & (kind == "packet_dropped").to_numpy())
@@ -250,8 +258,20 @@ def fig45(rep: Report, go: _Runner, quick: bool):
         ca_t = float(ca.min()) if len(ca) else float("nan")
         fr = first(m & (kind == "segment_retransmitted").to_numpy() & (ev["cause"].astype(str) == "fast_retransmit").to_numpy(),
                    after=ca_t if not math.isnan(ca_t) else 0)
-        metrics[flow] = {"established_s": est, "first_drop_s": drop, "first_rto_s": rto, "idle_before_rto_s": idle,
-                         "congestion_avoidance_s": ca_t, "next_fast_retransmit_s": fr}
+        rows.append({"flow": flow, "established_s": est, "first_drop_s": drop, "first_rto_s": rto,
+                     "idle_before_rto_s": float(idle), "congestion_avoidance_s": ca_t, "next_fast_retransmit_s": fr})
+    return rows
+
+
+def fig45(rep: Report, data, quick: bool):
+    T = 10 if quick else 30
+    df = data["fig45"]
+    metrics = {int(r["flow"]): r for r in df.to_dict("records")}
+    f4 = rep.figure(
+        "fig4", f"Figs 4–5: trace of a TCP Lite transfer over the Fig 1 topology ({T} s)",
+        "Flow S1 of the Fig 3 set-up. Times of the events the paper's §3 narrates, for S1 "
+        "(`series` = S1) and the mean over the eight senders (`series` = mean of 8).",
+    )
     paper = {"established_s": 0.06, "first_drop_s": 1.2, "first_rto_s": 2.8, "idle_before_rto_s": 1.6,
              "congestion_avoidance_s": 3.4, "next_fast_retransmit_s": 26.5}
     for k, p in paper.items():
@@ -270,6 +290,9 @@ def fig45(rep: Report, go: _Runner, quick: bool):
             "paper because our slow start is faster (see Fig 3). The next fast retransmit comes at 17.1 s, not "
             "26.5 s: when the pipe overflows depends on the windows all eight senders reach in congestion "
             "avoidance after the timeout, which started from different ssthresh values.")
+    # The picture needs the whole trace: the same run once more, traced, in the driver.
+    exp = next(e for e in data.experiments if e.name == "fig45")
+    res = trace_run(exp, exp.points[0])
     f4.plot(_appendix_a_plot(res, 0, 0, T, f"S1, TCP Lite, Fig 1 topology, 0–{T} s"))
     f5 = rep.figure("fig5", "Fig 5: slow start in TCP Lite (first 4 s of the Fig 4 trace)",
                     "The same run, first 4 seconds.")
@@ -378,21 +401,24 @@ def fig6(rep: Report):
 # Figs 7-8
 
 
-def _join_experiment(go: _Runner, sc: dict, variant_tcp: dict, joiner: int, start: float, window: float):
-    """Run the scenario up to `start` (untraced) and to `start + window` (traced); return the
-    bytes delivered in the window, per flow, and the timeout delays in the window."""
-    s = _with(sc, tcp=variant_tcp)
-    s["flows"][joiner]["start"] = f"{round(start * 1000)}ms"
-    # Up to `start` the joiner has sent nothing: run without it (a flow must start before the
-    # end of a run) and count 0 for it.
-    pre = copy.deepcopy(s)
-    del pre["flows"][joiner]
-    before = _delivered(go(_with(pre, start)))
-    before.insert(joiner, 0)
-    res = go(_with(s, start + window), trace=True)
-    after = _delivered(res)
-    delays = _timeout_delays(res, start, start + window, range(len(s["flows"])))
-    return [a - b for a, b in zip(after, before)], delays
+def _timer_experiments(key: str, sc: dict, joiner: int, base_start: float, window: float,
+                       phases: list[float]) -> list[Experiment]:
+    """Per timer variant and phase φ, two runs: up to ``start = base_start + φ`` (untraced) and
+    to ``start + window`` (traced); the data of the window is their difference, per flow. Up to
+    ``start`` the joiner has sent nothing: that run is without it (a flow must start before the
+    end of a run) and counts 0 for it."""
+    before, win = [], []
+    for name, tcp in TIMER_VARIANTS.items():
+        for ph in phases:
+            start = base_start + ph
+            s = _with(sc, tcp=tcp)
+            s["flows"][joiner]["start"] = f"{round(start * 1000)}ms"
+            pre = copy.deepcopy(s)
+            del pre["flows"][joiner]
+            before.append(Point(name, ph, scenario=_with(pre, start)))
+            win.append(Point(name, ph, scenario=_with(s, start + window), params={"start": start, "window": window}))
+    return [Experiment(f"{key}.before", before, measure_delivered),
+            Experiment(f"{key}.window", win, measure_window, trace=True)]
 
 
 FIG7_PAPER = {
@@ -410,19 +436,23 @@ FIG8_PAPER = {
 }
 
 
-def _timer_figure(rep, go, key, title, description, sc, joiner, base_start, window, phases, paper, big: bool):
+def _timer_figure(rep, frames, key, title, description, sc, joiner, window, phases, paper, big: bool):
     f = rep.figure(key, title, description)
     results = {}
-    for name, tcp in TIMER_VARIANTS.items():
+    before, win = frames[f"{key}.before"], frames[f"{key}.window"]
+    for name in TIMER_VARIANTS:
         data, delays, with_to, maxd = [], [], [], []
         for ph in phases:
-            d, dl = _join_experiment(go, sc, tcp, joiner, base_start + ph, window)
-            data.append(sum(d))
-            flat = [x for v in dl.values() for x in v]
+            b = values(before, "bytes_delivered", series=name, x=ph)
+            b.insert(joiner, 0)
+            after = values(win, "bytes_delivered", series=name, x=ph)
+            dl = [list(v) for v in values(win, "timeout_delays", series=name, x=ph)]
+            data.append(sum(a - b0 for a, b0 in zip(after, b)))
+            flat = [x for v in dl for x in v]
             delays += flat
             maxd += flat
             # senders other than the joiner that timed out (Fig 8: "6 out of the 7 senders")
-            others = [fl for fl, v in dl.items() if v and (not big or fl != joiner)]
+            others = [fl for fl, v in enumerate(dl) if v and (not big or fl != joiner)]
             with_to.append(len(others))
         results[name] = {
             "data": float(np.mean(data)),
@@ -471,17 +501,22 @@ def _timer_figure(rep, go, key, title, description, sc, joiner, base_start, wind
     return f, results
 
 
-def fig7(rep: Report, go: _Runner, quick: bool, runs: int | None):
+def fig7_setup(quick: bool, runs: int | None):
+    """(scenario, joiner, start, window, phases) of Fig 7."""
     n = runs or (2 if quick else 10)
-    phases = [i * 0.5 / n for i in range(n)]
-    sc = fig2_scenario()
+    return fig2_scenario(), 1, 15.0, 5.0, [i * 0.5 / n for i in range(n)]
+
+
+def fig7(rep: Report, data, quick: bool, runs: int | None):
+    sc, joiner, start, window, phases = fig7_setup(quick, runs)
+    n = len(phases)
     f, r = _timer_figure(
-        rep, go, "fig7", "Fig 7: low bandwidth-delay network — S2 joins S1 (5 s after S2 starts)",
+        rep, data, "fig7", "Fig 7: low bandwidth-delay network — S2 joins S1 (5 s after S2 starts)",
         "Fig 2 topology, 100 ms RTT, 1.5 Mb/s, 20-packet buffers. S1 sends from 0 s; S2 starts at 15 s + φ; "
         "data transferred by both in the next 5 s. Runs differ only in φ (the phase of S2's start against "
         f"the 500 ms clock ticks): {n} values of φ evenly spread over one tick, averaged. Timeout delay = "
         "time from a sender's previous transmission to its RTO (000 §3.1). Both senders use the variant.",
-        sc, 1, 15.0, 5.0, phases, FIG7_PAPER, big=False)
+        sc, joiner, window, phases, FIG7_PAPER, big=False)
     f.note("Paper (§5.1.1): both S1 and S2 time out; average timeout delay nearly 2 s with orig-timer, always < 1 s "
            "with prop-timer (the paper column holds that bound as max_timeout_delay_s = 1.0), 1.5 s with "
            "Brakmo-Peterson; prop-timer transfers about 170 KB more, 44 % → 66 %; Brakmo-Peterson 55 %.")
@@ -494,19 +529,24 @@ def fig7(rep: Report, go: _Runner, quick: bool, runs: int | None):
     return r
 
 
-def fig8(rep: Report, go: _Runner, quick: bool, runs: int | None):
+def fig8_setup(quick: bool, runs: int | None):
+    """(scenario, joiner, start, window, phases) of Fig 8."""
     n = runs or (1 if quick else 8)
-    phases = [i * 0.5 / n for i in range(n)]
     sc = fig1_scenario()
     for fl in sc["flows"]:
         fl["size"] = "unlimited"
-    start = 20.0 if quick else 50.0
+    return sc, 7, 20.0 if quick else 50.0, 5.0, [i * 0.5 / n for i in range(n)]
+
+
+def fig8(rep: Report, data, quick: bool, runs: int | None):
+    sc, joiner, start, window, phases = fig8_setup(quick, runs)
+    n = len(phases)
     f, r = _timer_figure(
-        rep, go, "fig8", f"Fig 8: high bandwidth-delay network — S8 joins S1..S7 (5 s after S8 starts at {start:g} s)",
+        rep, data, "fig8", f"Fig 8: high bandwidth-delay network — S8 joins S1..S7 (5 s after S8 starts at {start:g} s)",
         "Fig 1 topology, S1..S7 send without limit from 0 s, S8 starts at "
         f"{start:g} s + φ ({n} phases over one 500 ms tick, averaged); data transferred by all senders in the "
         "next 5 s. `senders_with_timeout` counts S1..S7 only (paper: \"6 out of the 7 senders experienced a "
-        "timeout\").", sc, 7, start, 5.0, phases, FIG8_PAPER, big=True)
+        "timeout\").", sc, joiner, window, phases, FIG8_PAPER, big=True)
     f.note("Paper (§5.1.2): 6 of 7 senders time out; average timeout delay about 1.5 s (orig), about 700 ms and "
            "always < 1 s (prop), about 950 ms (Brakmo-Peterson); prop transfers about 1.5 MB more; less than "
            "20 MB in the 5 s, about 20 % utilisation (the paper's effective-throughput and data rows are "
@@ -526,49 +566,72 @@ def fig8(rep: Report, go: _Runner, quick: bool, runs: int | None):
 # Figs 9-10
 
 
-def _startup_figure(rep, go, key, title, description, sc, variants, times):
+def _startup_experiments(key: str, sc: dict, variants: list[str], times: list[float],
+                         estimate_T: float) -> list[Experiment]:
+    """Effective throughput per variant and simulation time; and, traced, the ssthresh estimates
+    of prop-Lite-500ms at ``estimate_T``."""
+    pts = [Point(v, T, scenario=_with(sc, T, tcp=STARTUP_VARIANTS[v])) for v in variants for T in times]
+    est = Point("prop-Lite-500ms", estimate_T, scenario=_with(sc, estimate_T, tcp=STARTUP_VARIANTS["prop-Lite-500ms"]))
+    return [Experiment(key, pts, measure_delivered),
+            Experiment(f"{key}.estimates", [est], measure_ssthresh, trace=True)]
+
+
+def _startup_figure(rep, frames, key, title, description, sc, variants, times):
     f = rep.figure(key, title, description)
     eff: dict[str, dict[float, float]] = {v: {} for v in variants}
     for v in variants:
         for T in times:
-            res = go(_with(sc, T, tcp=STARTUP_VARIANTS[v]))
-            eff[v][T] = 100 * sum(_delivered(res)) / max_useful_bytes(sc, T)
+            eff[v][T] = 100 * sum(values(frames[key], "bytes_delivered", series=v, x=T)) / max_useful_bytes(sc, T)
             f.add(v, T, "eff_throughput_pct", round(eff[v][T], 2))
     _line_plot(f, {v: (times, [eff[v][T] for T in times]) for v in variants}, "simulation time (s)",
                "effective throughput (%)", logx=True)
     return f, eff
 
 
-def _ssthresh_estimates(go: _Runner, sc: dict, variant: str, T: float) -> list[float]:
+def measure_ssthresh(res, point: Point) -> list[dict[str, Any]]:
     """Per flow, the ssthresh the estimator left before the flow's first retransmission
     (bytes; NaN if it made none)."""
-    res = go(_with(sc, T, tcp=STARTUP_VARIANTS[variant]), trace=True)
     ev, ts = res.events, res.timeseries
     kind = ev["kind"].astype(str)
     out = []
-    for flow in range(len(sc["flows"])):
+    for flow in range(len(res.summary["flows"])):
         rx = ev[(ev["flow"] == flow) & kind.isin(["segment_retransmitted", "rto_fired"])]["t_ns"]
         end = rx.min() if len(rx) else np.inf
         f = ts[(ts["flow"] == flow) & (ts["t_ns"] < end)]
         ss = f["ssthresh"].to_numpy().astype(float)
         ss = ss[ss < 2**50]
-        out.append(float(ss[-1]) if len(ss) else float("nan"))
+        out.append({"flow": flow, "ssthresh_estimate": float(ss[-1]) if len(ss) else float("nan")})
     return out
 
 
-def _estimate_rows(f, go, sc, T, bdp_paper_kb: float, per_sender_bdp: float):
-    est = _ssthresh_estimates(go, sc, "prop-Lite-500ms", T)
+def _estimate_rows(f, frames, key, T, bdp_paper_kb: float, per_sender_bdp: float):
+    est = values(frames[f"{key}.estimates"], "ssthresh_estimate")
     vals = [e for e in est if not math.isnan(e)]
     f.add("prop-Lite-500ms", T, "ssthresh_estimate_KB", round(float(np.mean(vals)) / 1e3, 1) if vals else None)
     f.add("path", "", "bdp_per_sender_KB", round(per_sender_bdp / 1e3, 1), bdp_paper_kb)
     return vals
 
 
-def fig9(rep: Report, go: _Runner, quick: bool):
-    times = [2, 5, 20] if quick else [1, 2, 3, 5, 10, 20, 30, 40]
-    variants = ["orig-Lite-500ms", "prop-Lite-500ms", "prop-Lite-10ms"]
+FIG9_VARIANTS = ["orig-Lite-500ms", "prop-Lite-500ms", "prop-Lite-10ms"]
+FIG10_VARIANTS = ["orig-Lite-500ms", "prop-Lite-500ms", "prop-Lite-10ms", "prop-Lite-2ms"]
+#: Simulation times of the ssthresh-estimate rows of Figs 9 and 10.
+FIG9_ESTIMATE_T = 10.0
+FIG10_ESTIMATE_T = 1.0
+
+
+def fig9_times(quick: bool) -> list[float]:
+    return [2, 5, 20] if quick else [1, 2, 3, 5, 10, 20, 30, 40]
+
+
+def fig10_times(quick: bool) -> list[float]:
+    return [0.7, 1, 3] if quick else [0.7, 1, 2, 3, 5, 10, 20]
+
+
+def fig9(rep: Report, data, quick: bool):
+    times = fig9_times(quick)
+    variants = FIG9_VARIANTS
     f, eff = _startup_figure(
-        rep, go, "fig9", "Fig 9: satellite network — effective throughput vs simulation time",
+        rep, data, "fig9", "Fig 9: satellite network — effective throughput vs simulation time",
         "Fig 2 topology with 580 ms RTT, 70-packet buffers, 512-byte packets (MSS 472), 512 KB window, one "
         "transfer S1→D1. All curves use the §4.2.1 initial window (4 segments). One deterministic run per point.",
         satellite_scenario(), variants, times)
@@ -579,9 +642,8 @@ def fig9(rep: Report, go: _Runner, quick: bool):
             f.add("prop-Lite-500ms/orig-Lite-500ms", T, "ratio", round(p5[T] / o[T], 2), 5)
         if T < 5:
             f.add("prop-Lite-10ms/prop-Lite-500ms", T, "ratio", round(p10[T] / p5[T], 2), 5)
-    sat = satellite_scenario()
     # 1.5 Mb/s × 580 ms; the paper: "a high bandwidth delay path of size 116KB".
-    _estimate_rows(f, go, sat, 10.0, 116, 1.5e6 / 8 * 0.58)
+    _estimate_rows(f, data, "fig9", FIG9_ESTIMATE_T, 116, 1.5e6 / 8 * 0.58)
     f.note("Paper (§5.2.1): orig-Lite reaches at most 18 % in the time shown (multiple window decreases, then an "
            "expensive timeout); prop-Lite-500ms ≈ 5× orig for simulations longer than 20 s, \"primarily due to the "
            "ssthresh estimation\" (\"pacing is not effective due to the large value of clock granularity\"); "
@@ -595,11 +657,11 @@ def fig9(rep: Report, go: _Runner, quick: bool):
     return eff
 
 
-def fig10(rep: Report, go: _Runner, quick: bool):
-    times = [0.7, 1, 3] if quick else [0.7, 1, 2, 3, 5, 10, 20]
-    variants = ["orig-Lite-500ms", "prop-Lite-500ms", "prop-Lite-10ms", "prop-Lite-2ms"]
+def fig10(rep: Report, data, quick: bool):
+    times = fig10_times(quick)
+    variants = FIG10_VARIANTS
     f, eff = _startup_figure(
-        rep, go, "fig10", "Fig 10: high speed WAN, 8 competing transfers — effective throughput vs simulation time",
+        rep, data, "fig10", "Fig 10: high speed WAN, 8 competing transfers — effective throughput vs simulation time",
         "Fig 1 topology, eight 100 MB transfers from t = 0. All curves use the §4.2.1 initial window "
         "(3 segments). One deterministic run per point.", fig1_scenario(), variants, times)
     o, p5, p10, p2 = (eff[v] for v in variants)
@@ -610,7 +672,7 @@ def fig10(rep: Report, go: _Runner, quick: bool):
     f.add("prop-Lite-2ms/prop-Lite-500ms", 0.7, "ratio", round(p2[0.7] / p5[0.7], 2), 1.85)
     # 155 Mb/s × 60 ms / 8 senders; the paper (§3.3): "145KB (this is the pipe size available to
     # a sender if we assume that the bandwidth is distributed fairly amongst all 8 senders)".
-    _estimate_rows(f, go, fig1_scenario(), 1.0, 145, 155e6 / 8 * 0.06 / 8)
+    _estimate_rows(f, data, "fig10", FIG10_ESTIMATE_T, 145, 155e6 / 8 * 0.06 / 8)
     f.note("Paper (§5.2.2): ssthresh estimation gives nearly a 10-fold increase over orig-Lite for simulation times "
            "below 5 s; slow start ends after 0.7 s; \"in this period\" pacing on a 10 ms clock adds 20 % and on a "
            "2 ms clock 85 % over prop-Lite-500ms (compared here at a 0.7 s simulation time).")
@@ -651,6 +713,26 @@ def _line_plot(f, series: dict, xlabel: str, ylabel: str, logx: bool = False):
 # ---------------------------------------------------------------------------------------------
 
 
+def experiments(quick: bool, runs: int | None) -> list[Experiment]:
+    """Every simulation of the reproduction (Fig 6 needs none: it feeds the paper's samples to
+    the estimators)."""
+    exps = [fig3_experiment(quick), Experiment("fig45", [_fig45_point(quick)], measure_fig45, trace=True)]
+    for key, setup in (("fig7", fig7_setup), ("fig8", fig8_setup)):
+        sc, joiner, start, window, phases = setup(quick, runs)
+        exps += _timer_experiments(key, sc, joiner, start, window, phases)
+    exps += _startup_experiments("fig9", satellite_scenario(), FIG9_VARIANTS, fig9_times(quick), FIG9_ESTIMATE_T)
+    exps += _startup_experiments("fig10", fig1_scenario(), FIG10_VARIANTS, fig10_times(quick), FIG10_ESTIMATE_T)
+    return exps
+
+
+class _Data(dict):
+    """The experiments' frames by name, and the experiments themselves (for a traced re-run)."""
+
+    def __init__(self, frames, experiments: list[Experiment]):
+        super().__init__(frames)
+        self.experiments = experiments
+
+
 def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
     import matplotlib
 
@@ -664,14 +746,15 @@ def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
                "(prop-Lite). TCP Lite's loss recovery is Reno (`recovery = \"reno\"`: a partial ACK ends fast "
                "recovery), overriding the scenario files' `newreno`. Effective throughput = bytes delivered / (bottleneck rate × time × MSS/(MSS+40))."),
     )
-    go = _Runner(progress)
-    fig3(rep, go, quick)
-    fig45(rep, go, quick)
+    exps = experiments(quick, runs)
+    data = _Data(run_experiments(exps, out, progress=progress, workers=QUICK_WORKERS if quick else None), exps)
+    fig3(rep, data, quick)
+    fig45(rep, data, quick)
     fig6(rep)
-    fig7(rep, go, quick, runs)
-    fig8(rep, go, quick, runs)
-    fig9(rep, go, quick)
-    fig10(rep, go, quick)
+    fig7(rep, data, quick, runs)
+    fig8(rep, data, quick, runs)
+    fig9(rep, data, quick)
+    fig10(rep, data, quick)
     import matplotlib.pyplot as plt
 
     plt.close("all")

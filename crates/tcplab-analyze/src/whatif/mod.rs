@@ -112,7 +112,8 @@ impl WhatIf {
         crate::output::retransmissions_table(&self.retransmissions, &self.captures)
     }
     pub fn connections_table(&self) -> tcplab_record::Table {
-        crate::output::connections_table(&self.connections, &self.captures)
+        // What-if replays the one model it was given: every connection's model is forced.
+        crate::output::connections_table(&self.connections, &self.captures, self.models.first().map(|m| m.0.as_str()))
     }
 }
 

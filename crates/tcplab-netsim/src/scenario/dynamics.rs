@@ -5,7 +5,7 @@
 use super::link::RawLink;
 use super::values::{describe, one_line_msg, prob, quantity_text, unquote_number, Bw, Dur, R};
 use super::{Ctx, P};
-use crate::spec::{DelaySpikeSpec, DurationDist, LinkDynamics, ReorderSpec, SpikeDirection};
+use crate::spec::{DelaySpikeSpec, DurationDist, LinkDynamics, ReorderNthSpec, ReorderSpec, SpikeDirection};
 use schemars::{json_schema, Schema, SchemaGenerator};
 use serde::de::{Deserializer, Error as _};
 use std::borrow::Cow;
@@ -29,7 +29,7 @@ pub enum RawSpikeDirection {
 }
 
 /// `reorder`, `reorder_ab`, `reorder_ba`: see `sim::reorder`.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawReorder {
     /// Share of packets held back by `extra` (netem's reorder percentage inverted: the share
@@ -41,6 +41,13 @@ pub struct RawReorder {
     pub extra: Option<Dur>,
     /// Every packet arrives a further U[0, jitter) later (default 0).
     pub jitter: Option<Dur>,
+    /// Deterministic instead of `p`: the listed 1-based data packets of flow `flow` (counted as
+    /// `drop_nth` counts: payload > 0, retransmissions included) arrive `extra` later; not
+    /// with `p` or `jitter`.
+    #[schemars(length(min = 1), inner(range(min = 1)))]
+    pub nth: Option<Vec<u64>>,
+    /// The flow whose data packets `nth` counts (expanded flow index, default 0; needs `nth`).
+    pub flow: Option<u64>,
 }
 
 /// One step of `bandwidth_schedule`: from `at` on, the link runs at `bandwidth`.
@@ -250,7 +257,7 @@ pub(super) fn dist(ctx: &Ctx<'_>, at: &P, d: &RawDist) -> R<DurationDist> {
 }
 
 /// `delay_spikes`, `spike_direction`, `link_buffer` and `bandwidth_schedule` of one link.
-pub(super) fn link_dynamics(ctx: &Ctx<'_>, at: &P, l: &RawLink, run: SimDuration) -> R<LinkDynamics> {
+pub(super) fn link_dynamics(ctx: &Ctx<'_>, at: &P, l: &RawLink, run: SimDuration, n_flows: usize) -> R<LinkDynamics> {
     let mut d = LinkDynamics::default();
     let sp = at.k("delay_spikes");
     let positive = |at: &P, x: SimDuration| -> R<SimDuration> {
@@ -386,17 +393,54 @@ pub(super) fn link_dynamics(ctx: &Ctx<'_>, at: &P, l: &RawLink, run: SimDuration
     if l.reorder.is_some() && (l.reorder_ab.is_some() || l.reorder_ba.is_some()) {
         return Err(ctx.err(&at.k("reorder"), "sets both directions; use either reorder or reorder_ab/reorder_ba, not both"));
     }
-    let reorder = |key: &str, r: &Option<RawReorder>| r.as_ref().map(|r| reorder_spec(ctx, &at.k(key), r)).transpose();
-    (d.reorder_ab, d.reorder_ba) = if l.reorder.is_some() {
+    let reorder = |key: &str, r: &Option<RawReorder>| match r {
+        Some(r) => reorder_spec(ctx, &at.k(key), r, n_flows),
+        None => Ok((None, None)),
+    };
+    let ((ab, nth_ab), (ba, nth_ba)) = if l.reorder.is_some() {
         (reorder("reorder", &l.reorder)?, reorder("reorder", &l.reorder)?)
     } else {
         (reorder("reorder_ab", &l.reorder_ab)?, reorder("reorder_ba", &l.reorder_ba)?)
     };
+    (d.reorder_ab, d.reorder_ba, d.reorder_nth_ab, d.reorder_nth_ba) = (ab, ba, nth_ab, nth_ba);
     Ok(d)
 }
 
-/// One direction's `reorder` table (semantics in `sim::reorder`).
-fn reorder_spec(ctx: &Ctx<'_>, at: &P, r: &RawReorder) -> R<ReorderSpec> {
+/// One direction's `reorder` table (semantics in `sim::reorder`): the random model, or the
+/// deterministic picks when `nth` is given.
+fn reorder_spec(ctx: &Ctx<'_>, at: &P, r: &RawReorder, n_flows: usize) -> R<(Option<ReorderSpec>, Option<ReorderNthSpec>)> {
+    if let Some(nth) = &r.nth {
+        if r.p.is_some() {
+            return Err(ctx.err(&at.k("p"), "cannot be combined with nth (nth picks the delayed packets itself)"));
+        }
+        if r.jitter.is_some() {
+            return Err(ctx.err(&at.k("jitter"), "cannot be combined with nth"));
+        }
+        if nth.is_empty() {
+            return Err(ctx.err(&at.k("nth"), "must list at least one occurrence, like [150]"));
+        }
+        if let Some(j) = nth.iter().position(|n| *n == 0) {
+            return Err(ctx.err(&at.k("nth").i(j), "occurrences count from 1"));
+        }
+        let extra = match r.extra {
+            Some(e) if e.0 > SimDuration::ZERO => e.0,
+            _ => return Err(ctx.err(&at.k("extra"), "required with nth and greater than zero: the delay of each listed packet, like \"8ms\"")),
+        };
+        let want = r.flow.unwrap_or(0);
+        let Some(flow) = usize::try_from(want).ok().filter(|f| *f < n_flows) else {
+            return Err(ctx.err(
+                &at.k("flow"),
+                format!("no flow {want}: the scenario has {n_flows} flow(s) (numbered from 0, after count expansion)"),
+            ));
+        };
+        let mut sorted = nth.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        return Ok((None, Some(ReorderNthSpec { flow, nth: sorted, extra })));
+    }
+    if r.flow.is_some() {
+        return Err(ctx.err(&at.k("flow"), "needs nth (the flow whose listed data packets are delayed)"));
+    }
     let p = match r.p {
         Some(p) if !(0.0..=1.0).contains(&p) => {
             return Err(ctx.err(&at.k("p"), format!("reorder probability must be in [0,1], not {p}")))
@@ -416,7 +460,7 @@ fn reorder_spec(ctx: &Ctx<'_>, at: &P, r: &RawReorder) -> R<ReorderSpec> {
         }
         _ => {}
     }
-    Ok(ReorderSpec { p: p.unwrap_or(0.0), extra: extra.unwrap_or(SimDuration::ZERO), jitter })
+    Ok((Some(ReorderSpec { p: p.unwrap_or(0.0), extra: extra.unwrap_or(SimDuration::ZERO), jitter }), None))
 }
 
 /// The dissertation's delay-spike processes (constants above).

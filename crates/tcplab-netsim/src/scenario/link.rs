@@ -483,7 +483,7 @@ pub(super) fn build(
             queue,
             loss_ab,
             loss_ba,
-            dynamics: dynamics::link_dynamics(ctx, &at, l, duration)?,
+            dynamics: dynamics::link_dynamics(ctx, &at, l, duration, n_flows)?,
         });
     }
     Ok(LinkTable { ids: link_ids, specs: links })

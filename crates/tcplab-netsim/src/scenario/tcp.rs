@@ -251,6 +251,15 @@ pub struct RawTcp {
     /// Linux 2.4 sender enters its CWR state instead. Marks come from RED queues
     /// (`links.queue`). Default from: RFC 3168 is opt-in.
     pub ecn: Option<bool>,
+    /// State shared with the host's other connections: `none`; `pathlet` (the Pathlet
+    /// Transport Architecture, seed 004: discovery on the SYN, the initial window from the
+    /// host's pathlet table, `[pathlet]`; `crates/tcplab-netsim/src/sim/pathlet/`); `host`
+    /// (RFC 9040 temporal sharing of cwnd, ssthresh and RTT per destination host,
+    /// `[host_cache]`; `crates/tcplab-tcp/src/startup/host_cache.rs`). Default from: every
+    /// connection on its own (RFC 5681).
+    #[serde(default)]
+    #[schemars(schema_with = "sharing_names")]
+    pub sharing: Option<String>,
     /// Quick-Start (RFC 4782; seed 002 Ch. 6–7), see `scenario/quickstart.rs`.
     pub quick_start: Option<super::quickstart::RawTcpQuickStart>,
 }
@@ -700,6 +709,11 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.ecn {
             c.ecn = v;
         }
+        if let Some(name) = &t.sharing {
+            let names: Vec<String> = tcplab_tcp::StateSharing::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.sharing = tcplab_tcp::StateSharing::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("sharing"), unknown_name("state sharing", name, &names)))?;
+        }
         if let Some(v) = t.ack_ato {
             c.ack_ato = v;
         }
@@ -845,6 +859,9 @@ fn hystart_names(_: &mut SchemaGenerator) -> Schema {
 }
 fn handshake_ack_names(_: &mut SchemaGenerator) -> Schema {
     names_schema(HandshakeAck::ALL.iter().map(|k| k.name()))
+}
+fn sharing_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(tcplab_tcp::StateSharing::ALL.iter().map(|k| k.name()))
 }
 
 /// A duration schema without its docs name, for use inside a larger value.
@@ -1133,6 +1150,7 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     }
     put("handshake_ack", c.handshake_ack.name().into());
     put("ecn", c.ecn.into());
+    put("sharing", c.sharing.name().into());
     t.insert("quick_start".to_string(), toml::Value::Table(super::quickstart::tcp_values(&c.quick_start)));
     t
 }

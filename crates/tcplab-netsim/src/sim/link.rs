@@ -169,12 +169,13 @@ impl Dynamics {
 impl LinkDirState {
     /// Direction `dir` of `spec` (link number `link`).
     pub fn new(spec: &LinkSpec, link: usize, dir: usize, seed: u64) -> Self {
-        let (from, to, loss, reorder) = if dir == 0 {
-            (spec.a, spec.b, &spec.loss_ab, &spec.dynamics.reorder_ab)
+        let (from, to, loss, reorder, nth) = if dir == 0 {
+            (spec.a, spec.b, &spec.loss_ab, &spec.dynamics.reorder_ab, &spec.dynamics.reorder_nth_ab)
         } else {
-            (spec.b, spec.a, &spec.loss_ba, &spec.dynamics.reorder_ba)
+            (spec.b, spec.a, &spec.loss_ba, &spec.dynamics.reorder_ba, &spec.dynamics.reorder_nth_ba)
         };
-        let reorder = reorder.as_ref().map(|r| Box::new(Reorder::new(r, seed, link, dir)));
+        let reorder = (reorder.is_some() || nth.is_some())
+            .then(|| Box::new(Reorder::new(reorder.as_ref(), nth.as_ref(), seed, link, dir)));
         let red = match spec.queue {
             QueueSpec::DropTail { .. } => None,
             QueueSpec::Red { red, .. } => Some(Box::new(Red::new(red, spec.bandwidth, seed, link, dir))),
@@ -275,7 +276,7 @@ impl LinkDirState {
         };
         if self.reordered {
             if let Some(r) = self.reorder.as_deref_mut() {
-                arrive += r.model.extra_delay();
+                arrive += r.extra_delay(flow, payload);
             }
         }
         Admit::Transmit { start, arrive, lost, marked }

@@ -17,6 +17,15 @@
 //!
 //! Not modelled: netem's correlation (each draw is independent) and `gap` (every gap-th packet).
 //!
+//! **Deterministic picks** (`reorder_ab = { flow = 0, nth = [150, 350], extra = "8ms" }`,
+//! `ReorderNthSpec`, [`NthPick`]): the listed 1-based data packets of one flow arrive `extra`
+//! later, nothing random. Packets are counted exactly as `drop_nth` counts them (payload > 0,
+//! retransmissions included, every packet of the flow that starts transmission on this
+//! direction, lost or not), so a scenario can name the same occurrence for both. This is the
+//! real-kernel harness's "delay the original of segment i by d" (`validation/linux/`), which
+//! the random model cannot express. A direction has either the random model or the picks
+//! (the scenario loader rejects `nth` together with `p` or `jitter`).
+//!
 //! **Ambiguities, resolved:**
 //! * *Propagation, not transmission.* The transmitter still serialises back to back at line
 //!   rate (`busy_until` is not moved), the queue is unchanged, and the pcap record is still
@@ -41,7 +50,7 @@
 
 use super::packet::PacketId;
 use super::seed::{reorder_rng, unit_f64};
-use crate::spec::ReorderSpec;
+use crate::spec::{ReorderNthSpec, ReorderSpec};
 use rand::RngCore;
 use rand_pcg::Pcg64Mcg;
 use std::cmp::Reverse;
@@ -85,6 +94,47 @@ impl ReorderModel {
             d = d + SimDuration(((u128::from(self.rng.next_u64()) * u128::from(self.jitter)) >> 64) as u64);
         }
         d
+    }
+}
+
+/// The deterministic part: which listed occurrences of one flow's data packets are held back
+/// (see the module doc, "Deterministic picks").
+#[derive(Clone, Debug)]
+pub struct NthPick {
+    flow: u32,
+    /// Sorted, deduplicated, 1-based occurrences.
+    nth: Vec<u64>,
+    /// Index in `nth` of the next occurrence to hold back.
+    next: usize,
+    /// Data packets of `flow` seen so far.
+    seen: u64,
+    extra: SimDuration,
+    /// Packets held back so far.
+    pub picked: u64,
+}
+
+impl NthPick {
+    pub fn new(spec: &ReorderNthSpec) -> Self {
+        let mut nth = spec.nth.clone();
+        nth.sort_unstable();
+        nth.dedup();
+        NthPick { flow: spec.flow as u32, nth, next: 0, seen: 0, extra: spec.extra, picked: 0 }
+    }
+
+    /// The extra propagation delay of a packet of `flow` with `payload` bytes that starts
+    /// transmission now (counted as `LossModel::DropNth` counts).
+    pub fn extra_delay(&mut self, flow: u32, payload: u32) -> SimDuration {
+        if flow != self.flow || payload == 0 {
+            return SimDuration::ZERO;
+        }
+        self.seen += 1;
+        if self.nth.get(self.next) == Some(&self.seen) {
+            self.next += 1;
+            self.picked += 1;
+            self.extra
+        } else {
+            SimDuration::ZERO
+        }
     }
 }
 
@@ -137,14 +187,46 @@ impl ReorderFlight {
 /// The reordering state of one link direction (boxed, out of line in `LinkDirState`).
 #[derive(Clone, Debug)]
 pub struct Reorder {
+    /// The random model (`p`, `extra`, `jitter`); all zero with deterministic picks (then it
+    /// never draws).
     pub model: ReorderModel,
+    /// Deterministic picks (`nth`), if configured.
+    pub nth: Option<NthPick>,
     pub flight: ReorderFlight,
 }
 
 impl Reorder {
-    pub fn new(spec: &ReorderSpec, seed: u64, link: usize, dir: usize) -> Self {
-        Reorder { model: ReorderModel::new(spec, seed, link, dir), flight: ReorderFlight::default() }
+    /// The state of a direction with the random model `spec` and/or the picks `nth`.
+    pub fn new(spec: Option<&ReorderSpec>, nth: Option<&ReorderNthSpec>, seed: u64, link: usize, dir: usize) -> Self {
+        let random = spec.copied().unwrap_or_default();
+        Reorder { model: ReorderModel::new(&random, seed, link, dir), nth: nth.map(NthPick::new), flight: ReorderFlight::default() }
     }
+
+    /// The extra propagation delay of the next packet (of `flow`, `payload` bytes) that starts
+    /// transmission: the random model's draw plus a deterministic pick's delay.
+    #[inline(never)]
+    pub fn extra_delay(&mut self, flow: u32, payload: u32) -> SimDuration {
+        let d = self.model.extra_delay();
+        match self.nth.as_mut() {
+            Some(n) => d + n.extra_delay(flow, payload),
+            None => d,
+        }
+    }
+}
+
+/// Checks a deterministic reordering spec against the run's flow count; returns (field,
+/// message) naming the bad key.
+pub fn validate_nth(spec: &ReorderNthSpec, n_flows: usize) -> Result<(), (&'static str, String)> {
+    if spec.flow >= n_flows {
+        return Err(("flow", format!("no flow {}: the run has {n_flows} flow(s), numbered from 0", spec.flow)));
+    }
+    if spec.nth.is_empty() || spec.nth.contains(&0) {
+        return Err(("nth", "must list occurrences counted from 1, like [150]".into()));
+    }
+    if spec.extra == SimDuration::ZERO {
+        return Err(("extra", "must be greater than zero (the delay of a listed packet)".into()));
+    }
+    Ok(())
 }
 
 /// Checks a reordering spec; returns (field, message) naming the bad key.
@@ -227,6 +309,29 @@ mod tests {
         let (id, next) = f.pop(next.unwrap().1).unwrap();
         assert_eq!((id, next), (1, None));
         assert!(f.is_empty());
+    }
+
+    // Module doc "Deterministic picks": exactly the listed data packets of the flow, counted as
+    // drop_nth counts (other flows and pure ACKs do not count), get exactly `extra`.
+    #[test]
+    fn nth_picks_delay_exactly_the_listed_data_packets_of_their_flow() {
+        let spec = ReorderNthSpec { flow: 1, nth: vec![4, 2, 2], extra: SimDuration::from_millis(8) };
+        let mut r = Reorder::new(None, Some(&spec), 1, 0, 0);
+        let pkts = [(1, 100), (0, 100), (1, 0), (1, 100), (1, 100), (1, 100), (1, 100)];
+        let got: Vec<u64> = pkts.iter().map(|&(f, p)| r.extra_delay(f, p).as_nanos()).collect();
+        // flow-1 data packets are the 1st, 4th, 5th, 6th, 7th offers: occurrences 1, 2, 3, 4, 5.
+        assert_eq!(got, vec![0, 0, 0, 8_000_000, 0, 8_000_000, 0]);
+        assert_eq!(r.nth.as_ref().map(|n| n.picked), Some(2));
+        assert_eq!(r.model.picked, 0, "the random model never picks with picks configured");
+    }
+
+    #[test]
+    fn nth_specs_are_checked_naming_the_key() {
+        let ok = ReorderNthSpec { flow: 0, nth: vec![3], extra: SimDuration::from_millis(1) };
+        assert!(validate_nth(&ok, 1).is_ok());
+        assert_eq!(validate_nth(&ReorderNthSpec { flow: 1, ..ok.clone() }, 1).unwrap_err().0, "flow");
+        assert_eq!(validate_nth(&ReorderNthSpec { nth: vec![0], ..ok.clone() }, 1).unwrap_err().0, "nth");
+        assert_eq!(validate_nth(&ReorderNthSpec { extra: SimDuration::ZERO, ..ok }, 1).unwrap_err().0, "extra");
     }
 
     #[test]

@@ -140,6 +140,15 @@ impl Rack {
         }
     }
 
+    /// RFC 8985 §6.2 step 1 for the handshake's RTT (Linux `tcp_ack_update_rtt` ->
+    /// `tcp_update_rtt_min` on the SYN / SYN-ACK sample; called by the connection when it is
+    /// established from an unretransmitted SYN or SYN-ACK).
+    pub fn on_handshake_rtt(&mut self, rtt: SimDuration) {
+        if self.enabled {
+            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        }
+    }
+
     /// RFC 8985 §6.2 steps 1–4 for one ACK.
     pub fn on_ack(&mut self, ev: &RackAckEvent) {
         // Step 1: "Update RACK.min_RTT".

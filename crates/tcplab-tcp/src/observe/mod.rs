@@ -240,6 +240,8 @@ impl Observer {
     /// sample of the estimator as in `Connection`'s establishment.
     pub fn on_handshake_rtt(&mut self, now: SimTime, rtt: SimDuration) {
         self.rtt.on_sample(&RttSampleEvent { now, rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt });
+        // RACK.min_RTT starts from the handshake (Linux tcp_update_rtt_min; as `Connection`).
+        self.rack.on_handshake_rtt(rtt);
     }
 
     /// The handshake had to be retransmitted (RFC 6298 (5.7)).
