@@ -108,3 +108,11 @@ def test_no_readable_capture_is_exit_2(tmp_path: Path):
     assert r.returncode == 2 and "missing.pcap" in r.stderr
     with pytest.raises(GridError):
         whatif(tmp_path / "x.pcap", grid=tmp_path / "none.toml")
+
+
+def test_by_default_each_connection_is_replayed_with_its_inferred_model(lossy):
+    res = whatif(lossy, only="k")
+    wi = res.whatif
+    assert res.summary["model"] == "auto"
+    assert set(wi["model_source"].astype(str)) <= {"inferred", "best_candidate"}
+    assert set(wi["model"].astype(str)) <= {"linux", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "bsd-lite", "rfc6298"}

@@ -557,8 +557,8 @@ def compare(run_dir: Path, analyze_dir: Path, as_json: bool) -> None:
               help="TOML grid of [[point]] tables (D, a, b, m, k, min_rto). Default: 003's 725-point study.")
 @click.option("--only", default=None, metavar="PARAMS",
               help="Cross 003's values of these parameters only, e.g. D,k (others the model's own).")
-@click.option("--model", default="rfc", show_default=True, metavar="NAME",
-              help="Sender model: rfc, or an engine profile (tcplab profiles).")
+@click.option("--model", default="auto", show_default=True, metavar="NAME",
+              help="Sender model: auto (inferred per connection), rfc, or an engine profile (tcplab profiles).")
 @click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
               show_default=True, help="Where the capture was taken (auto: from each handshake).")
 @click.option("--no-report", is_flag=True, help="Write the tables only (no figures, no report.md).")

@@ -71,9 +71,12 @@ fn point(p: PyPoint) -> PyResult<GridPoint> {
     })
 }
 
+/// `--model auto`: the sender OS inference chooses each connection's model.
+const AUTO_MODEL: &str = "auto";
+
 /// Runs the what-if study (GIL released).
 #[pyfunction]
-#[pyo3(signature = (paths, vantage, model = "rfc", tlp = None, points = None, only = None))]
+#[pyo3(signature = (paths, vantage, model = AUTO_MODEL, tlp = None, points = None, only = None))]
 fn whatif(
     py: Python<'_>,
     paths: Vec<PathBuf>,
@@ -97,7 +100,13 @@ fn whatif(
         }
         (None, None) => default_grid(),
     };
-    let analyze = AnalyzeConfig { vantage: v, model: Arc::new(sender_model(model, tlp)?), ..Default::default() };
+    // `auto`: every candidate profile records the connection and its inferred model is used
+    // (tcplab_analyze::infer); otherwise the named model.
+    let analyze = if model == AUTO_MODEL {
+        AnalyzeConfig { vantage: v, ..AnalyzeConfig::auto() }
+    } else {
+        AnalyzeConfig { vantage: v, model: Arc::new(sender_model(model, tlp)?), ..Default::default() }
+    };
     let cfg = WhatIfConfig { analyze, grid };
     let w = py.detach(|| whatif_paths(&paths, &cfg)).map_err(|e| {
         let msg = e.to_string();

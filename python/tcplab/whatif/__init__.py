@@ -56,7 +56,7 @@ class WhatIfResult(TableResult):
 def whatif(
     captures: str | os.PathLike | Iterable[str | os.PathLike],
     *,
-    model: str = "rfc",
+    model: str = "auto",
     vantage: str = "auto",
     tlp: bool | None = None,
     grid: str | os.PathLike | Sequence[tuple] | None = None,
@@ -65,8 +65,10 @@ def whatif(
 ) -> WhatIfResult:
     """Replay every connection of the captures under a grid of loss-detection parameters.
 
-    - ``model``: the sender model (``rfc`` or a profile of ``tcplab profiles``) whose rules
-      record each connection and whose own parameters are the baseline.
+    - ``model``: ``auto`` (each connection's sender inferred, ``tcplab_analyze::infer``; the
+      best-scoring candidate when the evidence does not decide, ``model_source``), ``rfc`` or
+      a profile of ``tcplab profiles``: the model whose rules record each connection and whose
+      own parameters are the baseline.
     - ``grid``: a grid file (:mod:`tcplab.whatif.grid`) or a list of core point tuples;
       ``only``: parameter names (``"D,k"`` or ``["D", "k"]``) crossed over 003's values;
       neither: 003's default grid.

@@ -28,6 +28,7 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     let mut capture = DictBuilder::new();
     let mut capture_name = DictBuilder::new();
     let mut model = DictBuilder::new();
+    let mut source = DictBuilder::new();
     let mut set = DictBuilder::new();
     let mut d = DictBuilder::new();
     let mut estimator = DictBuilder::new();
@@ -44,6 +45,7 @@ pub fn whatif_table(w: &WhatIf) -> Table {
         capture_name.push(c.map_or("", |c| c.name.as_str()));
         let (mname, mcfg) = &w.models[r.model as usize];
         model.push(mname);
+        source.push(r.conn.model_source.name());
         let p = w.grid[r.point as usize];
         set.push(p.set.name());
         let cfg = p.apply(mcfg);
@@ -62,6 +64,7 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     t.push("capture_name", capture_name.finish());
     t.push("conn_id", ColumnData::U64(rows.iter().map(|r| r.conn_id).collect()));
     t.push("model", model.finish());
+    t.push("model_source", source.finish());
     t.push("rto_estimator", estimator.finish());
     t.push("point", u(&|r| r.point));
     t.push("grid_set", set.finish());
