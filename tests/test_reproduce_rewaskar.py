@@ -48,4 +48,4 @@ def test_every_table_and_figure_is_present_with_the_paper_beside_ours(quick_run:
     for r in rs:
         if r["figure"] == "table4" and r["metric"] == "pct":
             by_os[r["series"]] = by_os.get(r["series"], 0.0) + float(r["ours"])
-    assert all(v <= 100.0 + 1e-6 for v in by_os.values()), by_os
+    assert all(v <= 100.0 + 1e-3 for v in by_os.values()), by_os  # results.csv keeps 6 significant digits
