@@ -155,7 +155,14 @@ def run_path(os_name: str, i: int, flows: int, seed: int = SEED) -> dict[str, An
     try:
         tcplab.run(scenario(os_name, i, flows, seed), out=tmp, pcap=["access"], trace=False)
         res = whatif(tmp / "access.pcap", model=os_name, vantage="sender")
+        # OS inference (003 §IV-A) of every connection: `--model auto` over one grid point
+        # (the model itself); its connections table carries the inferred model.
+        inf = whatif(tmp / "access.pcap", model="auto", vantage="sender", grid=[(None,) * 6])
         out = {}
+        c = inf.arrow("connections")
+        keep = [n for n in ("conn_id", "model", "model_confidence", "model_replayed", "rexmit_rto", "retransmissions") if n in c.column_names]
+        out["inference"] = c.select(keep).append_column("os", pa.array([os_name] * c.num_rows)).append_column(
+            "path", pa.array([i] * c.num_rows, pa.int32()))
         label = f"{os_name}/path{i}.pcap"  # the temporary directory's name is not part of the result
         for name in ("whatif", "retransmissions", "connections"):
             t = res.arrow(name)
@@ -201,7 +208,7 @@ def corpus(paths: int, flows: int, *, workers: int | None = 0, seed: int = SEED,
             client.close()
             if cluster is not None:
                 cluster.close()
-    return {name: pa.concat_tables([p[name] for p in parts], promote_options="permissive") for name in ("whatif", "retransmissions", "connections")}
+    return {name: pa.concat_tables([p[name] for p in parts], promote_options="permissive") for name in ("whatif", "retransmissions", "connections", "inference")}
 
 
 def _lossy(tables):
@@ -214,6 +221,28 @@ def _lossy(tables):
     lossy = conns[conns["retransmissions"] > 0][["capture", "conn_id"]]
     keep = lambda df: df.merge(lossy, on=["capture", "conn_id"], how="inner")  # noqa: E731
     return keep(wi), keep(rx), conns
+
+
+def _confusion(rep: Report, tables) -> None:
+    """OS inference against the profile that sent each connection (issue 11 part 1's goal:
+    >= 0.99 right among connections with a timeout, never wrong where `unknown` was possible)."""
+    from ..tables import to_pandas
+
+    inf = to_pandas(tables["inference"])
+    inf = inf[inf["retransmissions"] > 0].assign(model=lambda d: d["model"].astype(str), os=lambda d: d["os"].astype(str))
+    f = rep.figure("os_inference", "OS inference: confusion matrix (connections with a retransmission)",
+                   "Rows: the profile that sent the connection; columns: `tcplab_analyze::infer`'s answer "
+                   "(`unknown` when no retransmission tells the candidates apart).")
+    for os_name in OSES:
+        g = inf[inf["os"] == os_name]
+        for model, n in g["model"].value_counts().sort_index().items():
+            f.add(PAPER_LABEL[os_name], model, "connections", int(n))
+        timed = g[g["rexmit_rto"] > 0]
+        named = timed[timed["model"] != "unknown"]
+        f.add(PAPER_LABEL[os_name], "with_timeout", "named_share", float(len(named) / len(timed)) if len(timed) else None)
+        f.add(PAPER_LABEL[os_name], "with_timeout", "right_of_named", float((named["model"] == os_name).mean()) if len(named) else None, 0.99)
+    named = inf[inf["model"] != "unknown"]
+    f.note(f"{len(inf)} connections with a retransmission; {len(named)} named, {int((named['model'] == named['os']).sum())} of them right.")
 
 
 def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
@@ -234,7 +263,9 @@ def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
             f"reorder {REORDER_P * 100:g} % of packets, {SPIKE_SHARE * 100:g} % of paths have delay spikes (mean "
             f"{SPIKE_MEAN_INTERVAL_S:g} s apart, {SPIKE_DURATION_S[0]:g}-{SPIKE_DURATION_S[1]:g} s), Poisson arrivals "
             f"{MEAN_INTERARRIVAL_S:g} s apart, Pareto sizes (mean {SIZE_MEAN}, shape {SIZE_SHAPE}). Each connection is "
-            "replayed by `tcplab whatif` with its sender's profile as the model; as in 003 only connections with a "
+            "replayed by `tcplab whatif` with the profile that sent it as the model (as if the OS inference were "
+            "perfect; 003 keeps only connections whose OS it identified unambiguously), and, separately, every "
+            "connection's OS is inferred (`--model auto`) for the confusion matrix; as in 003 only connections with a "
             "retransmission are counted. Figures are in `whatif/`."
         ),
     )
@@ -304,6 +335,7 @@ def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
         lab = PAPER_LABEL[os_name]
         f.add(lab, "reduced>10%", "share_of_connections", stats.get(f"smart_reduced_gt10pct/{os_name}"), PAPER_SMART_GT10[lab])
         f.add(lab, "increased>10%", "share_of_connections", stats.get(f"smart_increased_gt10pct/{os_name}"), 0.03)
+    _confusion(rep, tables)
     f = rep.figure("fig7", "Fig 7: Smart-Config vs Best-Case")
     f.image = "whatif/fig7_smart_vs_bestcase.png"
     for os_name in OSES:

@@ -369,11 +369,12 @@ impl<'a> FileRun<'a> {
             ..Default::default()
         };
         let base_cfg = &self.models[mi].1;
+        let mut timers = replay::timers_for(base_cfg);
         // The model's own replay, once per direction.
         let mut base: Vec<Vec<(Detect, bool, f64)>> = Vec::with_capacity(traces.len());
         let (mut bc_ns, mut bc_rtts) = (0u64, 0.0f64);
         for tr in &traces {
-            replay::deadlines(tr, base_cfg, &mut self.base_deadlines);
+            replay::deadlines(tr, base_cfg, &mut timers, &mut self.base_deadlines);
             let mut v = Vec::with_capacity(tr.episodes.len());
             for (ep, dl) in tr.episodes.iter().zip(&self.base_deadlines) {
                 let lost = replay::head_lost(ep, &verdict);
@@ -398,10 +399,14 @@ impl<'a> FileRun<'a> {
         facts.best_case_s = -(bc_ns as f64 * 1e-9 + bc_rtts * rtt);
         facts.best_case_rtts = rtt_mean_s.filter(|r| *r > 0.0).map(|r| facts.best_case_s / r);
         facts.best_case_pct = (duration_s > 0.0).then(|| 100.0 * facts.best_case_s / duration_s);
+        // Nothing a configuration could change (no episode kept): every point is the model.
+        let nothing = traces.iter().all(|t| t.episodes.is_empty());
         for (pi, pcfg) in self.point_cfgs[mi].iter().enumerate() {
             let mut e = Effects::default();
-            for (tr, b) in traces.iter().zip(&base) {
-                replay::deadlines(tr, pcfg, &mut self.scratch);
+            let same = nothing || (pcfg.rto == base_cfg.rto && pcfg.dupack_threshold == base_cfg.dupack_threshold);
+            for (tr, b) in traces.iter().zip(&base).filter(|_| !same) {
+                debug_assert!(pcfg.timers == base_cfg.timers, "a grid point changes no clock");
+                replay::deadlines(tr, pcfg, &mut timers, &mut self.scratch);
                 for ((ep, dl), &(bdet, lost, x)) in tr.episodes.iter().zip(&self.scratch).zip(b) {
                     let det = replay::detect(ep, lost, *dl, replay::threshold(pcfg, ep, tr.smss));
                     if det != bdet {

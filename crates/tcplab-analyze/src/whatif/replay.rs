@@ -62,11 +62,17 @@ pub fn head_lost(ep: &Episode, verdict: &dyn Fn(u64) -> Option<Verdict>) -> bool
     ep.detection.is_some_and(|d| verdict(d.frame).and_then(|v| v.spurious) != Some(true))
 }
 
-/// Each episode's retransmission deadline under `cfg` (None: no timer started).
-pub fn deadlines(trace: &DirTrace, cfg: &TcpConfig, out: &mut Vec<Option<SimTime>>) {
+/// The retransmission timer of `cfg`'s clocks (a grid point changes no clock, so one serves
+/// every point of a model: arming it replaces the deadline).
+pub fn timers_for(cfg: &TcpConfig) -> Timers {
+    Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast))
+}
+
+/// Each episode's retransmission deadline under `cfg` (None: no timer started), armed on
+/// `timers` (of `cfg`'s clocks, [`timers_for`]).
+pub fn deadlines(trace: &DirTrace, cfg: &TcpConfig, timers: &mut Timers, out: &mut Vec<Option<SimTime>>) {
     out.clear();
     let mut est: Box<dyn RttEstimator> = tcplab_tcp::rtt::build(cfg);
-    let mut timers = Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast));
     let mut cursor = 0;
     for ep in &trace.episodes {
         while cursor < ep.inputs_before.min(trace.inputs.len()) {
