@@ -620,7 +620,7 @@ pub struct TcpConfig {
     /// includes the FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
     /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
     /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
-    /// profile `linux` (no scenario key).
+    /// profile `linux` (scenario key `tcp.sack_covers_fin`).
     pub sack_covers_fin: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,

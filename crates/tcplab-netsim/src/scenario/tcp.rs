@@ -232,6 +232,12 @@ pub struct RawTcp {
     /// 500 ms; a gap longer than the RTO gives quick ACKs again (`tcp_incr_quickack`). Default
     /// from: RFC 5681 §4.2 fixed timer (`linux` profile: `true`; Linux `tcp_event_data_recv`).
     pub ack_ato: Option<bool>,
+    /// The receiver's SACK block for an out-of-order segment that carries the FIN includes the
+    /// FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
+    /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
+    /// `false`: blocks cover data bytes only. Default from: RFC 2018 §3 "contiguous block of
+    /// data" (`linux` profile: `true`).
+    pub sack_covers_fin: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in
     /// SYN-RECEIVED and retransmits its SYN-ACK after its initial RTO. `immediate`: a bare ACK goes
@@ -717,6 +723,9 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.ack_ato {
             c.ack_ato = v;
         }
+        if let Some(v) = t.sack_covers_fin {
+            c.sack_covers_fin = v;
+        }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
             c.handshake_ack = HandshakeAck::by_name(name)
@@ -1024,6 +1033,7 @@ pub const PROFILE_KEYS: &[&str] = &[
     "frto_require_full_ack",
     "quickack",
     "ack_ato",
+    "sack_covers_fin",
 ];
 
 /// A byte count as a scenario file writes it.
@@ -1136,6 +1146,7 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     put("quickack", c.ack.quickack.into());
     put("tlp_pto", c.tlp_pto.name().into());
     put("ack_ato", c.ack_ato.into());
+    put("sack_covers_fin", c.sack_covers_fin.into());
     // The loader rejects these two outside the Linux sender, and TLP inside it.
     if c.sender == tcplab_tcp::SenderModel::Linux {
         put("rate_halving", c.linux_rate_halving.into());
