@@ -383,7 +383,9 @@ def _plot_sizes(fig_obj, sizes: dict[str, list[int]], agg: dict[str, dict[str, l
     plt.close(fig)
 
 
-def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
+def run(out: Path, quick: bool, runs: int | None, progress=None, workers: int | None = None) -> Report:
+    """The report; `workers`: local worker processes for the runs (default: in this process for
+    --quick, one per core otherwise)."""
     runs = runs or (QUICK_RUNS if quick else PAPER_RUNS)
     sizes63 = SIZES63_QUICK if quick else SIZES63
     sizes71 = FIG71_SIZES_QUICK if quick else FIG71_SIZES
@@ -410,7 +412,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     from .experiment import QUICK_WORKERS, run_experiments
 
     data = run_experiments(experiments(quick, runs), out, progress=progress if progress is not None else False,
-                           workers=QUICK_WORKERS if quick else None)
+                           workers=workers if workers is not None else (QUICK_WORKERS if quick else None))
 
     # Eq. 6.2 and Fig 6.2.
     f62 = rep.figure(
