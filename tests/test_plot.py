@@ -98,7 +98,7 @@ def test_bulk_flow_title_and_legends(tmp_path: Path):
     fig = tplot.flow_figure(out, 0)
     try:
         assert fig._suptitle.get_text() == "dumbbell: flow 0 (s1→d1, bulk)"
-        seq_ax, win_ax, rug_ax = fig.axes
+        seq_ax, win_ax, rtt_ax, rug_ax = fig.axes
         labels = {t.get_text() for t in win_ax.get_legend().get_texts()}
         assert "retransmission sent" in labels, labels
         # hash marks live in their own strip with labelled rows; thinned on a long run

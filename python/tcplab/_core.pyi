@@ -67,3 +67,9 @@ def fig6_rto_table(rtt_c: list[int], rtt_f: list[int]) -> dict[str, list[int]]:
     """Aron & Druschel Fig. 6: the RTO_O, RTO_B, RTO_Nf and RTO_Nc columns (``rto_o``,
     ``rto_b``, ``rto_nf``, ``rto_nc``) computed by the engine's estimators from the sample
     columns RTT_c (500 ms ticks) and RTT_f (1 ms ticks)."""
+
+def capture_packets(path: str, conn_id: int | None = ...) -> tuple[list[Column], list[Column]]:
+    """Every TCP packet of the capture at ``path`` (of connection ``conn_id`` only, when given)
+    with the analyzer's connection ids: the ``packets`` and ``sack_blocks`` tables
+    (crates/tcplab-py/src/packets.rs; columns in docs/outputs.md "Images of tcplab plot").
+    Raises ``ValueError`` (one line) when the capture cannot be opened."""

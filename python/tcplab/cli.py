@@ -169,7 +169,8 @@ def main() -> None:
 
     \b
     tcplab run scenarios/dumbbell.toml -o out      simulate, write results
-    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace
+    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace + RTT/RTO
+    tcplab plot out/analysis -o conn.png           time-sequence of an analyzed connection
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
@@ -285,16 +286,21 @@ def check(scenario: Path, overrides) -> None:
 @main.command()
 @click.argument("results", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--flow", type=int, default=0, show_default=True, help="Flow id to draw.")
+@click.option("--flow", type=int, default=None, help="Run: the flow id to draw (default 0).")
+@click.option("--conn", type=int, default=None,
+              help="Analysis: the connection id to draw (default: the one with most retransmissions).")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
-@click.option("--start", type=float, default=None, help="Start of the time axis (s).")
+@click.option("--start", type=float, default=None,
+              help="Start of the time axis (s; for an analysis, since the connection's first packet).")
 @click.option("--end", type=float, default=None, help="End of the time axis (s).")
 @click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
 @click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
 @_user_errors
-def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_key) -> None:
-    """Draw the time-sequence and window trace of one flow from a run's RESULTS directory.
+def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_key) -> None:
+    """Draw one flow of a run's RESULTS directory (time-sequence, window trace, RTT/RTO), or
+    one connection of a `tcplab analyze` directory (time-sequence with SACK blocks and
+    retransmissions by cause and verdict, RTT/RTO).
 
     `tcplab plot sweep DIR --metric M --x KEY -o IMG`: a metric of a sweep against one swept
     key, with 95 % confidence bands, one series per combination of the other keys."""
@@ -308,9 +314,21 @@ def plot(results: Path, sweep_dir, flow: int, out: Path, start, end, metric, x_k
         plot_sweep(sweep_dir, metric, x_key, out)
         click.echo(f"wrote {out}")
         return
+    from .plot.capture import is_analysis_dir, plot_capture
+
+    if not results.is_dir():
+        raise ScenarioError(f"{results}: no such directory (a `tcplab run` or `tcplab analyze` output)")
+    if is_analysis_dir(results):
+        if flow is not None:
+            raise click.UsageError(f"{results} is an analysis: choose a connection with --conn, not --flow")
+        _, what = plot_capture(results, out, conn, t_start=start, t_end=end)
+        click.echo(f"wrote {out} ({what})")
+        return
+    if conn is not None:
+        raise click.UsageError(f"{results} is not an analysis directory: --conn is for `tcplab analyze` output")
     from .plot import plot_flow
 
-    plot_flow(results, flow, out, t_start=start, t_end=end)
+    plot_flow(results, 0 if flow is None else flow, out, t_start=start, t_end=end)
     click.echo(f"wrote {out}")
 
 
@@ -376,8 +394,11 @@ def profiles(as_json: bool) -> None:
 @click.option("--runs", type=click.IntRange(1, 10_000), default=None,
               help="Repetitions per configuration where the paper used several (default: the paper's).")
 @click.option("--list", "list_", is_flag=True, help="List the experiment sets.")
+@click.option("--workers", type=click.IntRange(0, 4096), default=None,
+              help="Local worker processes for the runs (0: in this process; default: one per core, "
+                   "0 with --quick). Sets built on the experiment layer only.")
 @_user_errors
-def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> None:
+def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool, workers) -> None:
     """Re-run a source paper's experiments: writes OUT/report.md and OUT/results.csv."""
     from . import reproduce as rp
 
@@ -400,7 +421,14 @@ def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> Non
 
     with outdir.staged(out, overwrite=overwrite, command="reproduce") as tmp:
         with tqdm(desc=f"reproduce {name}", unit="run", disable=None) as bar:
-            report = mod.run(tmp, quick=quick, runs=runs, progress=bar)
+            kw = {}
+            if workers is not None:
+                import inspect
+
+                if "workers" not in inspect.signature(mod.run).parameters:
+                    raise click.UsageError(f"--workers: reproduce {name} does not run on the experiment layer")
+                kw["workers"] = workers
+            report = mod.run(tmp, quick=quick, runs=runs, progress=bar, **kw)
         path = report.write()
     click.echo(f"wrote {_shown(out / path.name)} and {_shown(out / 'results.csv')}")
 

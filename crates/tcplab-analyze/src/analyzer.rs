@@ -21,9 +21,10 @@ use tcplab_pcap::{
 };
 use tcplab_tcp::TcpFlags;
 
+use crate::infer::{syn, DirBank, Inference, PassiveHints};
 use crate::model::SenderModel;
 use crate::rtt::handshake_rtt_ns;
-use crate::sender_replay::{DirReplay, Position, RetxOut};
+use crate::sender_replay::{Position, RetxOut};
 
 /// `--vantage`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -71,7 +72,12 @@ impl VantageSource {
 #[derive(Clone, Debug)]
 pub struct AnalyzeConfig {
     pub vantage: VantageChoice,
+    /// The sender model every connection is replayed with (`--model NAME`), unless
+    /// `candidates` is set.
     pub model: Arc<dyn SenderModel>,
+    /// `--model auto`: every connection is replayed through each of these and the model
+    /// the inference (`infer`) picks classifies it.
+    pub candidates: Option<Arc<[Arc<dyn SenderModel>]>>,
     pub tracker: TrackerConfig,
     pub reader: tcplab_pcap::ReaderConfig,
 }
@@ -81,8 +87,30 @@ impl Default for AnalyzeConfig {
         AnalyzeConfig {
             vantage: VantageChoice::Auto,
             model: Arc::new(crate::model::ConfigModel::default()),
+            candidates: None,
             tracker: TrackerConfig::default(),
             reader: tcplab_pcap::ReaderConfig::default(),
+        }
+    }
+}
+
+impl AnalyzeConfig {
+    /// `--model auto` with the default candidates (`infer::DEFAULT_CANDIDATES`).
+    pub fn auto() -> AnalyzeConfig {
+        AnalyzeConfig { candidates: Some(crate::infer::default_candidates()), ..AnalyzeConfig::default() }
+    }
+
+    /// The models each direction is replayed through.
+    fn models(&self) -> Arc<[Arc<dyn SenderModel>]> {
+        self.candidates.clone().unwrap_or_else(|| Arc::from(vec![self.model.clone()]))
+    }
+
+    /// The model name shown in the summary: `auto` or the forced model's.
+    pub fn model_label(&self) -> &str {
+        if self.candidates.is_some() {
+            "auto"
+        } else {
+            self.model.name()
         }
     }
 }
@@ -115,6 +143,11 @@ pub struct ConnRow {
     /// Quick-Start (RFC 4782): the first Request's rate and the last Response's echoed rate,
     /// bytes/s (`tcplab_pcap::quickstart`).
     pub qs: QsSeen,
+    /// Sender inference per direction (`--model auto`; `None` with a forced model or no
+    /// data in that direction).
+    pub inference: [Option<Inference>; 2],
+    /// Passive hints from each direction's SYN / SYN-ACK (`infer::hints`).
+    pub hints: [Option<PassiveHints>; 2],
 }
 
 /// Quick-Start options seen on a connection.
@@ -147,15 +180,18 @@ struct ConnState {
     ack_ns: Option<u64>,
     /// (SACK permitted, timestamps) offered in the SYN / SYN-ACK of each direction.
     offered: [Option<(bool, bool)>; 2],
-    dirs: [Option<DirReplay>; 2],
+    dirs: [Option<DirBank>; 2],
     positions: [Option<(Position, VantageSource)>; 2],
     last_ns: u64,
     qs: QsSeen,
+    /// Capture times of the client's SYN copies (bounded, `infer::syn`).
+    syn_times: Vec<u64>,
+    hints: [Option<PassiveHints>; 2],
 }
 
 impl ConnState {
     fn new() -> ConnState {
-        ConnState { syn_ns: None, synack_ns: None, synack_first_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default() }
+        ConnState { syn_ns: None, synack_ns: None, synack_first_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default(), syn_times: Vec::new(), hints: [None, None] }
     }
 
     fn handshake_rtt(&self) -> Option<u64> {
@@ -197,7 +233,8 @@ pub struct FileAnalyzer {
     cfg: AnalyzeConfig,
     tracker: ConnTracker,
     conns: FxHashMap<u64, ConnState>,
-    scratch: Vec<RetxOut>,
+    scratch: Vec<(RetxOut, Option<u64>)>,
+    models: Arc<[Arc<dyn SenderModel>]>,
     finished: Vec<ConnRecord>,
     pub retransmissions: Vec<RetxRow>,
     pub connections: Vec<ConnRow>,
@@ -209,6 +246,7 @@ impl FileAnalyzer {
         FileAnalyzer {
             capture,
             tracker: ConnTracker::new(cfg.tracker),
+            models: cfg.models(),
             cfg,
             conns: FxHashMap::default(),
             scratch: Vec::new(),
@@ -246,7 +284,6 @@ impl FileAnalyzer {
         let t = seg.ts_ns;
         let s = &seg.segment;
         let choice = self.cfg.vantage;
-        let model = &self.cfg.model;
         let c = self.conns.entry(obs.conn_id).or_insert_with(ConnState::new);
         c.last_ns = c.last_ns.max(t);
         let d = obs.dir;
@@ -260,8 +297,15 @@ impl FileAnalyzer {
                     c.synack_first_ns = None;
                 }
                 c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
+                if c.syn_times.len() < syn::MAX_SYN_COPIES && c.syn_times.last().map_or(true, |&l| t >= l) {
+                    c.syn_times.push(t);
+                }
+                c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s);
             }
             SegKind::SynAck => {
+                if c.hints[d.index()].is_none() {
+                    c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s);
+                }
                 if c.ack_ns.is_none() {
                     c.synack_first_ns.get_or_insert(t);
                     c.synack_ns = Some(t);
@@ -279,11 +323,9 @@ impl FileAnalyzer {
             if s.flags.contains(TcpFlags::ACK) && !s.flags.contains(TcpFlags::RST) {
                 let hs = c.handshake_rtt();
                 if let Some(r) = c.dirs[d.reverse().index()].as_mut() {
-                    r.on_ack(t, rel_ack, s);
-                    r.drain_done(&mut self.scratch);
+                    r.on_ack(t, rel_ack, s, hs, &mut self.scratch);
                     let pos = r.position();
-                    let rtt = hs.or(r.rtt.min_ns.filter(|_| pos == Position::Sender));
-                    for out in self.scratch.drain(..) {
+                    for (out, rtt) in self.scratch.drain(..) {
                         self.retransmissions.push(RetxRow { capture: self.capture, conn_id: obs.conn_id, dir: d.reverse(), vantage: pos, rtt_ns: rtt, r: out });
                     }
                 }
@@ -299,7 +341,15 @@ impl FileAnalyzer {
                     // will simply be absent when not in use).
                     _ => (true, s.options.timestamps.is_some()),
                 };
-                let mut r = DirReplay::new(pos, sack, ts, model.as_ref());
+                let mut r = DirBank::new(pos, sack, ts, self.models.clone());
+                if d == Dir::ClientToServer {
+                    // The client's SYN back-off (`infer::syn`).
+                    let cfgs: Vec<&tcplab_tcp::TcpConfig> = self.models.iter().map(|m| m.config()).collect();
+                    let costs = syn::syn_costs(&c.syn_times, &cfgs);
+                    if !costs.is_empty() && self.models.len() > 1 {
+                        r.add_costs(&costs);
+                    }
+                }
                 // The handshake gap that contains this direction's sender: SYN-ACK → ACK for
                 // client data (the client's round trip), SYN → SYN-ACK for server data.
                 let gap = match (d, c.syn_ns, c.synack_ns, c.ack_ns) {
@@ -323,20 +373,22 @@ impl FileAnalyzer {
         };
         let hs = c.handshake_rtt();
         let mut counters = [Default::default(); 2];
+        let mut rtts = [None, None];
+        let mut inference = [None, None];
         for (k, slot) in c.dirs.iter_mut().enumerate() {
-            if let Some(r) = slot.as_mut() {
-                r.finish(c.last_ns, &mut self.scratch);
-                let pos = r.position();
-                let rtt = hs.or(r.rtt.min_ns.filter(|_| pos == Position::Sender));
-                let dir = if k == 0 { Dir::ClientToServer } else { Dir::ServerToClient };
-                for out in self.scratch.drain(..) {
-                    self.retransmissions.push(RetxRow { capture: self.capture, conn_id: rec.conn_id, dir, vantage: pos, rtt_ns: rtt, r: out });
-                }
-                counters[k] = r.counters;
+            let Some(res) = slot.take().and_then(|r| r.finish(c.last_ns, hs)) else {
+                continue;
+            };
+            let dir = if k == 0 { Dir::ClientToServer } else { Dir::ServerToClient };
+            for (out, rtt) in res.rows {
+                self.retransmissions.push(RetxRow { capture: self.capture, conn_id: rec.conn_id, dir, vantage: res.position, rtt_ns: rtt, r: out });
             }
+            counters[k] = res.counters;
+            rtts[k] = Some(res.rtt);
+            inference[k] = res.inference;
         }
         let main = if rec.dirs[1].payload_bytes > rec.dirs[0].payload_bytes { 1 } else { 0 };
-        let rtt = c.dirs[main].as_ref().or(c.dirs[1 - main].as_ref()).map(|r| r.rtt.clone());
+        let rtt = rtts[main].take().or(rtts[1 - main].take());
         self.connections.push(ConnRow {
             capture: self.capture,
             record: *rec,
@@ -349,6 +401,8 @@ impl FileAnalyzer {
             rtt_samples: rtt.as_ref().map_or(0, |r| r.samples),
             srtt_ns: rtt.as_ref().and_then(|r| r.srtt_ns()),
             qs: c.qs,
+            inference,
+            hints: c.hints,
         });
     }
 

@@ -16,6 +16,7 @@
 //! |---|---|
 //! | [`analyzer`] | drives reader + tracker + per-connection state, vantage choice |
 //! | [`model`] | [`SenderModel`]: the per-OS knobs of the replay |
+//! | [`infer`] | sender OS inference: every candidate model replayed, scored, decided (`--model auto`) |
 //! | [`sender_replay`] | per-direction sender state replayed from the capture |
 //! | [`classify`] | cause rules |
 //! | [`spurious`] | evidence rules |
@@ -26,6 +27,7 @@
 
 pub mod analyzer;
 pub mod classify;
+pub mod infer;
 pub mod model;
 pub mod output;
 pub mod rtt;
@@ -33,6 +35,7 @@ pub mod sender_replay;
 pub mod spurious;
 pub mod summary;
 pub mod timing;
+pub mod whatif;
 
 use std::path::Path;
 
@@ -74,7 +77,8 @@ impl Analysis {
         output::retransmissions_table(&self.retransmissions, &self.captures)
     }
     pub fn connections_table(&self) -> tcplab_record::Table {
-        output::connections_table(&self.connections, &self.captures)
+        let forced = (self.summary.model != "auto").then_some(self.summary.model.as_str());
+        output::connections_table(&self.connections, &self.captures, forced)
     }
     pub fn summary_json(&self) -> String {
         serde_json::to_string_pretty(&self.summary).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -143,6 +147,6 @@ pub fn analyze_paths<P: AsRef<Path>>(paths: &[P], cfg: &AnalyzeConfig) -> Result
         let errors = infos.into_iter().filter_map(|c| c.error).collect();
         return Err(AnalyzeError::NothingAnalysable { errors });
     }
-    let summary = summary::build(cfg.model.name(), vantage_name(cfg.vantage), infos, &retransmissions, &connections);
+    let summary = summary::build(cfg.model_label(), vantage_name(cfg.vantage), infos, &retransmissions, &connections);
     Ok(Analysis { captures, retransmissions, connections, summary })
 }

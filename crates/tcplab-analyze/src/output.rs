@@ -140,8 +140,82 @@ pub fn conn_anomalies(c: &ConnRow) -> String {
     parts.join(";")
 }
 
-/// `connections`: one row per connection, ordered by (capture, conn_id).
-pub fn connections_table(rows: &[ConnRow], captures: &[CaptureNames]) -> Table {
+/// The main data direction: client→server unless the server sent more.
+fn main_dir(c: &ConnRow) -> usize {
+    usize::from(c.record.dirs[1].payload_bytes > c.record.dirs[0].payload_bytes)
+}
+
+fn nullable_f64(t: &mut Table, name: &str, v: impl Iterator<Item = Option<f64>>) {
+    let (data, valid): (Vec<f64>, Vec<bool>) = v.map(|x| (x.unwrap_or(0.0), x.is_some())).unzip();
+    t.push_nullable(name, ColumnData::F64(data), valid);
+}
+
+/// The sender-inference and passive-hint columns (docs/outputs.md): the main data
+/// direction's inference (`infer::infer_connection`); with a forced model (`forced`) the
+/// model column names it and the inference columns are null.
+fn push_inference_columns(t: &mut Table, rows: &[ConnRow], forced: Option<&str>) {
+    let inf: Vec<Option<&crate::infer::Inference>> = rows.iter().map(crate::infer::infer_connection).collect();
+    let mut model = Interner::default();
+    let mut runner = Interner::default();
+    let mut cands = Interner::default();
+    let mut basis = Interner::default();
+    let mut replayed = Interner::default();
+    let mut sampling = Interner::default();
+    for i in &inf {
+        match (i, forced) {
+            (_, Some(f)) => {
+                model.push(f);
+                basis.push("forced");
+                replayed.push(f);
+            }
+            (Some(i), None) => {
+                model.push(i.model_name());
+                basis.push(i.basis.name());
+                replayed.push(&i.replayed);
+            }
+            (None, None) => {
+                model.push("unknown");
+                basis.push("none");
+                replayed.push("");
+            }
+        }
+        runner.push(i.and_then(|i| i.runner_up.as_deref()).unwrap_or(""));
+        cands.push(&i.map_or(String::new(), |i| i.candidates.join("|")));
+        sampling.push(i.and_then(|i| i.params.rtt_sampling).unwrap_or("unknown"));
+    }
+    t.push("model", model.finish());
+    nullable_f64(t, "model_confidence", inf.iter().map(|i| i.and_then(|i| i.confidence)));
+    t.push("model_runner_up", runner.finish());
+    t.push("model_candidates", cands.finish());
+    t.push("model_basis", basis.finish());
+    t.push("model_replayed", replayed.finish());
+    t.push("model_events", ColumnData::U64(inf.iter().map(|i| i.map_or(0, |i| u64::from(i.events))).collect()));
+    nullable_u64(t, "inferred_dupthresh", inf.iter().map(|i| i.and_then(|i| i.params.dupthresh).map(u64::from)));
+    nullable_u64(t, "inferred_min_rto_ns", inf.iter().map(|i| i.and_then(|i| i.params.min_rto_ns)));
+    nullable_f64(t, "inferred_k", inf.iter().map(|i| i.and_then(|i| i.params.k)));
+    t.push("inferred_rtt_sampling", sampling.finish());
+    // Passive hints of the main sender (its SYN or SYN-ACK), apart from the replay evidence.
+    let hints: Vec<Option<&crate::infer::PassiveHints>> = rows.iter().map(|c| c.hints[main_dir(c)].as_ref()).collect();
+    let mut layout = Interner::default();
+    let mut family = Interner::default();
+    let mut hint_model = Interner::default();
+    for (h, i) in hints.iter().zip(&inf) {
+        layout.push(h.map_or("", |h| h.layout.as_str()));
+        family.push(h.map_or("unknown", |h| h.family_name()));
+        let tied = i.filter(|i| i.model.is_none()).map_or(&[][..], |i| i.candidates.as_slice());
+        hint_model.push(h.and_then(|h| h.tie_break(tied)).unwrap_or(""));
+    }
+    nullable_u64(t, "os_hint_ttl", hints.iter().map(|h| h.map(|h| u64::from(h.ttl))));
+    nullable_u64(t, "os_hint_initial_ttl", hints.iter().map(|h| h.map(|h| u64::from(h.initial_ttl))));
+    nullable_u64(t, "os_hint_window", hints.iter().map(|h| h.map(|h| u64::from(h.window))));
+    t.push("os_hint_options", layout.finish());
+    t.push("os_hint_family", family.finish());
+    t.push("os_hint_model", hint_model.finish());
+}
+
+/// `connections`: one row per connection, ordered by (capture, conn_id). `forced`: the
+/// model named with `--model NAME` (`None` for `--model auto`).
+pub fn connections_table(rows: &[ConnRow], captures: &[CaptureNames], forced: Option<&str>) -> Table {
     let mut t = Table::new("connections");
     let mut client = Interner::default();
     let mut server = Interner::default();
@@ -201,5 +275,6 @@ pub fn connections_table(rows: &[ConnRow], captures: &[CaptureNames]) -> Table {
     t.push("vantage_source", vsource.finish());
     t.push("end_reason", end.finish());
     t.push("anomalies", anomalies.finish());
+    push_inference_columns(&mut t, rows, forced);
     t
 }

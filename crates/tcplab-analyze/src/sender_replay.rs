@@ -47,6 +47,7 @@ use tcplab_tcp::observe::{Explanation, Observer, Trigger};
 use tcplab_tcp::{Segment, SeqNum, TcpConfig};
 use tcplab_time::{SimDuration, SimTime};
 
+use crate::infer::evidence::RetxEvidence;
 use crate::classify::{classify_cause, Cause, CauseInput, PhaseKind, RTO_ELAPSED_FRACTION};
 use crate::model::SenderModel;
 use crate::rtt::RttStats;
@@ -279,6 +280,8 @@ pub struct DirReplay {
     episodes: VecDeque<Episode>,
     next_episode: u32,
     pub counters: DirCounters,
+    /// The last retransmission's evidence for the OS inference, until taken.
+    evidence: Option<RetxEvidence>,
 }
 
 /// The rule that fired for a retransmission of cause `cause`: the observer's own finding
@@ -352,6 +355,7 @@ impl DirReplay {
             episodes: VecDeque::new(),
             next_episode: 0,
             counters: DirCounters::default(),
+            evidence: None,
         }
     }
 
@@ -679,6 +683,19 @@ impl DirReplay {
         if d.cause == Cause::Tlp {
             self.probe_unanswered = true;
         }
+        // What the model's observer said about this retransmission, for the OS inference
+        // (`infer::evidence`): its explanation before the retransmission is applied, and how
+        // well the capture time stands for the send time here.
+        self.evidence = Some(RetxEvidence {
+            ts_ns: now,
+            sent_ns: sent,
+            slack_ns: if self.pos == Position::Sender { 0 } else { upstream.saturating_add(tick) },
+            explanation: ex,
+            cause: d.cause,
+            timer_expiry: d.timer_expiry,
+            new_episode: d.new_episode,
+            timer_unobservable: input.timer_unobservable,
+        });
         let trigger = trigger_of(d.cause, &input, ex.as_ref());
         if let Some(e) = ex.filter(|e| d.cause == Cause::FastRetransmit && e.dupacks >= e.dupack_threshold) {
             if let Some(t) = e.dupthresh_at {
@@ -1023,6 +1040,17 @@ impl DirReplay {
         }
         self.episodes.clear();
         self.segs.clear();
+    }
+
+    /// The evidence of the retransmission the last [`DirReplay::on_data`] classified, if it
+    /// was one (taken: a second call returns `None`). The OS inference (`infer`) scores it.
+    pub fn take_evidence(&mut self) -> Option<RetxEvidence> {
+        self.evidence.take()
+    }
+
+    /// The profile this replay applies.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
     }
 
     /// Retransmissions held (for memory accounting in tests).

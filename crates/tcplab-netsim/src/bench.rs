@@ -165,6 +165,8 @@ pub fn dumbbell(
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     }
 }
 

@@ -31,13 +31,14 @@
 //! - **DF is set** on every datagram (TCP stacks do path-MTU discovery, RFC 1191); DSCP is 0
 //!   and the ECN field carries the segment's codepoint (RFC 3168 §5).
 
-use etherparse::{IpNumber, Ipv4Ecn, Ipv4Header, TcpHeader, TcpOptionElement};
+use etherparse::{IpNumber, Ipv4Ecn, Ipv4Header, Ipv4Options, TcpHeader, TcpOptionElement};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::time::Duration;
+use tcplab_tcp::startup::pathlet_header::PathletHeader;
 use tcplab_tcp::{Ecn, Segment, TcpFlags};
 use tcplab_time::SimTime;
 
@@ -72,6 +73,9 @@ pub struct WirePacket<'a> {
     pub ip_id: u16,
     pub ttl: u8,
     pub segment: &'a Segment,
+    /// The Pathlet and Pathlet Echo headers the packet carries (seed 004; IPv4 options 0x9E /
+    /// 0xDE after a Quick-Start option, `tcplab_tcp::startup::pathlet_header`).
+    pub pathlet: [Option<PathletHeader>; 2],
 }
 
 /// Writes the packets crossing one link (direction) to a pcap file.
@@ -237,7 +241,8 @@ fn encode(pkt: &WirePacket<'_>, out: &mut Vec<u8>) -> io::Result<u32> {
 
     let payload_len = usize::try_from(seg.len).map_err(|_| invalid("payload too large".into()))?;
     let tcp_len = tcp.header_len() + payload_len;
-    let ip_opts_len = usize::from(seg.ip_options_len());
+    let ip_opts_len = usize::from(seg.ip_options_len())
+        + pkt.pathlet.iter().flatten().map(|h| usize::from(h.wire_len())).sum::<usize>();
     let ip_payload_len = u16::try_from(tcp_len)
         .ok()
         .filter(|l| usize::from(*l) + Ipv4Header::MIN_LEN + ip_opts_len <= usize::from(u16::MAX))
@@ -255,9 +260,27 @@ fn encode(pkt: &WirePacket<'_>, out: &mut Vec<u8>) -> io::Result<u32> {
 
     let mut ip = Ipv4Header::new(ip_payload_len, pkt.ttl, IpNumber::TCP, pkt.src_ip, pkt.dst_ip)
         .map_err(|e| invalid(format!("IPv4 header: {e}")))?;
-    if let Some(qs) = seg.qs_request {
-        // RFC 4782 §3.1: the Quick-Start option, type 25, 8 bytes (two 32-bit words).
-        ip.options = qs.encode().into();
+    if seg.qs_request.is_some() || pkt.pathlet.iter().any(Option::is_some) {
+        // RFC 4782 §3.1: the Quick-Start option, type 25, 8 bytes (two 32-bit words); then the
+        // Pathlet header and the Pathlet Echo (8 + 4·slots bytes each). Every option is a
+        // whole number of 32-bit words, so no padding is needed; `Segment::ip_options_len`
+        // counts only Quick-Start, the packet's wire length counts all of them.
+        let mut raw = [0u8; 40];
+        let mut n = 0;
+        if let Some(qs) = seg.qs_request {
+            raw[..8].copy_from_slice(&qs.encode());
+            n = 8;
+        }
+        for h in pkt.pathlet.iter().flatten() {
+            let mut b = [0u8; 40];
+            let k = h.encode(&mut b);
+            if n + k > raw.len() {
+                return Err(invalid(format!("IPv4 options of {} bytes exceed 40", n + k)));
+            }
+            raw[n..n + k].copy_from_slice(&b[..k]);
+            n += k;
+        }
+        ip.options = Ipv4Options::try_from(&raw[..n]).map_err(|e| invalid(format!("IPv4 options: {e}")))?;
         ip.set_payload_len(usize::from(ip_payload_len)).map_err(|e| invalid(format!("IPv4 header: {e}")))?;
     }
     ip.identification = pkt.ip_id;
@@ -343,6 +366,7 @@ mod tests {
             ip_id: id,
             ttl: 64,
             segment: seg,
+            pathlet: [None, None],
         }
     }
 
@@ -528,6 +552,37 @@ mod tests {
         // The engine's own decoder reads them back.
         assert_eq!(QsIpOption::decode(&d[20..28]), Ok(seg.qs_request.ok_or("req")?));
         assert_eq!(QsResponse::decode(&tcp[32..40]), Ok(seg.options.quick_start.ok_or("resp")?));
+        Ok(())
+    }
+
+    /// Seed 004 §III-A as documented in `pathlet_header`: a discovery header (32 bytes, type
+    /// 0x9E) after the Quick-Start option, IHL 15; an echo alone is type 0xDE; checksums hold.
+    #[test]
+    fn pathlet_headers_are_ipv4_options_after_quick_start() -> TestResult {
+        use tcplab_tcp::startup::pathlet_header::{PathletKind, END_OF_PATH};
+        use tcplab_tcp::startup::quickstart::{QsFunc, QsIpOption, QsRate};
+        let path = tmp("pathlet.pcap")?;
+        let mut seg = syn();
+        seg.qs_request = Some(QsIpOption { func: QsFunc::Request, rate: QsRate::new(8).ok_or("rate")?, qs_ttl: 1, nonce: 4 });
+        let mut h = PathletHeader::discovery(6);
+        h.record_router(0x0A00_0003);
+        let echo = PathletHeader { kind: PathletKind::Echo, congested: END_OF_PATH, ..PathletHeader::data() };
+        let plain = fin();
+        let mut w = PcapLinkWriter::create(&path)?;
+        w.write(SimTime(0), &WirePacket { pathlet: [Some(h), None], ..wire(&seg, 1) })?;
+        w.write(SimTime(1), &WirePacket { pathlet: [None, Some(echo)], ..wire(&plain, 2) })?;
+        w.finish()?;
+        let mut r = PcapReader::new(File::open(&path)?)?;
+        let p = r.next_packet().ok_or("no packet")??;
+        let d = &p.data;
+        assert_eq!(d[0], 0x4F, "IPv4, IHL 15 words: 20 + 8 + 32");
+        assert_eq!(&d[28..36], &[0x9E, 32, 6, 0, 10, 0, 0, 3]);
+        assert_eq!(PathletHeader::decode(&d[28..60]), Ok(h));
+        assert_eq!(ones_sum(&d[..60], 0), 0xffff);
+        assert_eq!(p.orig_len as usize, 60 + seg.header_len());
+        let p = r.next_packet().ok_or("no packet")??;
+        assert_eq!(p.data[0], 0x47);
+        assert_eq!(&p.data[20..28], &[0xDE, 8, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
         Ok(())
     }
 }

@@ -39,6 +39,48 @@ pub struct SimSpec {
     pub default_seed: u64,
     /// Quick-Start routers and vertical hand-offs (seed 002 Ch. 6–7); empty by default.
     pub quick_start: QuickStartSpec,
+    /// Pathlet routers and the hosts' pathlet tables (seed 004; `sim::pathlet`), used by
+    /// connections with `TcpConfig::sharing = Pathlet`.
+    pub pathlet: PathletSpec,
+    /// The hosts' RFC 9040 destination caches, used by connections with
+    /// `TcpConfig::sharing = Host`.
+    pub host_cache: tcplab_tcp::startup::host_cache::HostCacheConfig,
+}
+
+/// Seed 004: which nodes are pathlet routers, and how the hosts run their pathlet tables
+/// (`[pathlet]` in a scenario).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathletSpec {
+    /// Pathlet routers (their ID is their IPv4 address, `sim::host::node_ip`).
+    pub routers: Vec<NodeId>,
+    /// Discovery slots a sender allocates (004 §III-A; 1..=8).
+    pub slots: u8,
+    /// N and the period before an RTT is known (004 §III-C).
+    pub table: tcplab_tcp::startup::pathlet_table::PathletTableConfig,
+    /// Sharing of the initial window among flows started within an RTT (004 §III-D).
+    pub share: tcplab_tcp::startup::pathlet::IwShare,
+    /// 004 §V-C: a loss (retransmission) without pathlet information counts as congestion on
+    /// every pathlet of the path.
+    pub loss_is_congestion: bool,
+    /// 004 §II-B: the initial RTO from MIN_RTT / AVG_RTT (of the last path discovered to the
+    /// destination).
+    pub initial_rto: bool,
+    /// 004 §II-B: the initial ssthresh from SAFE_SSTHRESH.
+    pub ssthresh: bool,
+}
+
+impl Default for PathletSpec {
+    fn default() -> Self {
+        PathletSpec {
+            routers: Vec::new(),
+            slots: tcplab_tcp::startup::pathlet_header::DEFAULT_SLOTS,
+            table: Default::default(),
+            share: Default::default(),
+            loss_is_congestion: true,
+            initial_rto: false,
+            ssthresh: false,
+        }
+    }
 }
 
 /// Quick-Start capable router interfaces and scheduled vertical hand-offs.
@@ -314,6 +356,69 @@ pub struct FlowSpec {
 pub enum WorkloadSpec {
     /// Connections arriving as a Poisson process (`sim::traffic::poisson`).
     Poisson(PoissonSpec),
+    /// Web sessions of pages of objects, one connection per object (`sim::traffic::web`).
+    Web(WebSpec),
+}
+
+impl WorkloadSpec {
+    /// The label of the workload.
+    pub fn name(&self) -> &str {
+        match self {
+            WorkloadSpec::Poisson(p) => &p.name,
+            WorkloadSpec::Web(w) => &w.name,
+        }
+    }
+    /// The hosts that send data (web: the servers).
+    pub fn senders(&self) -> &[NodeId] {
+        match self {
+            WorkloadSpec::Poisson(p) => &p.senders,
+            WorkloadSpec::Web(w) => &w.senders,
+        }
+    }
+    /// The hosts that receive data (web: the clients).
+    pub fn receivers(&self) -> &[NodeId] {
+        match self {
+            WorkloadSpec::Poisson(p) => &p.receivers,
+            WorkloadSpec::Web(w) => &w.receivers,
+        }
+    }
+    /// Settings of the workload's connections.
+    pub fn tcp(&self) -> &TcpConfig {
+        match self {
+            WorkloadSpec::Poisson(p) => &p.tcp,
+            WorkloadSpec::Web(w) => &w.tcp,
+        }
+    }
+}
+
+/// ns-2 PagePool/WebTraf-style web traffic (002 §6.4; `sim::traffic::web`): `sessions`
+/// sessions, each with a client picked from `receivers`, of `pages_per_session` pages spaced
+/// by exponential times of mean `inter_page`; each page from a server picked from `senders`,
+/// of `objects_per_page` objects spaced by exponential times of mean `inter_object`; one
+/// connection per object, server to client, of a Pareto-II size in packets of `tcp.mss` bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WebSpec {
+    pub name: String,
+    /// The web servers (they send the objects).
+    pub senders: Vec<NodeId>,
+    /// The web clients.
+    pub receivers: Vec<NodeId>,
+    pub sessions: u32,
+    pub pages_per_session: u32,
+    pub inter_page: SimDuration,
+    pub objects_per_page: u32,
+    pub inter_object: SimDuration,
+    /// Mean object size in packets (ns-2 `RandomVariable/ParetoII` `avg_`).
+    pub object_mean_packets: f64,
+    /// Pareto-II shape (ns-2 `shape_`), > 1.
+    pub object_shape: f64,
+    /// Objects larger than this many packets are cut to it (`None`: no cap).
+    pub object_max_packets: Option<u64>,
+    /// Sessions begin at this time (each one's first page one inter-page time later).
+    pub start: SimDuration,
+    /// No object after this time (`None`: the end of the run).
+    pub stop: Option<SimDuration>,
+    pub tcp: TcpConfig,
 }
 
 /// Flow sizes of a workload.

@@ -57,6 +57,8 @@ fn quick_start_roughly_halves_a_30_packet_transfer_at_384kbps_and_1s_rtt() {
     assert_eq!((q.requests, q.approvals, q.failures), (1, 1, 0));
     assert_eq!(q.requested_bps, 1_280_000);
     assert_eq!(q.approved_bps, 40_000);
+    // The QS window's 26 segments are the QS packets (paced, then the phase ends).
+    assert_eq!(q.qs_bytes, 26 * 1460);
     assert_eq!(sum.quick_start_routers.iter().map(|r| r.approved).sum::<u64>(), 2);
     assert!(qs < 0.65 * plain, "QS {qs:.3} s vs slow start {plain:.3} s");
     assert!(qs > 0.4 * plain, "QS {qs:.3} s vs slow start {plain:.3} s");

@@ -69,6 +69,7 @@ fn main() -> std::io::Result<()> {
     std::fs::write(cap.join("synthetic_two_connections.pcap"), &small)?;
 
     malformed_seeds(&cap, &syn)?;
+    compressed_and_quickstart_seeds(&cap, &small, &syn)?;
 
     std::fs::write(opt.join("linux_syn"), &syn_opts)?;
     std::fs::write(opt.join("ts_sack"), &sack_opts)?;
@@ -139,3 +140,38 @@ fn malformed_seeds(cap: &std::path::Path, syn: &TcpSpec) -> std::io::Result<()> 
     Ok(())
 }
 
+
+/// Seeds for the paths added by issue 15 item 3 and the Quick-Start decoders: a zstd capture
+/// in two frames with a skippable frame between them (RFC 8878 §3.1.2), a gzip capture in two
+/// members, and a SYN carrying the IPv4 Quick-Start option (type 25) and the TCP
+/// Quick-Start Response (kind 27), RFC 4782 §3.1 and §4.2.
+fn compressed_and_quickstart_seeds(cap: &std::path::Path, small: &[u8], syn: &TcpSpec) -> std::io::Result<()> {
+    use std::io::Write;
+    let half = small.len() / 2;
+    let mut zst = ruzstd::encoding::compress_to_vec(&small[..half], ruzstd::encoding::CompressionLevel::Fastest);
+    zst.extend(0x184D_2A5Au32.to_le_bytes());
+    zst.extend(3u32.to_le_bytes());
+    zst.extend(b"abc");
+    zst.extend(ruzstd::encoding::compress_to_vec(&small[half..], ruzstd::encoding::CompressionLevel::Fastest));
+    std::fs::write(cap.join("two_frames.pcap.zst"), &zst)?;
+    let mut gz = Vec::new();
+    for part in [&small[..half], &small[half..]] {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(part)?;
+        gz.extend(e.finish()?);
+    }
+    std::fs::write(cap.join("two_members.pcap.gz"), &gz)?;
+
+    let qs_tcp = TcpSpec { options: vec![27, 8, 0x06, 200, 0, 0, 0, 4], ..syn.clone() };
+    let mut ip = synth::ipv4_tcp(&qs_tcp);
+    // Insert the 8-byte IP option after the fixed header: IHL 5 -> 7, total length + 8.
+    let qs_ip = [25u8, 8, 0x08, 0xa5, 0x12, 0x34, 0x56, 0x74];
+    ip.splice(20..20, qs_ip);
+    ip[0] = 0x47;
+    let total = u16::from_be_bytes([ip[2], ip[3]]).saturating_add(8);
+    ip[2..4].copy_from_slice(&total.to_be_bytes());
+    let mut f = PcapFile::new(101, 65535, false, false);
+    f.record(T0, &ip, None);
+    std::fs::write(cap.join("quickstart_syn.pcap"), &f.bytes)?;
+    Ok(())
+}

@@ -290,6 +290,101 @@ fn gzip_zstd_and_xz_captures_are_read_transparently() {
     compressed_reads_like_plain(xz, &plain, "xz");
 }
 
+/// A capture with `n` packets (seq 1..=n) as pcapng bytes.
+fn ng_with_packets(n: u32) -> Vec<u8> {
+    let mut f = ng_with_one_packet();
+    for seq in 2..=n {
+        f.epb(0, u64::from(seq), &pkt(seq), None);
+    }
+    f.bytes
+}
+
+fn zstd_frame(bytes: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
+/// RFC 8878 §3.1.2: magic 0x184D2A5?, Frame_Size, then that many bytes of user data.
+fn zstd_skippable(nibble: u8, data: &[u8]) -> Vec<u8> {
+    let mut v = (0x184D_2A50u32 | u32::from(nibble)).to_le_bytes().to_vec();
+    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    v.extend_from_slice(data);
+    v
+}
+
+/// Issue 15 item 3: `cat a.zst b.zst` (and writers that emit one frame per chunk) give a
+/// multi-frame zstd stream; RFC 8878 §3.1 makes its content the concatenation of the frames.
+/// The capture is split at arbitrary byte positions, not at record boundaries, so records
+/// straddle frames; an empty frame and skippable frames in between change nothing.
+#[test]
+fn a_multi_frame_zstd_capture_is_read_to_its_last_frame() {
+    let plain = ng_with_packets(40);
+    for cuts in [vec![plain.len() / 2], vec![7, 100, 101, 333, plain.len() - 3]] {
+        let mut packed = Vec::new();
+        let mut from = 0;
+        for (i, &to) in cuts.iter().chain([plain.len()].iter()).enumerate() {
+            packed.extend(zstd_frame(&plain[from..to]));
+            if i == 0 {
+                packed.extend(zstd_frame(&[]));
+                packed.extend(zstd_skippable(0xe, b"user data between frames"));
+                packed.extend(zstd_skippable(0x0, &[]));
+            }
+            from = to;
+        }
+        let mut r = CaptureReader::from_reader("t", Cursor::new(packed), ReaderConfig { buffer_size: 4096, ..ReaderConfig::default() })
+            .expect("opens");
+        let seqs: Vec<u32> = r.by_ref().map(|s| s.segment.seq.0).collect();
+        assert_eq!(seqs, (1..=40).collect::<Vec<u32>>(), "cuts {cuts:?}");
+        assert_eq!(r.compression(), Some("zstd"));
+        let a = r.anomalies();
+        assert_eq!(a.read_errors, 0, "{a:?}");
+        assert_eq!(r.bytes_used() + a.skipped_bytes(), plain.len() as u64);
+    }
+}
+
+/// Garbage after the last frame is a read error (as `zstd -d` reports it), counted once,
+/// with every record of the complete frames delivered first. A capture shorter than the
+/// bytes read at open to recognise it meets the error while being recognised: it is
+/// refused with the reason.
+#[test]
+fn bytes_after_the_last_zstd_frame_are_a_read_error_after_the_records() {
+    let plain = ng_with_packets(200);
+    assert!(plain.len() > tcplab_pcap::reader::SNIFF_LEN);
+    let tails: [(&[u8], &str); 3] = [
+        (b"xy", "2 trailing bytes after frame 1"),
+        (b"not a zstd frame", "unknown frame magic 6e 6f 74 20 after frame 1"),
+        (&[0x50, 0x2a, 0x4d, 0x18, 9, 0, 0, 0, 1], "skippable frame of 9 bytes truncated after 1"),
+    ];
+    for (tail, why) in tails {
+        let mut packed = zstd_frame(&plain);
+        packed.extend_from_slice(tail);
+        let mut r = CaptureReader::from_reader("t", Cursor::new(packed), ReaderConfig::default()).expect("opens");
+        let seqs: Vec<u32> = r.by_ref().map(|s| s.segment.seq.0).collect();
+        assert_eq!(seqs, (1..=200).collect::<Vec<u32>>(), "tail {tail:?}");
+        assert_eq!(r.anomalies().read_errors, 1, "tail {tail:?}: {:?}", r.anomalies());
+
+        let mut small = zstd_frame(&ng_with_packets(3));
+        small.extend_from_slice(tail);
+        assert_eq!(open_err(&small), format!("t: not a pcap or pcapng capture (compressed with zstd, but it does not decompress: zstd: {why})"));
+    }
+}
+
+#[test]
+fn zstd_frames_are_counted_and_an_empty_stream_of_frames_is_empty() {
+    use std::io::Read;
+    let mut two = zstd_frame(b"abc");
+    two.extend(zstd_skippable(3, b"zz"));
+    two.extend(zstd_frame(b"defg"));
+    let mut d = tcplab_pcap::compression::ZstdFrames::new(Cursor::new(two)).expect("opens");
+    let mut out = Vec::new();
+    d.read_to_end(&mut out).expect("decodes");
+    assert_eq!(out, b"abcdefg");
+    assert_eq!(d.frames(), 2);
+    let mut empty = tcplab_pcap::compression::ZstdFrames::new(Cursor::new(zstd_frame(&[]))).expect("opens");
+    let mut out = Vec::new();
+    empty.read_to_end(&mut out).expect("decodes");
+    assert!(out.is_empty());
+}
+
 #[test]
 fn corrupt_or_undecoded_compression_is_named() {
     assert_eq!(open_err(b"BZh91AY&SY...."), "t: compressed with bzip2: decompress it first");

@@ -10,9 +10,11 @@
 //! | `bench_cases()`, `bench_spec(name)` | `tcplab_netsim::bench` |
 //! | `schema()`, `schema_markdown()` | `tcplab_netsim::scenario::{json_schema, key_tables_markdown}` |
 //! | `profiles()` | `tcplab_tcp::Profile::ALL` through `tcplab_netsim::scenario::profile_values` |
+//! | `capture_packets(path, conn_id)` | `tcplab_pcap::{CaptureReader, ConnTracker}` (packets.rs) |
 //! | `__git_revision__`, `__git_dirty__` | `git rev-parse HEAD` / `git status` at build time (`build.rs`) |
 
 mod analyze;
+mod packets;
 mod tables;
 mod rto_table;
 
@@ -273,5 +275,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_overrides, m)?)?;
     analyze::register(m)?;
     m.add_function(wrap_pyfunction!(rto_table::fig6_rto_table, m)?)?;
+    m.add_function(wrap_pyfunction!(packets::capture_packets, m)?)?;
     Ok(())
 }

@@ -305,6 +305,35 @@ impl StartupConfig {
     pub const ARON98: StartupConfig = StartupConfig { ssthresh_estimation: true, pacing: true };
 }
 
+/// State shared with other connections of the same host (seed 004; RFC 9040). The host (the
+/// simulator) keeps the shared state and seeds the connection
+/// (`crate::startup::seeded::SeededStartup`); the connection itself only says which.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum StateSharing {
+    /// Every connection starts from the configured initial window (every earlier output).
+    #[default]
+    None,
+    /// Pathlet Transport Architecture (004): discovery on the SYN, the host's pathlet table.
+    Pathlet,
+    /// RFC 9040 temporal sharing per destination host (`crate::startup::host_cache`).
+    Host,
+}
+
+impl StateSharing {
+    pub const ALL: [StateSharing; 3] = [StateSharing::None, StateSharing::Pathlet, StateSharing::Host];
+    /// The name used in scenario files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StateSharing::None => "none",
+            StateSharing::Pathlet => "pathlet",
+            StateSharing::Host => "host",
+        }
+    }
+    pub fn by_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
 /// Receiver acknowledgment policy.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct AckPolicy {
@@ -588,8 +617,11 @@ pub struct TcpConfig {
     /// includes the FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
     /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
     /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
-    /// profile `linux` (no scenario key).
+    /// profile `linux` (scenario key `sack_covers_fin`).
     pub sack_covers_fin: bool,
+    /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
+    /// cache); none by default.
+    pub sharing: StateSharing,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -630,6 +662,7 @@ impl Default for TcpConfig {
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
             sack_covers_fin: false,
+            sharing: StateSharing::None,
             trace: true,
         }
     }

@@ -629,6 +629,11 @@ impl Connection {
     pub fn linux_counters(&self) -> Option<crate::linux::scoreboard::Counters> {
         self.linux().map(|_| self.snd.linux_counters())
     }
+    /// The initial window the sender started with, in bytes (its startup policy's choice, or
+    /// Quick-Start's; one SMSS before the connection is established).
+    pub fn initial_cwnd(&self) -> u64 {
+        self.snd.initial_cwnd()
+    }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {
             cwnd: self.snd.cc.cwnd,

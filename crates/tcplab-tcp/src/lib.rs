@@ -92,7 +92,7 @@ pub mod trace;
 pub use clock::{EventClock, MeasurementClock};
 pub use config::{
     AckPolicy, CongestionControl, DupAckThreshold, HandshakeAck, InitialWindow, Ratio, RecoveryAlgorithm, RtoConfig, RtoEstimatorKind, RttSampling,
-    SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, TcpConfig, TimerConfig,
+    SenderModel, SpuriousConfig, SpuriousDetection, SpuriousResponse, StartupConfig, StateSharing, TcpConfig, TimerConfig,
 };
 pub use profile::Profile;
 pub use conn::{CcSnapshot, ConnState, ConnStats, Connection, Transmit};

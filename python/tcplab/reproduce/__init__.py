@@ -5,7 +5,9 @@ Each experiment set is a module in this package exposing::
     TITLE: str                       # one line, shown by `tcplab reproduce --list`
     def run(out: Path, quick: bool, runs: int | None, progress) -> Report
 
-and registered in :data:`EXPERIMENTS`. The common output contract (``DIR/report.md`` and
+and registered in :data:`EXPERIMENTS`. Simulations go through the experiment layer
+(:mod:`tcplab.reproduce.experiment`: named points x seeds, measured on the sweep engine's
+workers; the pattern is in docs/sweeps.md "Reproductions"). The common output contract (``DIR/report.md`` and
 ``DIR/results.csv`` with columns ``figure, series, x, metric, ours, paper``) is implemented
 once, in :mod:`tcplab.reproduce.common`.
 """

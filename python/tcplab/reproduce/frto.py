@@ -13,10 +13,11 @@ import copy
 import statistics as st
 import tomllib
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .. import scenarios as shipped
 from .common import Report
+from .experiment import QUICK_WORKERS, Experiment, Point, add_rows, aggregate, run_experiments, values
 
 TITLE = "Sarolahti's dissertation: F-RTO / Eifel (Tables 4.1-4.3), spurious-RTO responses (Tables 5.1-5.5)"
 
@@ -130,13 +131,7 @@ def _without_spikes(sc: dict[str, Any], loss: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running and metrics
-
-
-def _run(scenario: Any, seed: int, overrides: Iterable[str]) -> dict[str, Any]:
-    import tcplab
-
-    return tcplab.run(scenario, seed=seed, overrides=list(overrides), trace=False).summary
+# Metrics (computed on the sweep engine's workers, from each run's result)
 
 
 def ch4_metrics(summary: dict[str, Any]) -> dict[str, float]:
@@ -176,22 +171,132 @@ def ch5_metrics(summary: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def _collect(scenario: Any, overrides: list[str], runs: int, metrics: Callable, progress) -> list[dict[str, float]]:
-    out = []
-    for seed in range(1, runs + 1):
-        out.append(metrics(_run(scenario, seed, overrides)))
-        if progress is not None:
-            progress.update(1)
-    return out
+def measure_ch4(res, point: Point) -> dict[str, float]:
+    return ch4_metrics(res.summary)
 
 
-def _agg(rows: list[dict[str, float]], key: str, how: str) -> float:
-    vals = [r[key] for r in rows]
-    return float(st.median(vals) if how == "median" else st.fmean(vals))
+def measure_ch5(res, point: Point) -> dict[str, float]:
+    return ch5_metrics(res.summary)
+
+
+#: The counts of :func:`decision_counts`, in its order.
+DECISION_COUNTS = ("decisions_spurious", "false_positives", "spurious_with_window_losses", "decisions_genuine",
+                   "missed_spurious")
+
+
+def decision_counts(ev) -> dict[str, int]:
+    """Detector decisions of one traced run against the simulator's ground truth. A decision is
+    checked against the last RTO retransmission before it: spurious ground truth means every
+    byte of it had already reached the receiver, i.e. the timeout was spurious.
+    ``spurious_with_window_losses`` is the thesis' sense of a false positive (L2632-2678):
+    declared spurious although data segments of the window outstanding at the timeout were lost
+    (ACKs and data lost in the same burst): a later, non-spurious retransmission of data between
+    the deciding ACK and the timeout's recovery point."""
+    sp = fp = ge = miss = lossy = 0
+    rto = ev[(ev["kind"] == "segment_retransmitted") & (ev["cause"] == "rto")]
+    entered = ev[(ev["kind"] == "recovery_entered") & (ev["cause"] == "timeout")]
+    rtx = ev[(ev["kind"] == "segment_retransmitted") & (ev["len"] > 0)]
+    for _, d in ev[ev["kind"] == "spurious_decision"].iterrows():
+        before = rto[(rto["flow"] == d["flow"]) & (rto["t_ns"] <= d["t_ns"])]
+        if before.empty:
+            continue
+        truth = bool(before.iloc[-1]["spurious"])
+        if int(d["value"]) == 1:
+            sp += 1
+            fp += not truth
+            ent = entered[(entered["flow"] == d["flow"]) & (entered["t_ns"] <= d["t_ns"])]
+            if not ent.empty:
+                # Data of the timed-out window above the deciding ACK that later had to be
+                # retransmitted for real (ground truth: not spurious).
+                lo, hi = d["ack"], ent.iloc[-1]["seq"]
+                w = rtx[(rtx["flow"] == d["flow"]) & (rtx["t_ns"] > d["t_ns"]) & (rtx["seq"] >= lo)
+                        & (rtx["seq"] < hi) & (rtx["spurious"] == False)]  # noqa: E712
+                lossy += not w.empty
+        else:
+            ge += 1
+            miss += truth
+    return dict(zip(DECISION_COUNTS, (sp, fp, lossy, ge, miss)))
+
+
+def measure_decisions(res, point: Point) -> dict[str, int]:
+    return decision_counts(res.events)
 
 
 # ---------------------------------------------------------------------------------------------
-# The report
+# The experiments (data)
+
+
+def _ch4_points(scenario: Any, extra: list[str] = ()) -> list[Point]:
+    return [Point(series, "", CH4_BASE + ov + list(extra), scenario=scenario) for series, ov in CH4_VARIANTS]
+
+
+def experiments(runs: int) -> list[Experiment]:
+    """Every run of the reproduction: the Ch. 4 and Ch. 5 tables, the detector decisions and
+    the sensitivity rows, seeds 1..runs each."""
+    seeds = range(1, runs + 1)
+    gprs = _load("gprs.toml")
+    errors5 = _without_spikes(gprs, {"model": "bernoulli", "p": 0.05})
+    bursty = _without_spikes(gprs, {"model": "outages"})
+    ch4 = {"table4.1": gprs, "table4.2": errors5, "table4.3": bursty}
+    exps = [Experiment(key, _ch4_points(sc), measure_ch4, seeds=seeds) for key, sc in ch4.items()]
+    for key in ("table4.1", "table4.3"):
+        pts = [Point(series, "", CH4_BASE + ov, scenario=ch4[key]) for series, ov in CH4_VARIANTS
+               if "Regular" not in series]
+        exps.append(Experiment(f"{key}.decisions", pts, measure_decisions, seeds=seeds, trace=True))
+    for key, scen, det, extra, _ in CH5_TABLES:
+        pts = [Point(series, "", ov + extra) for series, ov in ch5_variants(det)]
+        exps.append(Experiment(key, pts, measure_ch5, scenario=_scenario_dir() / scen, seeds=seeds))
+    exps += _sensitivity_experiments(gprs, seeds)
+    return exps
+
+
+def _sensitivity_experiments(gprs: dict[str, Any], seeds) -> list[Experiment]:
+    """Open parameters (spec part 1 §8, part 2 §10) and how much the results move with them:
+    one experiment of Ch. 4 runs (medians) and one of Ch. 5 runs (means); each point's series
+    names the table and variant, x the setting."""
+    regular, frto = CH4_VARIANTS[2], CH4_VARIANTS[1]
+    bursty = _without_spikes(gprs, {"model": "outages"})
+    pts: list[Point] = []
+    # (1) Table 4.2's loss rate: 2 % and 10 % beside the 5 % of the table.
+    for p in (0.02, 0.10):
+        sc = _without_spikes(gprs, {"model": "bernoulli", "p": p})
+        pts += [Point(f"table4.2 {s}", f"p={p}", CH4_BASE + ov, scenario=sc) for s, ov in (regular, frto)]
+    # (2) Which direction the Table 4.1 delay spikes hit (not stated): data only vs both.
+    for direction in ("a->b", "both"):
+        pts += [Point(f"table4.1 {s}", f"spikes {direction}",
+                      CH4_BASE + ov + [f'links.wireless.spike_direction="{direction}"'], scenario=gprs)
+                for s, ov in (regular, frto)]
+    # (3) The RFC 4138 "ACK covers everything sent before the RTO" condition (off in the thesis).
+    for full in ("false", "true"):
+        pts += [Point(f"{name} F-RTO w/ SACK", f"full_ack={full}",
+                      CH4_BASE + frto[1] + [f"tcp.frto_require_full_ack={full}"], scenario=sc)
+                for name, sc in (("table4.1", gprs), ("table4.3", bursty))]
+    # (4) The sender's RTO estimator and timers: Linux 2.4 profile (used above) vs RFC 6298 defaults.
+    for name, sc in (("table4.1", gprs), ("table4.3", bursty)):
+        for series, ov in (regular, frto, CH4_VARIANTS[0]):
+            pts += [Point(f"{name} {series}", f"profile {label}", base + ov, scenario=sc)
+                    for label, base in (("linux-2.4", CH4_BASE), ("rfc6298", []))]
+    # (6) The sender model: the RFC sender with the linux-2.4 profile (used above) vs the Linux 2.4
+    # congestion-control engine of Ch. 3 (`tcp.sender=linux`: packet-counted cwnd, rate-halving,
+    # ≤ 3 segments per ACK, timestamp/D-SACK undo -- with timestamps off, as in the Regular rows,
+    # no undo), with and without rate-halving (the thesis' Ch. 4 hosts ran without, L2471-2472).
+    # Only the Regular rows: the Linux engine does not run the F-RTO/Eifel seams.
+    for name, sc in (("table4.1", gprs), ("table4.2", _without_spikes(gprs, {"model": "bernoulli", "p": 0.05})),
+                     ("table4.3", bursty)):
+        for series, ov in (regular, CH4_VARIANTS[3]):
+            pts += [Point(f"{name} {series}", f"sender {label}", CH4_BASE + ov + model, scenario=sc)
+                    for label, model in (("rfc", ["tcp.sender=rfc"]), ("linux", ["tcp.sender=linux"]),
+                                         ("linux no-rh", ["tcp.sender=linux", "tcp.rate_halving=false"]))]
+    # (5) Table 5.4's IP buffer (not stated): 7 (shipped) vs 30 packets.
+    ch5 = [Point(f"table5.4 {s}", f"queue {q}", ov + [f"links.wireless.queue={q}"])
+           for q in ("7pkt", "30pkt") for s, ov in ch5_variants("frto-sack")]
+    return [Experiment("sensitivity.ch4", pts, measure_ch4, seeds=seeds),
+            Experiment("sensitivity.ch5", ch5, measure_ch5, scenario=_scenario_dir() / "frto-ch5-type2.toml",
+                       seeds=seeds)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tabulation, plots and the report
 
 
 def _boxplot(fig_obj, key: str, title: str, data: dict[str, list[float]]) -> None:
@@ -212,93 +317,49 @@ def _boxplot(fig_obj, key: str, title: str, data: dict[str, list[float]]) -> Non
     plt.close(fig)
 
 
-def _ch4_table(rep: Report, key: str, title: str, desc: str, scenario: Any, extra: list[str], runs: int,
-               progress, plot_title: str | None) -> dict[str, dict[str, float]]:
+def _by_series(agg) -> dict[str, dict[str, float]]:
+    return {r["series"]: r for r in agg.to_dict("records")}
+
+
+def _ch4_table(rep: Report, key: str, title: str, desc: str, df, plot_title: str | None) -> dict[str, dict[str, float]]:
     fig = rep.figure(key, title, desc)
-    med: dict[str, dict[str, float]] = {}
-    tputs: dict[str, list[float]] = {}
-    for series, ov in CH4_VARIANTS:
-        rows = _collect(scenario, CH4_BASE + ov + extra, runs, ch4_metrics, progress)
-        med[series] = {m: _agg(rows, m, "median") for m in rows[0]}
-        tputs[series] = [r["tput_bps"] for r in rows]
-        paper = PAPER_CH4.get(key, {}).get(series)
-        for i, m in enumerate(("time_s", "pkts_lost", "rexmits")):
-            fig.add(series, "", m, round(med[series][m], 2), paper[i] if paper else None)
-        fig.add(series, "", "spurious_rexmits", med[series]["spurious_rexmits"], None)
+    med = _by_series(aggregate(df, CH4_METRICS, how="median"))
+    paper = {(s, "", m): PAPER_CH4[key][s][i] for s in PAPER_CH4.get(key, {}) for i, m in enumerate(CH4_PAPER_METRICS)}
+    add_rows(fig, aggregate(df, CH4_METRICS, how="median"), {"time_s": 2, "pkts_lost": 2, "rexmits": 2,
+                                                             "spurious_rexmits": None}, paper)
     if plot_title:
-        _boxplot(fig, key, plot_title, tputs)
+        _boxplot(fig, key, plot_title, {s: values(df, "tput_bps", series=s) for s, _ in CH4_VARIANTS})
     return med
 
 
-def _ch5_table(rep: Report, key: str, title: str, scenario: str, det: str, extra: list[str], runs: int,
-               progress) -> dict[str, dict[str, float]]:
+#: Ch. 4 metrics the tables show, and those the thesis gives (in its column order).
+CH4_PAPER_METRICS = ("time_s", "pkts_lost", "rexmits")
+CH4_METRICS = (*CH4_PAPER_METRICS, "spurious_rexmits")
+CH5_PAPER_METRICS = ("tput_low", "tput_high", "losses", "rxmits")
+
+
+def _ch5_table(rep: Report, key: str, title: str, df) -> dict[str, dict[str, float]]:
     fig = rep.figure(key, title)
-    means: dict[str, dict[str, float]] = {}
-    for series, ov in ch5_variants(det):
-        rows = _collect(scenario, ov + extra, runs, ch5_metrics, progress)
-        means[series] = {m: _agg(rows, m, "mean") for m in rows[0]}
+    means = _by_series(aggregate(df, [*CH5_PAPER_METRICS, "spurious_rxmits"], how="mean"))
+    for series, m in means.items():
         paper = PAPER_CH5[key][series]
-        for i, m in enumerate(("tput_low", "tput_high", "losses", "rxmits")):
-            fig.add(series, "", m, round(means[series][m], 1), paper[i])
-        ratio = means[series]["losses"] / means[series]["rxmits"] if means[series]["rxmits"] else None
+        for i, name in enumerate(CH5_PAPER_METRICS):
+            fig.add(series, "", name, round(m[name], 1), paper[i])
+        ratio = m["losses"] / m["rxmits"] if m["rxmits"] else None
         fig.add(series, "", "losses_per_rxmit", round(ratio, 2) if ratio is not None else None,
                 round(paper[2] / paper[3], 2))
-        fig.add(series, "", "spurious_rxmits", round(means[series]["spurious_rxmits"], 1), None)
+        fig.add(series, "", "spurious_rxmits", round(m["spurious_rxmits"], 1), None)
     return means
-
-
-def decision_accuracy(scenario: Any, overrides: list[str], runs: int, progress) -> tuple[int, int, int, int, int]:
-    """Detector decisions against the simulator's ground truth, over seeds 1..runs: (spurious
-    decisions, of which false positives, genuine decisions, of which misses). A decision is
-    checked against the last RTO retransmission before it: spurious ground truth means every
-    byte of it had already reached the receiver, i.e. the timeout was spurious. The fifth count is
-    the thesis' sense of a false positive (L2632-2678): declared spurious although data segments of
-    the window outstanding at the timeout were lost (ACKs and data lost in the same burst): a later,
-    non-spurious retransmission of data between the deciding ACK and the timeout's recovery point."""
-    import tcplab
-
-    sp = fp = ge = miss = lossy = 0
-    for seed in range(1, runs + 1):
-        ev = tcplab.run(scenario, seed=seed, overrides=overrides, trace=True).events
-        if progress is not None:
-            progress.update(1)
-        rto = ev[(ev["kind"] == "segment_retransmitted") & (ev["cause"] == "rto")]
-        entered = ev[(ev["kind"] == "recovery_entered") & (ev["cause"] == "timeout")]
-        rtx = ev[(ev["kind"] == "segment_retransmitted") & (ev["len"] > 0)]
-        for _, d in ev[ev["kind"] == "spurious_decision"].iterrows():
-            before = rto[(rto["flow"] == d["flow"]) & (rto["t_ns"] <= d["t_ns"])]
-            if before.empty:
-                continue
-            truth = bool(before.iloc[-1]["spurious"])
-            if int(d["value"]) == 1:
-                sp += 1
-                fp += not truth
-                ent = entered[(entered["flow"] == d["flow"]) & (entered["t_ns"] <= d["t_ns"])]
-                if not ent.empty:
-                    # Data of the timed-out window above the deciding ACK that later had to be
-                    # retransmitted for real (ground truth: not spurious).
-                    lo, hi = d["ack"], ent.iloc[-1]["seq"]
-                    w = rtx[(rtx["flow"] == d["flow"]) & (rtx["t_ns"] > d["t_ns"]) & (rtx["seq"] >= lo)
-                            & (rtx["seq"] < hi) & (rtx["spurious"] == False)]  # noqa: E712
-                    lossy += not w.empty
-            else:
-                ge += 1
-                miss += truth
-    return sp, fp, ge, miss, lossy
 
 
 def _pct(a: float, b: float) -> str:
     return f"{100.0 * (a - b) / b:+.0f} %" if b else "n/a"
 
 
-def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
+def run(out: Path, quick: bool, runs: int | None, progress=None, workers: int | None = None) -> Report:
+    """``workers``: local worker processes (0: in this process); default: none with ``quick``,
+    else one per core."""
     runs = runs or (QUICK_RUNS if quick else PAPER_RUNS)
-    n_ch4 = 3 * len(CH4_VARIANTS) * runs
-    n_ch5 = len(CH5_TABLES) * 4 * runs
-    n_sens = (4 + 4 + 4 + 12 + 8) * runs + 2 * 4 * runs
-    if progress is not None:
-        progress.total = n_ch4 + n_ch5 + n_sens
-        progress.refresh()
     rep = Report(
         "frto",
         "Sarolahti, TCP over wireless links (dissertation, seed 002): F-RTO and Eifel (Ch. 4), "
@@ -317,26 +378,26 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             "reached the receiver); the thesis has no such column."
         ),
     )
-    gprs = _load("gprs.toml")
-    errors5 = _without_spikes(gprs, {"model": "bernoulli", "p": 0.05})
-    bursty = _without_spikes(gprs, {"model": "outages"})
+    if workers is None:
+        workers = QUICK_WORKERS if quick else None
+    data = run_experiments(experiments(runs), out, progress=progress, workers=workers)
 
     t41 = _ch4_table(
         rep, "table4.1", "Sudden delays (Table 4.1, Fig. 4.5)",
         "gprs.toml as shipped: 28.8 kb/s, 200 ms, 7-packet router queue, 1776-B link buffer, per-packet "
         "delay spikes p = 0.02, Exp(3.5 s), both directions. Metrics: time_s = connection time for 100 KB, "
         "pkts_lost = drops on all links (data and ACKs), rexmits = retransmitted segments; medians.",
-        gprs, [], runs, progress, "Fig. 4.5: throughput with sudden delays")
+        data["table4.1"], "Fig. 4.5: throughput with sudden delays")
     t42 = _ch4_table(
         rep, "table4.2", "Packet errors, p = 5 % (Table 4.2, Fig. 4.6)",
         "gprs.toml without delay spikes, Bernoulli loss p = 0.05 on the wireless link in both directions "
         "(the table's loss rate is not stated; Fig. 4.6 is for p = 0.05 -- see the sensitivity table).",
-        errors5, [], runs, progress, "Fig. 4.6: throughput with 5 % packet errors")
+        data["table4.2"], "Fig. 4.6: throughput with 5 % packet errors")
     t43 = _ch4_table(
         rep, "table4.3", "Bursty losses (Table 4.3, Fig. 4.7)",
         "gprs.toml without delay spikes; the link alternates Good ~ U(0.1 s, 20 s) and Bad ~ Exp(3.5 s) "
         "periods, every packet in both directions lost while Bad (`loss = { model = \"outages\" }`, starting Good).",
-        bursty, [], runs, progress, "Fig. 4.7: throughput with bursty losses")
+        data["table4.3"], "Fig. 4.7: throughput with bursty losses")
 
     def ch4_notes(fig_key: str, med: dict[str, dict[str, float]]) -> None:
         fig = next(f for f in rep.figures if f.key == fig_key)
@@ -354,17 +415,9 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     ch4_notes("table4.1", t41)
     ch4_notes("table4.2", t42)
     ch4_notes("table4.3", t43)
-    for key, sc in (("table4.1", gprs), ("table4.3", bursty)):
+    for key in ("table4.1", "table4.3"):
         fig = next(f for f in rep.figures if f.key == key)
-        for series, ov in CH4_VARIANTS:
-            if "Regular" in series:
-                continue
-            sp, fp, ge, miss, lossy = decision_accuracy(sc, CH4_BASE + ov, runs, progress)
-            fig.add(series, "", "decisions_spurious", sp, None)
-            fig.add(series, "", "false_positives", fp, None)
-            fig.add(series, "", "spurious_with_window_losses", lossy, None)
-            fig.add(series, "", "decisions_genuine", ge, None)
-            fig.add(series, "", "missed_spurious", miss, None)
+        add_rows(fig, aggregate(data[f"{key}.decisions"], DECISION_COUNTS, how="sum"), DECISION_COUNTS)
         fig.note(
             "decisions_* / false_positives / missed_spurious: every detector decision over all runs, checked "
             "against the ground truth of the last RTO retransmission before it (a false positive declares "
@@ -377,7 +430,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
 
     ch5 = {}
     for key, scen, det, extra, title in CH5_TABLES:
-        ch5[key] = _ch5_table(rep, key, title, _scenario_dir() / scen, det, extra, runs, progress)
+        ch5[key] = _ch5_table(rep, key, title, data[key])
     for key, means in ch5.items():
         fig = next(f for f in rep.figures if f.key == key)
         best = max(("CC 1", "CC 2", "CC 3"), key=lambda s: means[s]["tput_low"])
@@ -392,64 +445,14 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             "(thesis: Regular lowest in every table)."
         )
 
-    _sensitivity(rep, gprs, runs, progress)
-    return rep
-
-
-def _sensitivity(rep: Report, gprs: dict[str, Any], runs: int, progress) -> None:
-    """Open parameters (spec part 1 §8, part 2 §10) and how much the results move with them."""
     fig = rep.figure(
         "sensitivity",
         "Sensitivity to parameters the thesis leaves open",
         "Each row: medians (Ch. 4) or means (Ch. 5) over the same seeds, one open parameter changed. "
         "x names the setting; no paper values.",
     )
-    regular, frto = CH4_VARIANTS[2], CH4_VARIANTS[1]
-    # (1) Table 4.2's loss rate: 2 % and 10 % beside the 5 % of the table.
-    for p in (0.02, 0.10):
-        sc = _without_spikes(gprs, {"model": "bernoulli", "p": p})
-        for series, ov in (regular, frto):
-            rows = _collect(sc, CH4_BASE + ov, runs, ch4_metrics, progress)
-            fig.add(f"table4.2 {series}", f"p={p}", "time_s", round(_agg(rows, "time_s", "median"), 2))
-            fig.add(f"table4.2 {series}", f"p={p}", "rexmits", _agg(rows, "rexmits", "median"))
-    # (2) Which direction the Table 4.1 delay spikes hit (not stated): data only vs both.
-    for direction in ("a->b", "both"):
-        for series, ov in (regular, frto):
-            rows = _collect(gprs, CH4_BASE + ov + [f'links.wireless.spike_direction="{direction}"'], runs, ch4_metrics,
-                            progress)
-            fig.add(f"table4.1 {series}", f"spikes {direction}", "time_s", round(_agg(rows, "time_s", "median"), 2))
-            fig.add(f"table4.1 {series}", f"spikes {direction}", "rexmits", _agg(rows, "rexmits", "median"))
-    # (3) The RFC 4138 "ACK covers everything sent before the RTO" condition (off in the thesis).
-    bursty = _without_spikes(gprs, {"model": "outages"})
-    for full in ("false", "true"):
-        for name, sc in (("table4.1", gprs), ("table4.3", bursty)):
-            rows = _collect(sc, CH4_BASE + frto[1] + [f"tcp.frto_require_full_ack={full}"], runs, ch4_metrics, progress)
-            fig.add(f"{name} F-RTO w/ SACK", f"full_ack={full}", "time_s", round(_agg(rows, "time_s", "median"), 2))
-            fig.add(f"{name} F-RTO w/ SACK", f"full_ack={full}", "rexmits", _agg(rows, "rexmits", "median"))
-    # (4) The sender's RTO estimator and timers: Linux 2.4 profile (used above) vs RFC 6298 defaults.
-    for name, sc in (("table4.1", gprs), ("table4.3", bursty)):
-        for series, ov in (regular, frto, CH4_VARIANTS[0]):
-            for label, base in (("linux-2.4", CH4_BASE), ("rfc6298", [])):
-                rows = _collect(sc, base + ov, runs, ch4_metrics, progress)
-                fig.add(f"{name} {series}", f"profile {label}", "time_s", round(_agg(rows, "time_s", "median"), 2))
-                fig.add(f"{name} {series}", f"profile {label}", "rexmits", _agg(rows, "rexmits", "median"))
-    # (6) The sender model: the RFC sender with the linux-2.4 profile (used above) vs the Linux 2.4
-    # congestion-control engine of Ch. 3 (`tcp.sender=linux`: packet-counted cwnd, rate-halving,
-    # ≤ 3 segments per ACK, timestamp/D-SACK undo -- with timestamps off, as in the Regular rows,
-    # no undo), with and without rate-halving (the thesis' Ch. 4 hosts ran without, L2471-2472).
-    # Only the Regular rows: the Linux engine does not run the F-RTO/Eifel seams.
-    for name, sc in (("table4.1", gprs), ("table4.2", _without_spikes(gprs, {"model": "bernoulli", "p": 0.05})),
-                     ("table4.3", bursty)):
-        for series, ov in (regular, CH4_VARIANTS[3]):
-            for label, model in (("rfc", ["tcp.sender=rfc"]), ("linux", ["tcp.sender=linux"]),
-                                 ("linux no-rh", ["tcp.sender=linux", "tcp.rate_halving=false"])):
-                rows = _collect(sc, CH4_BASE + ov + model, runs, ch4_metrics, progress)
-                fig.add(f"{name} {series}", f"sender {label}", "time_s", round(_agg(rows, "time_s", "median"), 2))
-                fig.add(f"{name} {series}", f"sender {label}", "rexmits", _agg(rows, "rexmits", "median"))
-    # (5) Table 5.4's IP buffer (not stated): 7 (shipped) vs 30 packets.
-    for q in ("7pkt", "30pkt"):
-        for series, ov in ch5_variants("frto-sack"):
-            rows = _collect(_scenario_dir() / "frto-ch5-type2.toml", ov + [f"links.wireless.queue={q}"], runs,
-                            ch5_metrics, progress)
-            fig.add(f"table5.4 {series}", f"queue {q}", "tput_low", round(_agg(rows, "tput_low", "mean"), 1))
-            fig.add(f"table5.4 {series}", f"queue {q}", "losses", round(_agg(rows, "losses", "mean"), 1))
+    add_rows(fig, aggregate(data["sensitivity.ch4"], ["time_s", "rexmits"], how="median"),
+             {"time_s": 2, "rexmits": None})
+    add_rows(fig, aggregate(data["sensitivity.ch5"], ["tput_low", "losses"], how="mean"),
+             {"tput_low": 1, "losses": 1})
+    return rep

@@ -248,62 +248,149 @@ def _run_locked(study: Study, resolved: list[str], out: Path, t_start: float, *,
     return result
 
 
-def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, filed: dict[str, pa.Table], *,
-             workers, scheduler, progress, total) -> None:
-    """Run ``todo`` on Dask, filing each result as it arrives; the tables filed are kept in
-    ``filed`` (run key → table) so that tabulation need not read them back."""
-    from dask.distributed import as_completed
+@dataclass
+class Execution:
+    """What :func:`execute` did: the workers it had, its timings, and the jobs that failed."""
+
+    workers: int = 0
+    #: Wall seconds to start the local cluster (or connect to the scheduler).
+    start_s: float = 0.0
+    #: Wall seconds from the first submission to the last result handled.
+    exec_wall_s: float = 0.0
+    #: ``(job index, exception)`` of every job that failed (raised, or lost its task).
+    failures: list[tuple[int, BaseException]] = field(default_factory=list)
+
+
+def execute(
+    jobs: list[tuple[str, Any]],
+    fn: Callable[[list[Any]], list[Any]],
+    on_result: Callable[[int, Any], None],
+    *,
+    workers: int | None,
+    scheduler: str | None,
+    progress: bool | None = None,
+    total: int | None = None,
+    desc: str = "",
+    bar: Any = None,
+) -> Execution:
+    """Run ``jobs`` (``(key, payload)`` pairs) on Dask and hand each result to ``on_result``
+    (``(job index, result)``) in the driver, as it arrives. The sweep's runs and the
+    reproductions' experiments (:mod:`tcplab.reproduce.experiment`) both execute here.
+
+    ``fn`` runs on a worker with the payloads of one task (several jobs, :func:`chunk_size`)
+    and returns one result per payload, or the exception that payload raised. ``total``:
+    the progress bar's total (the jobs plus those already done); ``bar``: an existing tqdm bar
+    to advance instead of a new one (``progress`` then does not apply).
+
+    ``workers=0`` (without ``scheduler``): no cluster; the same tasks run one after the other
+    in this process (:data:`IN_PROCESS`), for work too small to pay for starting workers."""
     from tqdm import tqdm
 
-    types = column_types(study)
+    total = len(jobs) if total is None else total
+    own = bar is None
+    if own:
+        bar = tqdm(total=total, initial=total - len(jobs), unit="run", desc=desc,
+                   disable=None if progress is None else not progress, file=sys.stderr, smoothing=0.1)
+    try:
+        if workers == 0 and scheduler is None:
+            return _execute_here(jobs, fn, on_result, bar)
+        return _execute_dask(jobs, fn, on_result, bar, workers=workers, scheduler=scheduler)
+    finally:
+        if own:
+            bar.close()
+
+
+#: ``workers`` value of :func:`execute` that runs the tasks in the driver process. Starting a
+#: LocalCluster of 2 workers takes about 6 s and closing it 1.3 s on the project machine under
+#: load (and each worker imports pandas and tcplab again), while e.g. ``tcplab reproduce frto
+#: --quick`` simulates for about 6 s in all: small batches finish sooner here.
+IN_PROCESS = 0
+
+
+def _execute_here(jobs: list[tuple[str, Any]], fn, on_result, bar) -> Execution:
+    ex = Execution(workers=1)
+    t0 = time.perf_counter()
+    size = chunk_size(len(jobs), 1)
+    for start in range(0, len(jobs), size):
+        idx = list(range(start, min(start + size, len(jobs))))
+        for i, outcome in zip(idx, fn([jobs[i][1] for i in idx])):
+            if isinstance(outcome, BaseException):
+                ex.failures.append((i, outcome))
+                bar.set_postfix(failed=len(ex.failures))
+                continue
+            on_result(i, outcome)
+            bar.update(1)
+    ex.exec_wall_s = time.perf_counter() - t0
+    return ex
+
+
+def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, scheduler) -> Execution:
+    from dask.distributed import as_completed
+
+    ex = Execution()
     t_start = time.perf_counter()
     client, cluster = _client(workers, scheduler)
-    stats.start_s = time.perf_counter() - t_start
-    failures: list[tuple[Run, BaseException]] = []
+    ex.start_s = time.perf_counter() - t_start
     try:
-        stats.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        size = chunk_size(len(todo), stats.workers)
-        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-        by_key = {f"tcplab-runs-{c[0].key}-{len(c)}": c for c in chunks}
-        tasks = [
-            [RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed,
-                     study.scenario_source) for r in c]
-            for c in chunks
-        ]
+        ex.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        size = chunk_size(len(jobs), ex.workers)
+        chunks = [list(range(i, min(i + size, len(jobs)))) for i in range(0, len(jobs), size)]
+        by_key = {f"tcplab-runs-{jobs[c[0]][0]}-{len(c)}": c for c in chunks}
+        payloads = [[jobs[i][1] for i in c] for c in chunks]
         t0 = time.perf_counter()
-        futures = client.map(run_tasks, tasks, key=list(by_key), pure=False)
-        with tqdm(total=total, initial=total - len(todo), unit="run", desc=study.name,
-                  disable=None if progress is None else not progress, file=sys.stderr, smoothing=0.1) as bar:
-            for fut in as_completed(futures):
-                chunk = by_key[fut.key]
-                if fut.status != "finished":
-                    # The task itself failed (a worker killed more often than Dask allows).
-                    failures.extend((r, fut.exception()) for r in chunk)
-                    fut.release()
-                    bar.set_postfix(failed=len(failures))
-                    continue
-                outcomes: list[RunOutcome | BaseException] = fut.result()
+        futures = client.map(fn, payloads, key=list(by_key), pure=False)
+        for fut in as_completed(futures):
+            chunk = by_key[fut.key]
+            if fut.status != "finished":
+                # The task itself failed (a worker killed more often than Dask allows).
+                ex.failures.extend((i, fut.exception()) for i in chunk)
                 fut.release()
-                for r, outcome in zip(chunk, outcomes):
-                    if isinstance(outcome, BaseException):
-                        failures.append((r, outcome))
-                        bar.set_postfix(failed=len(failures))
-                        continue
-                    filed[r.key] = _file(led, study, r, outcome, types)
-                    stats.executed += 1
-                    stats.sim_s += outcome.sim_wall_s
-                    stats.sim_cpu_s += outcome.sim_cpu_s
-                    bar.update(1)
-        stats.exec_wall_s = time.perf_counter() - t0
+                bar.set_postfix(failed=len(ex.failures))
+                continue
+            outcomes = fut.result()
+            fut.release()
+            for i, outcome in zip(chunk, outcomes):
+                if isinstance(outcome, BaseException):
+                    ex.failures.append((i, outcome))
+                    bar.set_postfix(failed=len(ex.failures))
+                    continue
+                on_result(i, outcome)
+                bar.update(1)
+        ex.exec_wall_s = time.perf_counter() - t0
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
-    stats.failed = len(failures)
-    if failures:
-        r, e = failures[0]
+    return ex
+
+
+def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, filed: dict[str, pa.Table], *,
+             workers, scheduler, progress, total) -> None:
+    """Run ``todo`` on Dask, filing each result as it arrives; the tables filed are kept in
+    ``filed`` (run key → table) so that tabulation need not read them back."""
+    types = column_types(study)
+    jobs = [
+        (r.key, RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed,
+                        study.scenario_source))
+        for r in todo
+    ]
+
+    def file(i: int, outcome: RunOutcome) -> None:
+        r = todo[i]
+        filed[r.key] = _file(led, study, r, outcome, types)
+        stats.executed += 1
+        stats.sim_s += outcome.sim_wall_s
+        stats.sim_cpu_s += outcome.sim_cpu_s
+
+    ex = execute(jobs, run_tasks, file, workers=workers, scheduler=scheduler, progress=progress, total=total,
+                 desc=study.name)
+    stats.workers, stats.start_s, stats.exec_wall_s = ex.workers, ex.start_s, ex.exec_wall_s
+    stats.failed = len(ex.failures)
+    if ex.failures:
+        i, e = ex.failures[0]
+        r = todo[i]
         raise SweepError(
-            f"{len(failures)} of {len(todo)} runs failed; the others are filed (re-run to retry the failed ones). "
+            f"{len(ex.failures)} of {len(todo)} runs failed; the others are filed (re-run to retry the failed ones). "
             f"First: point {r.point_index + 1} ({r.point.describe()}), seed {r.seed}: {type(e).__name__}: {e}"
         )
 

@@ -49,6 +49,10 @@ pub struct RawScenario {
     pub topology: Option<RawTopology>,
     /// Quick-Start routers and vertical hand-offs (`scenario/quickstart.rs`).
     pub quick_start: Option<super::quickstart::RawQuickStart>,
+    /// Pathlet routers and the hosts' pathlet tables (`scenario/pathlet.rs`).
+    pub pathlet: Option<super::pathlet::RawPathlet>,
+    /// What RFC 9040 per-host sharing shares (`scenario/pathlet.rs`).
+    pub host_cache: Option<super::pathlet::RawHostCache>,
 }
 
 /// Resolve names, apply `[tcp]` defaults and check ranges, section by section.
@@ -83,6 +87,8 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
     let links = link::build(ctx, &all_links, &nodes, flows.len(), sim.duration)?;
     let routes = topology::routes(ctx, &raw.routes, &nodes, &links)?;
     let quick_start = super::quickstart::build(ctx, raw.quick_start.as_ref(), &nodes, &links)?;
+    let pathlet = super::pathlet::build(ctx, raw.pathlet.as_ref(), &nodes)?;
+    let host_cache = super::pathlet::build_cache(raw.host_cache.as_ref());
 
     Ok(SimSpec {
         name,
@@ -95,5 +101,7 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: RawScenario, default_name: &str) -> R<Si
         timeseries_interval: sim.timeseries_interval,
         default_seed: sim.default_seed,
         quick_start,
+        pathlet,
+        host_cache,
     })
 }

@@ -35,6 +35,7 @@ mod document;
 mod dynamics;
 mod flows;
 mod link;
+mod pathlet;
 mod quickstart;
 pub mod overrides;
 mod schema;
@@ -153,9 +154,8 @@ pub fn resolve_str(text: &str, name: &str, overrides: &[String]) -> Result<Resol
         // `[[workloads]]` entries likewise get their resolved `tcp` written out.
         if let Some(entries) = root.get_mut("workloads").and_then(toml::Value::as_array_mut) {
             for (entry, w) in entries.iter_mut().zip(&spec.workloads) {
-                let crate::spec::WorkloadSpec::Poisson(w) = w;
                 if let Some(t) = entry.as_table_mut() {
-                    t.insert("tcp".into(), toml::Value::Table(tcp_values(&w.tcp)));
+                    t.insert("tcp".into(), toml::Value::Table(tcp_values(w.tcp())));
                 }
             }
         }

@@ -232,6 +232,11 @@ pub struct RawTcp {
     /// 500 ms; a gap longer than the RTO gives quick ACKs again (`tcp_incr_quickack`). Default
     /// from: RFC 5681 §4.2 fixed timer (`linux` profile: `true`; Linux `tcp_event_data_recv`).
     pub ack_ato: Option<bool>,
+    /// The receiver's SACK block of an out-of-order segment carrying the FIN includes the FIN's
+    /// sequence number (a TLP probe of the FIN segment is then SACKed whole). Default from:
+    /// RFC 2018 §3 blocks of data (`linux` profile: `true`; Linux `tcp_data_queue_ofo` on
+    /// `end_seq` = seq + fin + len).
+    pub sack_covers_fin: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in
     /// SYN-RECEIVED and retransmits its SYN-ACK after its initial RTO. `immediate`: a bare ACK goes
@@ -251,6 +256,15 @@ pub struct RawTcp {
     /// Linux 2.4 sender enters its CWR state instead. Marks come from RED queues
     /// (`links.queue`). Default from: RFC 3168 is opt-in.
     pub ecn: Option<bool>,
+    /// State shared with the host's other connections: `none`; `pathlet` (the Pathlet
+    /// Transport Architecture, seed 004: discovery on the SYN, the initial window from the
+    /// host's pathlet table, `[pathlet]`; `crates/tcplab-netsim/src/sim/pathlet/`); `host`
+    /// (RFC 9040 temporal sharing of cwnd, ssthresh and RTT per destination host,
+    /// `[host_cache]`; `crates/tcplab-tcp/src/startup/host_cache.rs`). Default from: every
+    /// connection on its own (RFC 5681).
+    #[serde(default)]
+    #[schemars(schema_with = "sharing_names")]
+    pub sharing: Option<String>,
     /// Quick-Start (RFC 4782; seed 002 Ch. 6–7), see `scenario/quickstart.rs`.
     pub quick_start: Option<super::quickstart::RawTcpQuickStart>,
 }
@@ -700,8 +714,16 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.ecn {
             c.ecn = v;
         }
+        if let Some(name) = &t.sharing {
+            let names: Vec<String> = tcplab_tcp::StateSharing::ALL.iter().map(|k| k.name().to_string()).collect();
+            c.sharing = tcplab_tcp::StateSharing::by_name(name)
+                .ok_or_else(|| ctx.err(&at.k("sharing"), unknown_name("state sharing", name, &names)))?;
+        }
         if let Some(v) = t.ack_ato {
             c.ack_ato = v;
+        }
+        if let Some(v) = t.sack_covers_fin {
+            c.sack_covers_fin = v;
         }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
@@ -845,6 +867,9 @@ fn hystart_names(_: &mut SchemaGenerator) -> Schema {
 }
 fn handshake_ack_names(_: &mut SchemaGenerator) -> Schema {
     names_schema(HandshakeAck::ALL.iter().map(|k| k.name()))
+}
+fn sharing_names(_: &mut SchemaGenerator) -> Schema {
+    names_schema(tcplab_tcp::StateSharing::ALL.iter().map(|k| k.name()))
 }
 
 /// A duration schema without its docs name, for use inside a larger value.
@@ -1007,6 +1032,7 @@ pub const PROFILE_KEYS: &[&str] = &[
     "frto_require_full_ack",
     "quickack",
     "ack_ato",
+    "sack_covers_fin",
 ];
 
 /// A byte count as a scenario file writes it.
@@ -1119,6 +1145,7 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     put("quickack", c.ack.quickack.into());
     put("tlp_pto", c.tlp_pto.name().into());
     put("ack_ato", c.ack_ato.into());
+    put("sack_covers_fin", c.sack_covers_fin.into());
     // The loader rejects these two outside the Linux sender, and TLP inside it.
     if c.sender == tcplab_tcp::SenderModel::Linux {
         put("rate_halving", c.linux_rate_halving.into());
@@ -1133,6 +1160,7 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     }
     put("handshake_ack", c.handshake_ack.name().into());
     put("ecn", c.ecn.into());
+    put("sharing", c.sharing.name().into());
     t.insert("quick_start".to_string(), toml::Value::Table(super::quickstart::tcp_values(&c.quick_start)));
     t
 }

@@ -274,7 +274,8 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, ack_ato, handshake_ack, ecn, quick_start (line 43, column 1)"
+         hystart, abc, prr, rack, ack_ato, sack_covers_fin, handshake_ack, ecn, sharing, quick_start (line 43, column \
+         1)"
     );
 }
 
@@ -1638,7 +1639,7 @@ tcp = { initial_window = 10 }
 #[test]
 fn a_poisson_workload_names_its_hosts_and_sizes() {
     let spec = load(&format!("{BASE}{WORKLOAD}")).unwrap();
-    let crate::spec::WorkloadSpec::Poisson(w) = &spec.workloads[0];
+    let crate::spec::WorkloadSpec::Poisson(w) = &spec.workloads[0] else { panic!("a poisson workload") };
     assert_eq!(w.name, "short");
     let names = |v: &[usize]| v.iter().map(|&i| spec.nodes[i].name.clone()).collect::<Vec<_>>();
     assert_eq!((names(&w.senders), names(&w.receivers)), (vec!["s1".to_string(), "s2".into()], vec!["d1".to_string(), "d2".into()]));
@@ -1658,6 +1659,46 @@ fn bad_workloads_are_one_line_naming_the_field() {
     assert!(w("receivers = [\"d1\", \"d2\"]", "receivers = [\"s1\"]").starts_with("workloads[0].receivers[0]: \"s1\" is also a sender"));
     assert!(w("shape = 1.5", "shape = 1").starts_with("workloads[0].size.shape: must be greater than 1"));
     assert!(w("\"50ms\"", "\"0s\"").starts_with("workloads[0].mean_interarrival: must be greater than zero"));
-    assert!(w("kind = \"poisson\"", "kind = \"web\"").starts_with("workloads[0].kind: unknown value \"web\"; expected one of \"poisson\""));
+    assert!(w("kind = \"poisson\"", "kind = \"fluid\"").starts_with("workloads[0].kind: unknown value \"fluid\"; expected one of \"poisson\", \"web\""));
     assert!(w("receivers = [\"d1\", \"d2\"]", "receivers = [\"dx\"]").contains("unknown node \"dx\""));
+}
+
+const WEB: &str = r#"
+[[workloads]]
+name = "web"
+kind = "web"
+senders = ["s1", "s2"]
+receivers = ["d1", "d2"]
+sessions = 3
+inter_page = "1s"
+object_size = { mean = 60, max = 1000 }
+tcp = { initial_window = 3 }
+"#;
+
+#[test]
+fn a_web_workload_takes_the_thesis_defaults_for_what_it_leaves_out() {
+    use crate::scenario::workloads::*;
+    let spec = load(&format!("{BASE}{WEB}")).unwrap();
+    let crate::spec::WorkloadSpec::Web(w) = &spec.workloads[0] else { panic!("a web workload") };
+    assert_eq!((w.name.as_str(), w.sessions, w.inter_page), ("web", 3, SimDuration::from_secs(1)));
+    assert_eq!((w.pages_per_session, w.objects_per_page, w.inter_object), (30, 10, SimDuration::from_millis(10)));
+    assert_eq!((w.pages_per_session, w.objects_per_page), (WEB_PAGES_PER_SESSION, WEB_OBJECTS_PER_PAGE));
+    assert_eq!((w.object_mean_packets, w.object_shape, w.object_max_packets), (60.0, 1.002, Some(1000)));
+    assert_eq!(w.tcp.initial_window, InitialWindow::Segments(3));
+    assert_eq!(spec.workloads[0].senders().len(), 2);
+}
+
+#[test]
+fn bad_web_workloads_are_one_line_naming_the_field() {
+    let w = |old: &str, new: &str| err(&format!("{BASE}{}", WEB.replacen(old, new, 1)));
+    assert!(w("sessions = 3\n", "").starts_with("workloads[0]: missing key `sessions` (kind = \"web\")"), "{}", w("sessions = 3\n", ""));
+    assert!(w("sessions = 3", "sessions = 0").starts_with("workloads[0].sessions: must be at least 1"));
+    assert!(w("sessions = 3", "sessions = 3\nsize = \"1KB\"").starts_with("workloads[0].size: not a key of kind = \"web\""));
+    assert!(w("mean = 60", "mean = 0").starts_with("workloads[0].object_size.mean: must be greater than zero"));
+    assert!(w("mean = 60", "mean = 60, shape = 0.9").starts_with("workloads[0].object_size.shape: must be greater than 1"));
+    assert!(w("max = 1000", "maxx = 1000").starts_with("workloads[0].object_size.maxx: unknown field"), "{}", w("max = 1000", "maxx = 1000"));
+    let p = err(&format!("{BASE}{}", WORKLOAD.replacen("max_flows = 100", "max_flows = 100\nsessions = 2", 1)));
+    assert!(p.starts_with("workloads[0].sessions: not a key of kind = \"poisson\""), "{p}");
+    let p = err(&format!("{BASE}{}", WORKLOAD.replacen("mean_interarrival = \"50ms\"\n", "", 1)));
+    assert!(p.starts_with("workloads[0]: missing key `mean_interarrival`"), "{p}");
 }

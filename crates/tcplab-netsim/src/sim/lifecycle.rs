@@ -24,6 +24,7 @@
 use super::host::Endpoint;
 use super::routing::Routes;
 use super::traffic::poisson::Poisson;
+use super::traffic::web::Web;
 use super::traffic::{FixedFlows, TrafficSource};
 use super::{seed, summary, Event, FlowState, Sim, SimError};
 use crate::spec::{SimSpec, WorkloadSpec};
@@ -48,6 +49,9 @@ pub struct Closed {
     pub cc: CcSnapshot,
     /// The client's Quick-Start counters, if it requests.
     pub qs: Option<tcplab_tcp::startup::quickstart::host::QsStats>,
+    /// The client's initial window (bytes) and SMSS.
+    pub initial_cwnd: u64,
+    pub smss: u64,
 }
 
 /// The traffic sources of `spec`: its fixed flows, then its workloads in order. Every
@@ -61,6 +65,7 @@ pub fn sources(spec: &SimSpec, routes: &Routes, seed: u64) -> Result<Vec<Box<dyn
     for (k, w) in spec.workloads.iter().enumerate() {
         let src: Box<dyn TrafficSource> = match w {
             WorkloadSpec::Poisson(p) => Box::new(Poisson::new(p.clone(), seed, k, spec.duration)),
+            WorkloadSpec::Web(w) => Box::new(Web::new(w.clone(), seed, k, spec.duration)),
         };
         for (a, b) in src.pairs() {
             routes.check_path(spec, a, b, &format!("workloads[{k}].receivers"))?;
@@ -97,6 +102,7 @@ impl Sim<'_> {
             slot: NO_SLOT,
             in_flight: 0,
             source,
+            sharing: tcp.sharing != tcplab_tcp::StateSharing::None,
             pending: Some(Box::new(tcp)),
             closed: None,
             start: a.at,
@@ -114,8 +120,11 @@ impl Sim<'_> {
     /// source's next arrival. Returns the client endpoint.
     pub(super) fn open(&mut self, f: u32) -> EndpointId {
         let fl = &mut self.flows[f as usize];
-        let cfg = fl.pending.take().map(|b| *b).unwrap_or_default();
+        let mut cfg = fl.pending.take().map(|b| *b).unwrap_or_default();
         let (src, dst, source) = (fl.src, fl.dst, fl.source);
+        if self.shared.active {
+            self.shared.prepare(&mut cfg, src, dst);
+        }
         let (iss_c, iss_s) = iss_pair(self.seed, f);
         let start = fl.start;
         let reused = self.free_slots.pop();
@@ -135,6 +144,9 @@ impl Sim<'_> {
             }
         }
         self.flows[f as usize].slot = slot;
+        if self.shared.active {
+            self.shared.opened(slot, src, dst, &mut self.endpoints[2 * slot as usize].conn);
+        }
         if source != NO_SOURCE {
             self.draw(source as usize, source);
         }
@@ -180,7 +192,17 @@ impl Sim<'_> {
         if !(c.is_send_complete() && s.fin_received() && c.poll_timeout().is_none() && s.poll_timeout().is_none()) {
             return;
         }
-        let closed = Closed { client: *c.stats(), server: *s.stats(), cc: c.cc_snapshot(), qs: c.quick_start().map(|q| q.stats) };
+        if self.shared.active {
+            self.shared.on_close(self.now, slot, c);
+        }
+        let closed = Closed {
+            client: *c.stats(),
+            server: *s.stats(),
+            cc: c.cc_snapshot(),
+            qs: c.quick_start().map(|q| q.stats),
+            initial_cwnd: c.initial_cwnd(),
+            smss: c.smss(),
+        };
         let fl = &mut self.flows[f as usize];
         fl.closed = Some(Box::new(closed));
         fl.slot = NO_SLOT;
@@ -190,12 +212,14 @@ impl Sim<'_> {
     /// The results row of flow `i`, the run having ended at `end`.
     pub(super) fn flow_summary(&self, i: usize, end: SimTime) -> FlowSummary {
         let fl = &self.flows[i];
-        let (client, server, qs) = match (&fl.closed, fl.slot) {
-            (Some(c), _) => (c.client, c.server, c.qs),
-            (None, NO_SLOT) => (ConnStats::default(), ConnStats::default(), None),
+        let (client, server, qs, iw) = match (&fl.closed, fl.slot) {
+            (Some(c), _) => (c.client, c.server, c.qs, Some(c.initial_cwnd / c.smss.max(1))),
+            (None, NO_SLOT) => (ConnStats::default(), ConnStats::default(), None, None),
             (None, slot) => {
                 let c = &self.endpoints[2 * slot as usize].conn;
-                (*c.stats(), *self.endpoints[2 * slot as usize + 1].conn.stats(), c.quick_start().map(|q| q.stats))
+                let established = c.state() != tcplab_tcp::ConnState::SynSent;
+                let iw = established.then(|| c.initial_cwnd() / c.smss().max(1));
+                (*c.stats(), *self.endpoints[2 * slot as usize + 1].conn.stats(), c.quick_start().map(|q| q.stats), iw)
             }
         };
         let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
@@ -221,7 +245,9 @@ impl Sim<'_> {
                 failures: q.failures,
                 requested_bps: q.last_requested_bps,
                 approved_bps: q.last_approved_bps,
+                qs_bytes: q.qs_bytes,
             }),
+            initial_window_segments: iw.filter(|_| fl.sharing),
         }
     }
 }

@@ -14,6 +14,7 @@
 //! | [`seed`] | per-component seeds (SplitMix64) |
 //! | [`routing`] | static next-hop tables (explicit + BFS) |
 //! | [`quickstart`] | Quick-Start routers (Target/Share/Broken, utilisation estimators, Extreme QS) |
+//! | [`pathlet`] | pathlet routers, the Pathlet header on the wire, the hosts' pathlet tables and RFC 9040 destination caches |
 //! | [`host`] | TCP endpoints, wake-ups, addresses |
 //! | [`traffic`] | the traffic-source seam: fixed flows, Poisson workloads; when connections open |
 //! | `lifecycle` | opening a connection's endpoints at its start, freeing them when it has ended |
@@ -53,6 +54,7 @@ pub mod host;
 pub mod link;
 pub mod loss;
 pub mod packet;
+pub mod pathlet;
 pub mod queue;
 pub mod quickstart;
 pub mod recorder;
@@ -193,6 +195,8 @@ struct FlowState {
     source: u32,
     /// Settings, held from the draw until the connection opens.
     pending: Option<Box<tcplab_tcp::TcpConfig>>,
+    /// The connection shares state with the host's others (`TcpConfig::sharing`).
+    sharing: bool,
     /// What the results need once the endpoints are freed.
     closed: Option<Box<lifecycle::Closed>>,
     start: SimTime,
@@ -236,6 +240,9 @@ struct Sim<'a> {
     ev_buf: Vec<TcpEvent>,
     /// Quick-Start routers and hand-off state (empty unless the scenario has them).
     qsnet: quickstart::net::QsNet,
+    /// Pathlet routers and the state hosts share across connections (inactive unless a
+    /// connection shares state).
+    shared: pathlet::SharedNet,
     /// Test probe: (arrival time, copy id) of packets delivered to hosts.
     #[cfg(test)]
     delivered: Vec<(SimTime, u64)>,
@@ -276,6 +283,7 @@ impl<'a> Sim<'a> {
         let qsnet = quickstart::net::QsNet::new(spec, |l, n| dir_from(spec, l, n));
         Ok(Sim {
             qsnet,
+            shared: pathlet::SharedNet::new(spec),
             spec,
             queue: EventQueue::with_capacity(1024),
             now: SimTime::ZERO,
@@ -400,6 +408,7 @@ impl<'a> Sim<'a> {
                 let fl = &self.flows[f];
                 if fl.slot != lifecycle::NO_SLOT && (fl.src == m || fl.dst == m) {
                     let ep = 2 * fl.slot;
+                    self.shared.rediscover(fl.slot);
                     self.endpoints[ep as usize].conn.notify_path_change();
                     self.drive(ep);
                 }
@@ -442,6 +451,9 @@ impl<'a> Sim<'a> {
             self.emit(ep, tx);
         }
         let e = &mut self.endpoints[ep as usize];
+        if self.shared.active && e.is_client {
+            self.shared.after_drive(now, ep / 2, &e.conn);
+        }
         if let Some(rec) = self.rec.as_deref_mut() {
             self.ev_buf.extend(e.conn.drain_events());
             let (flow, node) = (e.flow, e.node);
@@ -508,8 +520,11 @@ impl<'a> Sim<'a> {
             ..Packet::default()
         };
         pkt.set_from_client(e.is_client);
-        let dir = e.out_link;
+        let (dir, is_client) = (e.out_link, e.is_client);
         let id = self.packets.alloc(&seg, pkt);
+        if self.shared.active {
+            self.shared.on_emit(now, ep / 2, is_client, &seg, id, &mut self.packets);
+        }
         self.send_on_link(dir, id);
     }
 
@@ -621,6 +636,7 @@ impl<'a> Sim<'a> {
             ip_id: p.ip_id,
             ttl: p.ttl,
             segment: &seg,
+            pathlet: [self.packets.pathlet(&p, false), self.packets.pathlet(&p, true)],
         };
         let cap = &mut self.captures[c as usize];
         cap.writer
@@ -647,8 +663,14 @@ impl<'a> Sim<'a> {
         if node == p.dst_node {
             let p = *p;
             let seg = self.packets.segment(&p);
+            // The Pathlet headers are read before the packet (and its side-pool slot) is freed.
+            let ph = if self.shared.active {
+                [self.packets.pathlet(&p, false), self.packets.pathlet(&p, true)]
+            } else {
+                [None, None]
+            };
             self.free_packet(id);
-            self.deliver(node, &p, &seg);
+            self.deliver(node, &p, &seg, ph);
             return;
         }
         // A router (paths never transit hosts: checked at start).
@@ -664,14 +686,18 @@ impl<'a> Sim<'a> {
             Some(dir) => {
                 let src = if what.from_client { self.flows[what.flow as usize].src } else { self.flows[what.flow as usize].dst };
                 self.qsnet.on_forward(self.now, dir, id, src, &mut self.packets);
+                if self.shared.active {
+                    self.shared.on_forward(node, id, &mut self.packets);
+                }
                 self.send_on_link(dir, id)
             }
             None => self.free_packet(id), // unreachable after check_path
         }
     }
 
-    /// Hands packet `p`, carrying `seg`, to its endpoint at host `node`.
-    fn deliver(&mut self, node: u32, p: &Packet, seg: &tcplab_tcp::Segment) {
+    /// Hands packet `p`, carrying `seg` and Pathlet / Pathlet Echo headers `ph`, to its endpoint
+    /// at host `node`.
+    fn deliver(&mut self, node: u32, p: &Packet, seg: &tcplab_tcp::Segment, ph: [Option<tcplab_tcp::startup::pathlet_header::PathletHeader>; 2]) {
         let now = self.now;
         #[cfg(test)]
         self.delivered.push((now, p.copy_id));
@@ -684,6 +710,13 @@ impl<'a> Sim<'a> {
         }
         let e = &mut self.endpoints[ep as usize];
         debug_assert_eq!(e.node, node);
+        if self.shared.active {
+            if p.from_client() {
+                self.shared.on_server_receive(fl.slot, p, ph[0]);
+            } else {
+                self.shared.on_client_receive(now, fl.slot, seg, ph[1], &mut e.conn);
+            }
+        }
         e.conn.handle_segment(now, seg);
         if p.from_client() {
             if let (Some(size), None) = (fl.size, fl.fct) {
@@ -745,6 +778,8 @@ impl<'a> Sim<'a> {
             flows,
             links,
             quick_start_routers: self.qsnet.summaries(spec),
+            pathlet_routers: self.shared.router_summaries(spec),
+            pathlet_tables: self.shared.table_summaries(spec),
         };
         let tracing = self.rec.is_some();
         let mut rec = self.rec.take().map(|b| *b).unwrap_or_default();

@@ -9,11 +9,13 @@
 //! line it spans is a cache miss per hop. It therefore does not hold a whole [`Segment`] (72
 //! bytes, 40 of them SACK blocks and handshake options that most segments do not carry): the
 //! segment's per-packet fields are inline, and the rarely set options (MSS, window scale,
-//! SACK-permitted, SACK blocks, the Quick-Start Request and Response) live in a side pool of the arena ([`RareOptions`], indexed by
+//! SACK-permitted, SACK blocks, the Quick-Start Request and Response, a Pathlet header that is
+//! more than its 8-byte data section) live in a side pool of the arena ([`RareOptions`], indexed by
 //! `Packet::rare`, slots reused through a free list like the packets', so no allocation per
 //! packet either). [`PacketArena::segment`] rebuilds the `Segment` where one is needed (delivery
 //! to the endpoint, pcap).
 
+use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind};
 use tcplab_tcp::startup::quickstart::{QsIpOption, QsResponse};
 use tcplab_tcp::{Ecn, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 use tcplab_time::SimTime;
@@ -34,6 +36,11 @@ const BITS_ECN: u8 = 0b11;
 const BIT_TIMESTAMPS: u8 = 1 << 2;
 const BIT_FROM_CLIENT: u8 = 1 << 3;
 const BIT_LOST: u8 = 1 << 4;
+/// The packet carries a Pathlet header (seed 004 §III-A; `sim::pathlet`): a plain data section
+/// (no discovery slots, Congested Pathlet empty) when it has no side-pool copy.
+const BIT_PATHLET: u8 = 1 << 5;
+/// The packet carries a Pathlet Echo header (same convention).
+const BIT_PATHLET_ECHO: u8 = 1 << 6;
 
 /// The two ECN bits of the IP header (RFC 3168 §5: ECT(1) = 01, ECT(0) = 10, CE = 11).
 #[inline]
@@ -102,6 +109,10 @@ struct RareOptions {
     qs_request: Option<QsIpOption>,
     /// RFC 4782 §4.2 TCP option.
     quick_start: Option<QsResponse>,
+    /// The Pathlet and Pathlet Echo headers when they are more than a plain data section
+    /// (routers rewrite the former in flight: [`PacketArena::pathlet_mut`]).
+    pathlet: Option<PathletHeader>,
+    pathlet_echo: Option<PathletHeader>,
 }
 
 impl Packet {
@@ -196,6 +207,8 @@ impl PacketArena {
                 sack: o.sack,
                 qs_request: seg.qs_request,
                 quick_start: o.quick_start,
+                pathlet: None,
+                pathlet_echo: None,
             })
         };
         if let Some(id) = self.free.pop() {
@@ -260,6 +273,63 @@ impl PacketArena {
             return None;
         }
         self.rare[rare as usize].qs_request.as_mut()
+    }
+
+    /// Adds Pathlet header `h` (or an Echo, by its kind) to packet `id`: its bytes count in the
+    /// IP options and on the wire. A plain data section takes no side-pool slot.
+    pub fn set_pathlet(&mut self, id: PacketId, h: PathletHeader) {
+        let plain = h == PathletHeader { kind: h.kind, ..PathletHeader::data() };
+        let (bit, len) = (if h.kind == PathletKind::Echo { BIT_PATHLET_ECHO } else { BIT_PATHLET }, h.wire_len());
+        let p = &mut self.slots[id as usize];
+        p.bits |= bit;
+        p.ip_options_len += len;
+        p.wire_len += u32::from(len);
+        if !plain {
+            let r = self.rare_of(id);
+            match h.kind {
+                PathletKind::Pathlet => r.pathlet = Some(h),
+                PathletKind::Echo => r.pathlet_echo = Some(h),
+            }
+        }
+    }
+
+    /// The Pathlet header (`echo` false) or Pathlet Echo header packet `p` carries.
+    #[inline]
+    pub fn pathlet(&self, p: &Packet, echo: bool) -> Option<PathletHeader> {
+        let bit = if echo { BIT_PATHLET_ECHO } else { BIT_PATHLET };
+        if p.bits & bit == 0 {
+            return None;
+        }
+        let kind = if echo { PathletKind::Echo } else { PathletKind::Pathlet };
+        let stored = (p.rare != NO_RARE).then(|| {
+            let r = &self.rare[p.rare as usize];
+            if echo {
+                r.pathlet_echo
+            } else {
+                r.pathlet
+            }
+        });
+        Some(stored.flatten().unwrap_or(PathletHeader { kind, ..PathletHeader::data() }))
+    }
+
+    /// The Pathlet header of packet `id` for a router to rewrite (moved to the side pool if it
+    /// was a plain data section); `None` without one.
+    pub fn pathlet_mut(&mut self, id: PacketId) -> Option<&mut PathletHeader> {
+        if self.slots[id as usize].bits & BIT_PATHLET == 0 {
+            return None;
+        }
+        let r = self.rare_of(id);
+        Some(r.pathlet.get_or_insert(PathletHeader::data()))
+    }
+
+    /// Packet `id`'s side-pool slot, allocated if it had none.
+    fn rare_of(&mut self, id: PacketId) -> &mut RareOptions {
+        if self.slots[id as usize].rare == NO_RARE {
+            let r = self.alloc_rare(RareOptions::default());
+            self.slots[id as usize].rare = r;
+        }
+        let r = self.slots[id as usize].rare;
+        &mut self.rare[r as usize]
     }
 
     #[inline]
@@ -361,5 +431,33 @@ mod tests {
         seg.options.timestamps = Some((1, 2));
         assert_eq!(Packet::wire_len_of(&seg, 0), 1500);
         assert_eq!(Packet::wire_len_of(&seg, 8), 1508);
+    }
+
+    #[test]
+    fn pathlet_headers_count_on_the_wire_and_only_rewritten_ones_take_a_side_slot() {
+        let mut a = PacketArena::new();
+        let seg = Segment { len: 1000, ..Segment::default() };
+        let plain = a.alloc(&seg, Packet { wire_len: Packet::wire_len_of(&seg, 0), ..Packet::default() });
+        a.set_pathlet(plain, PathletHeader::data());
+        let p = *a.get(plain);
+        assert_eq!((p.ip_options_len, p.wire_len, p.rare), (8, 20 + 20 + 1000 + 8, NO_RARE));
+        assert_eq!(a.pathlet(&p, false), Some(PathletHeader::data()));
+        assert_eq!(a.pathlet(&p, true), None);
+        // A router marks the congested pathlet: the header moves to the side pool.
+        a.pathlet_mut(plain).map(|h| h.mark_congested(42));
+        let p = *a.get(plain);
+        assert_ne!(p.rare, NO_RARE);
+        assert_eq!(a.pathlet(&p, false).map(|h| h.congested), Some(42));
+        // Discovery (32 bytes) and an echo on one packet.
+        let d = a.alloc(&seg, Packet::default());
+        a.set_pathlet(d, PathletHeader::discovery(6));
+        let echo = PathletHeader { kind: PathletKind::Echo, congested: 7, ..PathletHeader::data() };
+        a.set_pathlet(d, echo);
+        let p = *a.get(d);
+        assert_eq!(p.ip_options_len, 40);
+        assert_eq!(a.pathlet(&p, false).map(|h| h.slots), Some(6));
+        assert_eq!(a.pathlet(&p, true), Some(echo));
+        let none = a.alloc(&seg, Packet::default());
+        assert!(a.pathlet_mut(none).is_none(), "no header, nothing to rewrite");
     }
 }

@@ -117,8 +117,7 @@ impl Routes {
             needed[f.dst] = true;
         }
         for w in &spec.workloads {
-            let crate::spec::WorkloadSpec::Poisson(p) = w;
-            for &v in p.senders.iter().chain(&p.receivers) {
+            for &v in w.senders().iter().chain(w.receivers()) {
                 needed[v] = true;
             }
         }
@@ -289,6 +288,8 @@ mod tests {
         timeseries_interval: None,
             default_seed: crate::scenario::DEFAULT_SEED,
             quick_start: Default::default(),
+            pathlet: Default::default(),
+            host_cache: Default::default(),
         }
     }
 

@@ -20,6 +20,12 @@ pub struct Summary {
     /// Quick-Start capable router interfaces (absent from the JSON when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub quick_start_routers: Vec<crate::sim::quickstart::net::QsRouterSummary>,
+    /// Pathlet routers' counters (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pathlet_routers: Vec<crate::sim::pathlet::PathletRouterSummary>,
+    /// The hosts' pathlet tables at the end of the run (absent when no host kept one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pathlet_tables: Vec<crate::sim::pathlet::PathletRowSummary>,
 }
 
 /// One flow's Quick-Start exchange (sender side); absent when the sender never requests.
@@ -32,6 +38,8 @@ pub struct FlowQsSummary {
     /// Last requested / approved rate, bytes/s (0: none).
     pub requested_bps: u64,
     pub approved_bps: u64,
+    /// Payload bytes sent as QS packets (in the paced Quick-Start phase).
+    pub qs_bytes: u64,
 }
 
 /// One flow's outcome.
@@ -60,6 +68,11 @@ pub struct FlowSummary {
     pub timeouts: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quick_start: Option<FlowQsSummary>,
+    /// The initial window the sender started with, in segments: only for connections that
+    /// share state (`TcpConfig::sharing`: PTA's or the destination cache's choice, or the
+    /// fallback), absent otherwise (and while the handshake is not complete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_window_segments: Option<u64>,
 }
 
 /// One link's counters; `ab` is the a → b direction.

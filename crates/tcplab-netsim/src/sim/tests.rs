@@ -38,6 +38,8 @@ fn line() -> SimSpec {
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     }
 }
 
@@ -373,6 +375,8 @@ fn gprs_like(spike_at_s: u64, spike_s: u64, direction: SpikeDirection) -> SimSpe
         timeseries_interval: None,
         default_seed: crate::scenario::DEFAULT_SEED,
         quick_start: Default::default(),
+        pathlet: Default::default(),
+        host_cache: Default::default(),
     };
     spikes(&mut spec, 1, &[(spike_at_s * 1_000_000_000, spike_s * 1_000_000_000)], direction, None);
     spec
@@ -823,6 +827,57 @@ fn connections_of_a_workload_are_opened_at_their_start_and_freed_when_they_end()
     // The mean inter-arrival is 50 ms: 300 arrivals span about 15 s.
     let span = f[299].start_s - f[0].start_s;
     assert!((12.0..18.0).contains(&span), "{span}");
+}
+
+/// The Poisson dumbbell's hosts with a web workload instead: `sessions` sessions of 3 pages
+/// of 4 objects (Pareto-II, mean 20 packets) from s0/s1 (servers) to d0..d3 (clients).
+fn web_dumbbell(sessions: u32) -> SimSpec {
+    use crate::spec::{WebSpec, WorkloadSpec};
+    let mut spec = poisson_dumbbell(1, 50);
+    let (senders, receivers, tcp) = (spec.workloads[0].senders().to_vec(), spec.workloads[0].receivers().to_vec(), spec.workloads[0].tcp().clone());
+    spec.workloads = vec![WorkloadSpec::Web(WebSpec {
+        name: "web".into(),
+        senders,
+        receivers,
+        sessions,
+        pages_per_session: 3,
+        inter_page: SimDuration::from_millis(500),
+        objects_per_page: 4,
+        inter_object: SimDuration::from_millis(10),
+        object_mean_packets: 20.0,
+        object_shape: 1.5,
+        object_max_packets: Some(200),
+        start: SimDuration::ZERO,
+        stop: None,
+        tcp,
+    })];
+    spec
+}
+
+#[test]
+fn a_web_workload_opens_one_connection_per_object_and_frees_each_when_it_ends() {
+    let spec = web_dumbbell(10);
+    let o = opts(true);
+    let mut sim = Sim::new(&spec, &o).unwrap();
+    sim.schedule_initial();
+    assert_eq!(sim.flows.len(), 1, "drawn one arrival ahead");
+    sim.run_loop().unwrap();
+    // 10 sessions × 3 pages × 4 objects.
+    assert_eq!(sim.flows.len(), 120);
+    assert!(sim.flows.iter().all(|f| f.fct.is_some() && f.slot == lifecycle::NO_SLOT));
+    let pairs = sim.endpoints.len() / 2;
+    assert!(pairs < 60, "{pairs} endpoint pairs for 120 connections");
+    assert_eq!(sim.packets.live(), 0);
+    let out = sim.finish(&o).unwrap();
+    let f = &out.summary.flows;
+    assert!(f.iter().all(|x| x.bytes_requested.is_some_and(|b| b % 1448 == 0 && b <= 200 * 1448) && x.bytes_delivered == x.bytes_requested.unwrap()));
+    assert!(f.iter().all(|x| ["s0", "s1"].contains(&x.src.as_str()) && x.dst.starts_with('d')));
+    // Per session one client: at most 10 distinct (client) groups of 12 objects each.
+    for d in ["d0", "d1", "d2", "d3"] {
+        assert_eq!(f.iter().filter(|x| x.dst == d).count() % 12, 0, "{d}");
+    }
+    let again = run(&spec, &o).unwrap();
+    assert_eq!(again.summary, out.summary, "deterministic");
 }
 
 #[test]

@@ -75,9 +75,8 @@ pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
         }
     }
     for (k, w) in spec.workloads.iter().enumerate() {
-        let crate::spec::WorkloadSpec::Poisson(p) = w;
         let at = |f: &str| format!("workloads[{k}].{f}");
-        for (field, list) in [("senders", &p.senders), ("receivers", &p.receivers)] {
+        for (field, list) in [("senders", w.senders()), ("receivers", w.receivers())] {
             if list.is_empty() {
                 return Err(bad(at(field), "must name at least one host"));
             }
@@ -90,23 +89,38 @@ pub fn validate(spec: &SimSpec) -> Result<(), SimError> {
                 }
             }
         }
-        if let Some(v) = p.senders.iter().find(|v| p.receivers.contains(v)) {
+        if let Some(v) = w.senders().iter().find(|v| w.receivers().contains(v)) {
             return Err(bad(at("receivers"), format!("node \"{}\" is also a sender", spec.nodes[*v].name)));
         }
-        if p.mean_interarrival == SimDuration::ZERO {
-            return Err(bad(at("mean_interarrival"), "must be greater than zero"));
-        }
-        match p.size {
-            crate::spec::SizeDist::Fixed(0) => return Err(bad(at("size"), "must be greater than zero")),
-            crate::spec::SizeDist::Pareto { mean, .. } if !(mean >= 1.0 && mean.is_finite()) => {
-                return Err(bad(at("size.mean"), format!("must be at least 1 byte, got {mean}")))
+        match w {
+            crate::spec::WorkloadSpec::Poisson(p) => {
+                if p.mean_interarrival == SimDuration::ZERO {
+                    return Err(bad(at("mean_interarrival"), "must be greater than zero"));
+                }
+                match p.size {
+                    crate::spec::SizeDist::Fixed(0) => return Err(bad(at("size"), "must be greater than zero")),
+                    crate::spec::SizeDist::Pareto { mean, .. } if !(mean >= 1.0 && mean.is_finite()) => {
+                        return Err(bad(at("size.mean"), format!("must be at least 1 byte, got {mean}")))
+                    }
+                    crate::spec::SizeDist::Pareto { shape, .. } if !(shape > 1.0 && shape.is_finite()) => {
+                        return Err(bad(at("size.shape"), format!("must be greater than 1 (a finite mean), got {shape}")))
+                    }
+                    _ => {}
+                }
             }
-            crate::spec::SizeDist::Pareto { shape, .. } if !(shape > 1.0 && shape.is_finite()) => {
-                return Err(bad(at("size.shape"), format!("must be greater than 1 (a finite mean), got {shape}")))
+            crate::spec::WorkloadSpec::Web(web) => {
+                if !(web.object_mean_packets > 0.0 && web.object_mean_packets.is_finite()) {
+                    return Err(bad(at("object_size.mean"), format!("must be greater than zero, got {}", web.object_mean_packets)));
+                }
+                if !(web.object_shape > 1.0 && web.object_shape.is_finite()) {
+                    return Err(bad(at("object_size.shape"), format!("must be greater than 1 (a finite mean), got {}", web.object_shape)));
+                }
+                if web.object_max_packets == Some(0) {
+                    return Err(bad(at("object_size.max"), "must be at least one packet"));
+                }
             }
-            _ => {}
         }
-        if p.tcp.mss == 0 {
+        if w.tcp().mss == 0 {
             return Err(bad(at("tcp.mss"), "must be greater than zero"));
         }
     }

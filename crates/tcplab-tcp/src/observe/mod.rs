@@ -191,6 +191,9 @@ pub struct Observer {
     dupacks: u32,
     dupthresh_at: Option<SimTime>,
     islost_una_at: Option<SimTime>,
+    /// The RTT sample the last ACK fed the estimator (after Karn's rule), for a caller that
+    /// replays the same samples through other estimator parameters (003 §IV-C what-if).
+    last_sample: Option<SimDuration>,
 }
 
 impl Observer {
@@ -225,6 +228,7 @@ impl Observer {
             dupacks: 0,
             dupthresh_at: None,
             islost_una_at: None,
+            last_sample: None,
         };
         // RACK.fack starts at SND.UNA (`Sender::on_established` does the same).
         o.rack.fack = first_seq;
@@ -506,6 +510,7 @@ impl Observer {
             return view;
         }
         self.advance(now);
+        self.last_sample = None;
         self.sb.delivered = Default::default();
         // An ACK beyond what the capture showed covers data sent upstream of it.
         let ack = if seg.ack.gt(self.snd_nxt) { self.snd_nxt } else { seg.ack };
@@ -674,9 +679,15 @@ impl Observer {
         } else {
             acked.karn_sample(now)
         };
+        self.last_sample = rtt;
         if let Some(r) = rtt {
             self.rtt.on_sample(&RttSampleEvent { now, rtt: r, snd_una: self.snd_una, snd_nxt: self.snd_nxt });
         }
+    }
+
+    /// The RTT sample the latest [`Observer::on_ack`] gave the estimator, if it gave one.
+    pub fn last_rtt_sample(&self) -> Option<SimDuration> {
+        self.last_sample
     }
 
     /// The retransmission timeout the profile's estimator gives now (backed off).

@@ -382,6 +382,11 @@ impl Sender {
         self.sb.pipe(self.snd_una, self.snd_nxt)
     }
 
+    /// The initial window chosen at establishment (bytes).
+    pub fn initial_cwnd(&self) -> u64 {
+        self.initial_cwnd
+    }
+
     /// What `cc_snapshot` reports as bytes in flight.
     pub fn bytes_in_flight(&self) -> u64 {
         match self.recovery.as_deref() {
@@ -947,7 +952,7 @@ impl Sender {
         stats.data_segments_sent += u64::from(len > 0);
         stats.bytes_sent += u64::from(len);
         if self.qs.is_some() {
-            self.qs_on_sent(now, seq);
+            self.qs_on_sent(now, seq, len);
         }
         let timed = match self.rtt_sampling {
             RttSampling::Auto => !self.ts_ok,

@@ -106,11 +106,11 @@ impl Sender {
         false
     }
 
-    /// A new segment starting at `seq` left at `now`.
-    pub(crate) fn qs_on_sent(&mut self, now: SimTime, seq: SeqNum) {
+    /// A new segment starting at `seq` of `len` payload bytes left at `now`.
+    pub(crate) fn qs_on_sent(&mut self, now: SimTime, seq: SeqNum, len: u32) {
         if let Some(q) = self.qs.as_mut() {
             q.last_send = Some(now);
-            q.on_paced_send(now, seq);
+            q.on_paced_send(now, seq, len);
         }
     }
 

@@ -6,11 +6,21 @@
 //! | [`initial_window`] | initial window (RFC 3390 / RFC 6928 / fixed) and the configured initial ssthresh |
 //! | [`ssthresh_estimation`] | Aron & Druschel 000 §4.2.1: ssthresh from ACK trains, repeated once per RTT, minimum kept, 10 % stop rule |
 //! | [`quickstart`] | Quick-Start (RFC 4782, seed 002 Ch. 6–7): wire encoding, sender state machine, receiver echo |
+//! | [`pathlet_header`] | Pathlet Transport Architecture (seed 004 §III-A): the Pathlet / Pathlet Echo header as an IPv4 option |
+//! | [`pathlet_table`] | 004 §II-B, §III-C: the host's pathlet table and its SAFE_CWND update algorithm |
+//! | [`pathlet`] | 004 §III-D: pathlets of a path, the Congested Pathlet field, initial window and its sharing, initial RTO |
+//! | [`host_cache`] | RFC 9040 temporal sharing per destination host (cwnd, ssthresh, RTT) |
+//! | [`seeded`] | the startup policy that uses what a pathlet table or a host cache chose |
 //!
 //! Pacing (000 §4.2.2) is a separate seam, [`crate::pacing`], fed with the estimate.
 
+pub mod host_cache;
 pub mod initial_window;
+pub mod pathlet;
+pub mod pathlet_header;
+pub mod pathlet_table;
 pub mod quickstart;
+pub mod seeded;
 pub mod ssthresh_estimation;
 
 pub use initial_window::InitialWindowPolicy;

@@ -11,17 +11,19 @@
 //! - an **eager** source ([`TrafficSource::eager`]: the fixed `flows` of a scenario,
 //!   [`FixedFlows`]) is drained when the run starts, so its connections get ids in list order
 //!   and their start events are queued first (the order runs had before the seam existed);
-//! - a **lazy** source (a workload: [`poisson::Poisson`]) is drawn one arrival ahead: its
+//! - a **lazy** source (a workload: [`poisson::Poisson`], [`web::Web`]) is drawn one arrival ahead: its
 //!   first arrival when the run starts, each next one when the previous connection opens. The
 //!   simulator then holds one pending arrival per source, whatever the number of connections.
 //!
 //! A source decides only *what* connects *when*; it owns its random stream (seeded from the run
 //! seed and the source's index, `seed::DOMAIN_TRAFFIC`) so runs stay a pure function of
-//! (scenario, seed). Other sources (the Quick-Start work's web-traffic model: pages of
-//! objects, think times) implement the same trait; a source that must react to completions
-//! would add a hook here, called from `Sim::maybe_free`.
+//! (scenario, seed). The web-traffic model ([`web::Web`]: sessions of pages of objects, ns-2
+//! PagePool/WebTraf style) implements the same trait; being open loop, like ns-2's, it needs no
+//! completions. A source that must react to completions would add a hook here, called from
+//! `Sim::maybe_free`.
 
 pub mod poisson;
+pub mod web;
 
 use crate::spec::{FlowSpec, NodeId};
 use tcplab_tcp::TcpConfig;

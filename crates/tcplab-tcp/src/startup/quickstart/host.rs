@@ -72,6 +72,10 @@ pub struct QsStats {
     pub last_requested_bps: u64,
     /// Rate of the last approval (bytes/s), 0 if none.
     pub last_approved_bps: u64,
+    /// Payload bytes of the QS packets sent (new data sent in the paced QS phases): the
+    /// thesis's "share of bytes carried by QS packets" (Figs 6.7, 6.15-6.17) is their sum over
+    /// the connections divided by all bytes sent.
+    pub qs_bytes: u64,
 }
 
 /// What the sender needs to judge a Response.
@@ -222,9 +226,11 @@ impl QsHost {
         }
     }
 
-    /// A new segment starting at `seq` left at `now` during the QS phase.
-    pub fn on_paced_send(&mut self, now: SimTime, seq: SeqNum) {
+    /// A new segment starting at `seq` of `len` payload bytes left at `now`; in the QS phase
+    /// it is a QS packet (paced, counted in `qs_bytes`).
+    pub fn on_paced_send(&mut self, now: SimTime, seq: SeqNum, len: u32) {
         if let QsPhase::Paced { approval, first, .. } = self.phase {
+            self.stats.qs_bytes += u64::from(len);
             self.phase = QsPhase::Paced { approval, next_at: now + approval.spacing, first: first.or(Some(seq)) };
         }
     }
@@ -354,11 +360,14 @@ mod tests {
         let o = h.take_request(T0, SeqNum(1)).unwrap();
         h.on_response(&ev(100, echo(&o, DEFAULT_TTL_FOR_TEST))).unwrap();
         let t = T0 + SimDuration::from_millis(100);
-        h.on_paced_send(t, SeqNum(1000));
+        h.on_paced_send(t, SeqNum(1000), 1460);
         assert_eq!(h.paced_until(), Some(t + SimDuration(4_687_500)));
-        h.on_paced_send(t + SimDuration(4_687_500), SeqNum(2460));
+        h.on_paced_send(t + SimDuration(4_687_500), SeqNum(2460), 1460);
+        assert_eq!(h.stats.qs_bytes, 2920, "two QS packets");
         assert_eq!(h.end_if_first_acked(SeqNum(1000), SeqNum(3920)), None, "first QS packet not yet acked");
         assert!(h.end_if_first_acked(SeqNum(2460), SeqNum(3920)).is_some());
+        h.on_paced_send(t + SimDuration::from_millis(200), SeqNum(3920), 1460);
+        assert_eq!(h.stats.qs_bytes, 2920, "after the QS phase: not a QS packet");
         assert_eq!(h.phase, QsPhase::Watch { qs_window: SeqNum(3920) });
         assert!(!h.clone().on_congestion(SeqNum(3920)), "above qs_window: not a QS packet");
         assert!(h.on_congestion(SeqNum(2460)));

@@ -1,0 +1,57 @@
+//! OS inference on a simulated corpus (docs/validation.md, "Sender OS inference").
+//!
+//! `cargo run --release -p tcplab-analyze --example infer_corpus [-- --flows N] [-- --seeds S] [-- --verbose]`
+//! simulates every candidate profile (`infer::DEFAULT_CANDIDATES`) × {SACK+timestamps,
+//! neither} × {short transfers through 5 % loss, longer ones through bursty loss}, captures
+//! at the first sender's access link and at the bottleneck, runs `--model auto` and prints
+//! the confusion matrix (truth × answer) of the connections with at least one timeout, of
+//! those with retransmissions but no timeout, and the share attributed right.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
+#[path = "../tests/common/infer_corpus.rs"]
+mod infer_corpus;
+
+use infer_corpus::{Confusion, Outcome};
+
+fn arg(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flows = arg(&args, "--flows", 10) as usize;
+    let seeds = arg(&args, "--seeds", 2);
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let dir = std::env::temp_dir().join(format!("tcplab-infer-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut all: Vec<Outcome> = Vec::new();
+    for (profile, case) in infer_corpus::cases(flows) {
+        for seed in 1..=seeds {
+            let o = infer_corpus::run_case(&profile, &case, &dir, seed);
+            if verbose {
+                for x in o.iter().filter(|x| x.retransmissions > 0 && x.model != x.truth) {
+                    eprintln!("  {} seed {seed} {} flow {}: truth {} got {} (candidates {}) timeouts {} retx {}", x.case, x.vantage, x.flow, x.truth, x.model, x.candidates, x.timeouts, x.retransmissions);
+                }
+            }
+            all.extend(o);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for v in infer_corpus::INFER_VANTAGES {
+        let mut with_rto = Confusion::default();
+        let mut retx_only = Confusion::default();
+        let mut clean = Confusion::default();
+        for o in all.iter().filter(|o| o.vantage == v) {
+            let m = if o.timeouts > 0 { &mut with_rto } else if o.retransmissions > 0 { &mut retx_only } else { &mut clean };
+            m.add(&o.truth, &o.model);
+        }
+        for (title, m) in [("at least one timeout", &with_rto), ("retransmissions, no timeout", &retx_only), ("no retransmission", &clean)] {
+            println!("\n### {v} capture: connections with {title} ({} connections)\n", m.total());
+            print!("{}", m.markdown());
+            let t = m.total().max(1) as f64;
+            println!("\nright {} ({:.3}), unknown {} ({:.3}), wrong {} ({:.3})", m.right(), m.right() as f64 / t, m.unknown(), m.unknown() as f64 / t, m.wrong(), m.wrong() as f64 / t);
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Decision and confidence: from the candidates' scores to a model name, a confidence, a
+//! runner-up and the parameters the evidence identifies.
+//!
+//! 003 §IV-A keeps only the connections "for which the tool can unambiguously identify the
+//! sender-side OS". Here:
+//! - a model is named only when it explains the capture better than every other candidate
+//!   by at least [`DECISION_MARGIN`] (half an unexplained retransmission: one timing clearly
+//!   outside a candidate's tolerance, or one retransmission it cannot have sent). Otherwise
+//!   `model` is `unknown` — never a guess — and the candidates within the margin of the best
+//!   are listed (`model_candidates`);
+//! - the confidence is the best model's share of exp(−cost / [`CONFIDENCE_SCALE`]) over all
+//!   candidates (a softmax of the costs: a candidate one [`CONFIDENCE_SCALE`] worse weighs
+//!   1/e as much);
+//! - a parameter (DupThresh D, minRTO, k, the RTT sampling rule) is identified when some
+//!   evidence excluded a candidate (the costs differ by at least the margin) and every
+//!   candidate still within the margin of the best has the same value; otherwise it is
+//!   `unknown`. (With no evidence every candidate is still in, so a parameter all profiles
+//!   share is not reported as inferred: it was assumed, not observed.)
+//!
+//! - a candidate dropped from the replay early (`bank::PRUNE_MARGIN`) keeps the cost it had
+//!   then, a lower bound; it can be named never, and when its bound comes within the margin
+//!   of the best live candidate the result is `unknown`.
+//!
+//! Passive hints (`hints.rs`) never change `model`: when candidates remain tied, the hint's
+//! pick among them is reported in its own column (`os_hint_model`). The simulator writes
+//! every host with the same TTL, so a hint-broken tie would be a guess there.
+
+use tcplab_tcp::config::DupAckThreshold;
+use tcplab_tcp::TcpConfig;
+
+use super::score::{ModelScore, UNEXPLAINED};
+
+/// Cost by which the best candidate must beat every other one to be named (module docs).
+pub const DECISION_MARGIN: u64 = UNEXPLAINED / 2;
+/// Temperature of the confidence softmax, in cost units (tcplab choice: a quarter of an
+/// unexplained retransmission, so that one clear exclusion gives a confidence above 0.98
+/// against a single rival).
+pub const CONFIDENCE_SCALE: f64 = UNEXPLAINED as f64 / 4.0;
+
+/// One candidate with its score.
+#[derive(Clone, Debug)]
+pub struct Candidate<'a> {
+    pub name: &'a str,
+    pub cfg: &'a TcpConfig,
+    pub score: ModelScore,
+    /// Dropped from the replay (`bank.rs`): its cost is a lower bound.
+    pub pruned: bool,
+}
+
+/// What the decision rests on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Basis {
+    /// No retransmission told the candidates apart.
+    None,
+    /// The replay evidence named one candidate.
+    Replay,
+    /// Evidence excluded some candidates but left several within the margin.
+    Tied,
+}
+
+impl Basis {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Basis::None => "none",
+            Basis::Replay => "replay",
+            Basis::Tied => "tied",
+        }
+    }
+}
+
+/// The parameters of 003 §II the evidence identifies (`None`: unknown).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InferredParams {
+    /// DupThresh D.
+    pub dupthresh: Option<u32>,
+    /// minRTO, ns.
+    pub min_rto_ns: Option<u64>,
+    /// k of RTO = m·srtt + k·rttvar.
+    pub k: Option<f64>,
+    /// `per-ack`, `per-flight` or `auto` (timestamps decide).
+    pub rtt_sampling: Option<&'static str>,
+}
+
+/// The inference for one sender (one direction of a connection).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inference {
+    /// The profile name, or `None` for `unknown`.
+    pub model: Option<String>,
+    /// The best candidate's softmax share (module docs); `None` when no evidence.
+    pub confidence: Option<f64>,
+    /// The second best candidate when a model is named.
+    pub runner_up: Option<String>,
+    /// Candidates within [`DECISION_MARGIN`] of the best, best first (all of them when there
+    /// is no evidence).
+    pub candidates: Vec<String>,
+    /// The best-scoring candidate (ties: candidate order) — the replay that classifies the
+    /// direction's retransmissions, named or not.
+    pub replayed: String,
+    pub basis: Basis,
+    pub params: InferredParams,
+    /// Retransmissions scored.
+    pub events: u32,
+    /// The score of every candidate, in candidate order.
+    pub scores: Vec<(String, ModelScore)>,
+}
+
+impl Inference {
+    /// `model` as the tables write it.
+    pub fn model_name(&self) -> &str {
+        self.model.as_deref().unwrap_or("unknown")
+    }
+}
+
+fn same<T: PartialEq + Copy>(vals: impl Iterator<Item = T>) -> Option<T> {
+    let mut it = vals;
+    let first = it.next()?;
+    it.all(|v| v == first).then_some(first)
+}
+
+fn dupthresh_of(cfg: &TcpConfig) -> Option<u32> {
+    match cfg.dupack_threshold {
+        DupAckThreshold::Fixed(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// Decides among `cands` (candidate order = tie order).
+pub fn decide(cands: &[Candidate<'_>]) -> Inference {
+    let scores = cands.iter().map(|c| (c.name.to_string(), c.score)).collect();
+    let events = cands.iter().map(|c| c.score.events).max().unwrap_or(0);
+    let Some(best) = cands.iter().enumerate().min_by_key(|(i, c)| (c.score.cost, c.pruned, *i)).map(|(_, c)| c) else {
+        return Inference { model: None, confidence: None, runner_up: None, candidates: Vec::new(), replayed: String::new(), basis: Basis::None, params: InferredParams::default(), events, scores };
+    };
+    let mut order: Vec<&Candidate<'_>> = cands.iter().collect();
+    order.sort_by_key(|c| (c.score.cost, c.pruned)); // stable: ties keep candidate order
+    let replayed = order.iter().find(|c| !c.pruned).map_or(String::new(), |c| c.name.to_string());
+    let worst = order.last().map_or(0, |c| c.score.cost);
+    let evidence = events > 0 && worst - best.score.cost >= DECISION_MARGIN;
+    let plausible: Vec<&Candidate<'_>> = order.iter().copied().filter(|c| c.score.cost < best.score.cost + DECISION_MARGIN).collect();
+    let candidates = plausible.iter().map(|c| c.name.to_string()).collect();
+    if !evidence {
+        return Inference { model: None, confidence: None, runner_up: None, candidates, replayed, basis: Basis::None, params: InferredParams::default(), events, scores };
+    }
+    let params = InferredParams {
+        dupthresh: same(plausible.iter().map(|c| dupthresh_of(c.cfg))).flatten(),
+        min_rto_ns: same(plausible.iter().map(|c| c.cfg.rto.min.as_nanos())),
+        k: same(plausible.iter().map(|c| c.cfg.rto.k)).map(|k| k.as_f64()),
+        rtt_sampling: same(plausible.iter().map(|c| c.cfg.rtt_sampling)).map(|s| s.name()),
+    };
+    let weight = |c: &Candidate<'_>| (-((c.score.cost - best.score.cost) as f64) / CONFIDENCE_SCALE).exp();
+    let total: f64 = cands.iter().map(weight).sum();
+    let share = |c: &Candidate<'_>| weight(c) / total;
+    match plausible.as_slice() {
+        [c] if !c.pruned => {
+            let runner_up = order.iter().find(|o| o.name != c.name).map(|o| o.name.to_string());
+            Inference { model: Some(c.name.to_string()), confidence: Some(share(c)), runner_up, candidates, replayed: c.name.to_string(), basis: Basis::Replay, params, events, scores }
+        }
+        _ => Inference { model: None, confidence: Some(share(best)), runner_up: None, candidates, replayed, basis: Basis::Tied, params, events, scores },
+    }
+}

@@ -1,0 +1,101 @@
+//! Passive OS hints, p0f-style (Zalewski's p0f, the fingerprinting 003 §IV-A validated its
+//! OS identification with): what a sender's SYN or SYN-ACK says about its stack without any
+//! retransmission — the initial TTL (the observed TTL rounded up to the usual initial
+//! values 32, 64, 128, 255), the advertised window, the MSS, the window scale and which
+//! options it carries.
+//!
+//! They are reported apart from the replay evidence and never change `model`: where the
+//! replay leaves several candidates tied, the candidate the hint's OS family picks (exactly
+//! one tied candidate in the family) is reported as `os_hint_model`.
+//!
+//! Families (p0f v3 signature database, `p0f.fp`: `ittl` 64 for Linux, FreeBSD/MacOS and
+//! Solaris 10, 128 for Windows):
+//! - initial TTL 128: `windows-xp`;
+//! - initial TTL 64: `linux`, `linux-2.4`, `freebsd-5`, `solaris-10`, `bsd-lite` (4.4BSD
+//!   `IPDEFTTL` = 64).
+//! `rfc6298` is not an OS and matches no hint.
+//!
+//! Ambiguity: the capture decoder (`tcplab-pcap`) keeps which options a segment carries,
+//! not their order on the wire, so p0f's option-order signature cannot be read; the layout
+//! column lists the options present in RFC 9293 order instead.
+
+use tcplab_tcp::{Segment, TcpFlags};
+
+/// The usual initial TTLs (p0f: "ittl"), ascending.
+pub const INITIAL_TTLS: [u8; 4] = [32, 64, 128, 255];
+/// p0f's Windows initial TTL.
+pub const WINDOWS_INITIAL_TTL: u8 = 128;
+/// p0f's Unix (Linux, BSD, Solaris 10) initial TTL.
+pub const UNIX_INITIAL_TTL: u8 = 64;
+/// The candidates of each family.
+pub const WINDOWS_FAMILY: &[&str] = &["windows-xp"];
+pub const UNIX_FAMILY: &[&str] = &["linux", "linux-2.4", "freebsd-5", "solaris-10", "bsd-lite"];
+
+/// What the sender's SYN (or SYN-ACK) showed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassiveHints {
+    pub ttl: u8,
+    pub initial_ttl: u8,
+    pub window: u16,
+    pub mss: Option<u16>,
+    pub wscale: Option<u8>,
+    /// Options present, in RFC 9293 order (`mss,ws,sok,ts`).
+    pub layout: String,
+}
+
+/// The initial TTL a packet seen with `ttl` most likely left with.
+pub fn initial_ttl(ttl: u8) -> u8 {
+    INITIAL_TTLS.into_iter().find(|&i| ttl <= i).unwrap_or(255)
+}
+
+impl PassiveHints {
+    /// From a SYN or SYN-ACK (`None` for other segments).
+    pub fn from_syn(ttl: u8, s: &Segment) -> Option<PassiveHints> {
+        if !s.flags.contains(TcpFlags::SYN) {
+            return None;
+        }
+        let o = &s.options;
+        let mut parts: Vec<&str> = Vec::new();
+        if o.mss.is_some() {
+            parts.push("mss");
+        }
+        if o.window_scale.is_some() {
+            parts.push("ws");
+        }
+        if o.sack_permitted {
+            parts.push("sok");
+        }
+        if o.timestamps.is_some() {
+            parts.push("ts");
+        }
+        Some(PassiveHints { ttl, initial_ttl: initial_ttl(ttl), window: s.window, mss: o.mss, wscale: o.window_scale, layout: parts.join(",") })
+    }
+
+    /// The OS family the initial TTL points to.
+    pub fn family(&self) -> &'static [&'static str] {
+        match self.initial_ttl {
+            WINDOWS_INITIAL_TTL => WINDOWS_FAMILY,
+            UNIX_INITIAL_TTL => UNIX_FAMILY,
+            _ => &[],
+        }
+    }
+
+    /// The family's name for the tables.
+    pub fn family_name(&self) -> &'static str {
+        match self.initial_ttl {
+            WINDOWS_INITIAL_TTL => "windows",
+            UNIX_INITIAL_TTL => "unix",
+            _ => "unknown",
+        }
+    }
+
+    /// The one tied candidate in the hint's family, if exactly one is.
+    pub fn tie_break<'a>(&self, tied: &'a [String]) -> Option<&'a str> {
+        let fam = self.family();
+        let mut it = tied.iter().filter(|c| fam.contains(&c.as_str()));
+        match (it.next(), it.next()) {
+            (Some(one), None) if tied.len() > 1 => Some(one.as_str()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Sender OS inference (issue 11 part 1; Rewaskar, Kaur & Smith 003 §IV-A): which candidate
+//! stack sent each connection, with which D, minRTO, k and RTT sampling rule.
+//!
+//! 003 §IV-A: the tool "partially emulates an enhanced version of the sender-side TCP
+//! state-machine for 5 prominent OSes ... It is capable of identifying the sender-side OS for
+//! each connection—more relevantly, it identifies the setting of the 6 design parameters of
+//! interest", and the study keeps "those for which the tool can unambiguously identify the
+//! sender-side OS". Here every data direction is replayed through every candidate profile's
+//! model at once (`bank.rs`: one [`crate::sender_replay::DirReplay`], i.e. one engine
+//! observer, per candidate), each retransmission is scored under each candidate
+//! (`evidence.rs` reads the candidate's explanation, `score.rs` prices it), and at the end
+//! of the connection `decide.rs` names the best candidate only when it beats every other by
+//! a margin. The chosen replay is the one whose classification of the retransmissions is
+//! reported (`tcplab analyze --model auto`, the default). Passive p0f-style hints
+//! (`hints.rs`) are reported apart and never change the answer.
+//!
+//! The scoring rule (details and clauses in `score.rs`): a timeout is priced by how far it
+//! was sent from the deadline that candidate's RTO timer had (its estimator, minRTO,
+//! initial RTO, k and m, backoff, timer tick, RFC 6298 (5.1)-(5.7)); a fast retransmit by
+//! the duplicate ACKs before it against the candidate's DupThresh (RFC 5681 §3.2); a SACK
+//! loss by when IsLost(SND.UNA) first held (RFC 6675 §5); a tail loss probe by the
+//! candidate's PTO (RFC 8985 §7.2); SYN retransmissions by the candidate's initial RTO and
+//! its doubling (RFC 6298 (5.7), `syn.rs`); a retransmission the candidate can place in no
+//! rule costs one [`score::UNEXPLAINED`].
+//!
+//! Ambiguities resolved (all also in the files' docs):
+//! - Candidates: `linux`, `linux-2.4`, `windows-xp`, `freebsd-5`, `solaris-10`, `bsd-lite`,
+//!   `rfc6298` ([`DEFAULT_CANDIDATES`]). The research profiles (`bsd-decoupled`,
+//!   `bsd-prop-*`) are left out: they differ from `bsd-lite` only in ways a capture of a
+//!   short connection rarely shows, and as candidates they would turn most `bsd-lite`
+//!   answers into ties. `FreeBSD 5` stands for MacOS too (003 footnote 5).
+//! - No retransmission, or none that any candidate prices differently: `unknown` (003's
+//!   "unambiguously"). Connections whose evidence excludes some candidates but leaves
+//!   several within the margin are `unknown` too, with the remaining ones listed.
+//! - A connection has two senders; the tables report the main data direction's (the one
+//!   with more payload bytes, as for the RTT columns). Each direction's retransmissions are
+//!   classified with its own direction's chosen replay.
+//! - When `unknown`, the retransmissions are still classified with the best-scoring
+//!   candidate (ties: candidate order), named in `model_replayed`.
+//! - Away from the sender, timings carry the upstream uncertainty in their tolerance, and
+//!   without timestamps there a timer's deadline is not compared at all (`score.rs`).
+//!
+//! # Using it from another stage (what-if replay)
+//!
+//! Run the analyzer with [`crate::AnalyzeConfig::auto`] (or read an `Analysis` made that
+//! way); for each [`crate::ConnRow`], [`infer_connection`] gives the [`Inference`] of its main
+//! sender. `Inference::model` is `None` for `unknown`; `Inference::replayed` names the
+//! profile whose replay classified the connection either way, and [`Inference::config`]
+//! returns that profile's [`tcplab_tcp::TcpConfig`] — fork it (change D, minRTO, k, ...) and
+//! replay the connection through a fresh `DirReplay` built from the fork. The per-direction
+//! inferences are in `ConnRow::inference` (index 0 client→server, 1 server→client).
+
+pub mod bank;
+pub mod decide;
+pub mod evidence;
+pub mod hints;
+pub mod score;
+pub mod syn;
+
+use std::sync::Arc;
+
+pub use bank::DirBank;
+pub use decide::{Basis, InferredParams, Inference, DECISION_MARGIN};
+pub use hints::PassiveHints;
+
+use crate::model::{ConfigModel, SenderModel};
+
+/// The candidate profiles of `--model auto`, in tie order (`tcplab profiles` names).
+pub const DEFAULT_CANDIDATES: [&str; 7] = ["linux", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "bsd-lite", "rfc6298"];
+
+/// The models of [`DEFAULT_CANDIDATES`], each the profile applied to the engine's defaults.
+pub fn default_candidates() -> Arc<[Arc<dyn SenderModel>]> {
+    DEFAULT_CANDIDATES
+        .iter()
+        .filter_map(|n| tcplab_tcp::Profile::by_name(n))
+        .map(|p| Arc::new(ConfigModel::new(p.name, p.config())) as Arc<dyn SenderModel>)
+        .collect()
+}
+
+impl Inference {
+    /// The profile whose replay classified this sender (the named model, or the best
+    /// candidate when `unknown`), to fork for a what-if replay.
+    pub fn config(&self) -> Option<tcplab_tcp::TcpConfig> {
+        tcplab_tcp::Profile::by_name(&self.replayed).map(|p| p.config())
+    }
+}
+
+/// The inference of a connection's main sender (the direction with more payload bytes; the
+/// other when that one has none). `None` when the analysis ran with one forced model or
+/// neither direction carried data.
+pub fn infer_connection(row: &crate::ConnRow) -> Option<&Inference> {
+    let main = usize::from(row.record.dirs[1].payload_bytes > row.record.dirs[0].payload_bytes);
+    row.inference[main].as_ref().or(row.inference[1 - main].as_ref())
+}

@@ -1,0 +1,373 @@
+//! What-if replay (Rewaskar, Kaur & Smith (003) §IV-C, §IV-D, §V): every connection of a
+//! capture replayed under other values of the six loss-detection parameters D, a, b, m, k
+//! and minRTO, and the change in its duration.
+//!
+//! One pass over each capture drives the analyzer ([`crate::FileAnalyzer`], which says for
+//! every retransmission its cause and whether it was needed) and, beside it, a
+//! [`trace::Recorder`] per data direction: the engine's sender model in observe mode
+//! (`tcplab_tcp::observe::Observer`, the simulator's rules), which records the RTT samples,
+//! the timer backoffs and one episode per advance of SND.UNA. When a connection finishes,
+//! [`replay`] replays it under each [`grid::GridPoint`] — the configuration's own RTO
+//! estimator and timer clock from the engine, its D rule — against the model's own replay,
+//! and turns the differences into a change in duration with 003's eqs. (1)-(3)
+//! ([`cost`]); [`bestcase`] adds 003 §V-A-3's bound. The connection's state is dropped
+//! then: memory is bounded by the concurrent connections, never by the grid.
+//!
+//! 003 §IV-C's assumption holds throughout: "RTTs and losses are independent of TCP loss
+//! detection/recovery behavior" (docs/validation.md checks it against the simulator).
+//!
+//! | file | what |
+//! |---|---|
+//! | [`grid`] | the grid points, 003 §V-B/§V-C/§V-D's values, `--only` |
+//! | [`trace`] | what is recorded per connection |
+//! | [`replay`] | one configuration against the model: detections, events, delta |
+//! | [`cost`] | eqs. (1)-(3) |
+//! | [`bestcase`] | the Best-Case bound |
+//! | [`output`] | the `whatif` table |
+
+pub mod bestcase;
+pub mod cost;
+pub mod grid;
+pub mod output;
+pub mod replay;
+pub mod trace;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+use tcplab_pcap::{ConnRecord, ConnTracker, Dir, SegKind};
+use tcplab_tcp::{SeqNum, TcpConfig, TcpFlags};
+use tcplab_time::{SimDuration, SimTime};
+
+use crate::analyzer::{AnalyzeConfig, ConnRow, FileAnalyzer, RetxRow};
+use crate::model::SenderModel;
+use crate::output::CaptureNames;
+use crate::rtt::handshake_rtt_ns;
+use crate::AnalyzeError;
+use grid::GridPoint;
+use replay::{Detect, Effects, Verdict};
+use trace::{DirTrace, Recorder};
+
+/// Settings of a what-if run.
+#[derive(Clone, Debug)]
+pub struct WhatIfConfig {
+    pub analyze: AnalyzeConfig,
+    pub grid: Vec<GridPoint>,
+}
+
+/// One connection under one grid point.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct WhatIfRow {
+    pub capture: u32,
+    pub conn_id: u64,
+    /// Index into [`WhatIf::models`].
+    pub model: u32,
+    /// Index into the grid.
+    pub point: u32,
+    pub effects: Effects,
+    pub delta_s: f64,
+    pub delta_rtts: Option<f64>,
+    pub delta_pct: Option<f64>,
+    pub conn: ConnFacts,
+}
+
+/// What the report needs about the connection itself (repeated on each of its rows).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ConnFacts {
+    pub duration_s: f64,
+    pub rtt_mean_s: Option<f64>,
+    pub rtt_max_s: Option<f64>,
+    pub data_bytes: u64,
+    /// Loss detections (episodes with a retransmission) and those of them that were needed.
+    pub detections: u32,
+    pub lost: u32,
+    /// 003 §V-A-3, as a change (≤ 0).
+    pub best_case_s: f64,
+    pub best_case_rtts: Option<f64>,
+    pub best_case_pct: Option<f64>,
+    /// How the model's own replay detected each lost / not lost head (agreement check).
+    pub base_rto: u32,
+    pub base_fr: u32,
+}
+
+/// The result: the analysis (retransmissions and connections) and the what-if rows.
+#[derive(Debug)]
+pub struct WhatIf {
+    pub captures: Vec<CaptureNames>,
+    /// Per input: the one-line reason it could not be read.
+    pub errors: Vec<Option<String>>,
+    pub retransmissions: Vec<RetxRow>,
+    pub connections: Vec<ConnRow>,
+    pub rows: Vec<WhatIfRow>,
+    pub models: Vec<(String, TcpConfig)>,
+    pub grid: Vec<GridPoint>,
+}
+
+impl WhatIf {
+    pub fn whatif_table(&self) -> tcplab_record::Table {
+        output::whatif_table(self)
+    }
+    pub fn retransmissions_table(&self) -> tcplab_record::Table {
+        crate::output::retransmissions_table(&self.retransmissions, &self.captures)
+    }
+    pub fn connections_table(&self) -> tcplab_record::Table {
+        // What-if replays the one model it was given: every connection's model is forced.
+        crate::output::connections_table(&self.connections, &self.captures, self.models.first().map(|m| m.0.as_str()))
+    }
+}
+
+/// The smallest timeout any point can arm: its minimum RTO less one tick of its timer clock
+/// (a coarse clock may fire up to a tick early).
+fn timer_floor(base: &TcpConfig, grid: &[GridPoint]) -> SimDuration {
+    std::iter::once(&GridPoint::BASELINE)
+        .chain(grid)
+        .map(|p| {
+            let c = p.apply(base);
+            SimDuration(c.rto.min.0.saturating_sub(tcplab_tcp::timer::TimerClock::granularity(&c.timers.slow).0))
+        })
+        .min()
+        .unwrap_or(SimDuration(0))
+}
+
+/// Per-connection recording state.
+#[derive(Debug, Default)]
+struct ConnRec {
+    syn_ns: Option<u64>,
+    synack_ns: Option<u64>,
+    synack_first_ns: Option<u64>,
+    ack_ns: Option<u64>,
+    offered: [Option<(bool, bool)>; 2],
+    dirs: [Option<Recorder>; 2],
+}
+
+/// Runs the what-if study over each capture in turn (one streaming pass each).
+pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<WhatIf, AnalyzeError> {
+    let model: Arc<dyn SenderModel> = cfg.analyze.model.clone();
+    let mut out = WhatIf {
+        captures: Vec::new(),
+        errors: Vec::new(),
+        retransmissions: Vec::new(),
+        connections: Vec::new(),
+        rows: Vec::new(),
+        models: vec![(model.name().to_string(), model.config().clone())],
+        grid: cfg.grid.clone(),
+    };
+    for (i, p) in paths.iter().enumerate() {
+        let path = p.as_ref();
+        let shown = tcplab_pcap::show_path(path);
+        let file = path.file_name().map_or_else(|| shown.clone(), |f| tcplab_pcap::show_path(Path::new(f)));
+        out.captures.push(CaptureNames { path: shown, name: file });
+        match tcplab_pcap::CaptureReader::open_with(path, cfg.analyze.reader) {
+            Err(e) => out.errors.push(Some(e.to_string())),
+            Ok(mut reader) => {
+                out.errors.push(None);
+                let mut run = FileRun::new(i as u32, cfg);
+                while let Some(seg) = reader.next_segment() {
+                    run.on_segment(&seg, &mut out);
+                }
+                run.finish(&mut out);
+            }
+        }
+    }
+    if out.errors.iter().all(Option::is_some) {
+        let errors = out.errors.into_iter().flatten().collect();
+        return Err(AnalyzeError::NothingAnalysable { errors });
+    }
+    out.retransmissions.sort_by_key(|r| (r.capture, r.r.frame));
+    out.connections.sort_by_key(|c| (c.capture, c.record.conn_id));
+    out.rows.sort_by_key(|r| (r.capture, r.conn_id, r.point));
+    Ok(out)
+}
+
+/// One capture's pass.
+struct FileRun<'a> {
+    capture: u32,
+    cfg: &'a WhatIfConfig,
+    fa: FileAnalyzer,
+    tracker: ConnTracker,
+    conns: FxHashMap<u64, ConnRec>,
+    verdicts: FxHashMap<u64, FxHashMap<u64, Verdict>>,
+    floor: SimDuration,
+    /// Configurations of the grid points for the model (built once).
+    point_cfgs: Vec<TcpConfig>,
+    scratch: Vec<Option<SimTime>>,
+    base_deadlines: Vec<Option<SimTime>>,
+}
+
+impl<'a> FileRun<'a> {
+    fn new(capture: u32, cfg: &'a WhatIfConfig) -> FileRun<'a> {
+        let base = cfg.analyze.model.config().clone();
+        FileRun {
+            capture,
+            cfg,
+            fa: FileAnalyzer::new(capture, cfg.analyze.clone()),
+            tracker: ConnTracker::new(cfg.analyze.tracker),
+            conns: FxHashMap::default(),
+            verdicts: FxHashMap::default(),
+            floor: timer_floor(&base, &cfg.grid),
+            point_cfgs: cfg.grid.iter().map(|p| p.apply(&base)).collect(),
+            scratch: Vec::new(),
+            base_deadlines: Vec::new(),
+        }
+    }
+
+    fn collect_verdicts(&mut self, out: &mut WhatIf) {
+        for r in self.fa.retransmissions.drain(..) {
+            self.verdicts
+                .entry(r.conn_id)
+                .or_default()
+                .insert(r.r.frame, Verdict { spurious: r.r.spurious, detection_ns: r.r.detection_ns });
+            out.retransmissions.push(r);
+        }
+        out.connections.append(&mut self.fa.connections);
+    }
+
+    fn on_segment(&mut self, seg: &tcplab_pcap::CapturedSegment, out: &mut WhatIf) {
+        self.fa.on_segment(seg);
+        self.collect_verdicts(out);
+        let obs = self.tracker.observe(seg);
+        let done: Vec<ConnRecord> = self.tracker.drain_finished().collect();
+        for rec in &done {
+            self.finish_conn(rec, out);
+        }
+        let t = seg.ts_ns;
+        let s = &seg.segment;
+        let base = self.cfg.analyze.model.config();
+        let floor = self.floor;
+        let c = self.conns.entry(obs.conn_id).or_default();
+        let d = obs.dir;
+        // The handshake times, as the analyzer reads them (crate::analyzer).
+        match obs.kind {
+            SegKind::Syn => {
+                if c.ack_ns.is_none() {
+                    c.syn_ns = Some(t);
+                    c.synack_ns = None;
+                    c.synack_first_ns = None;
+                }
+                c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
+            }
+            SegKind::SynAck => {
+                if c.ack_ns.is_none() {
+                    c.synack_first_ns.get_or_insert(t);
+                    c.synack_ns = Some(t);
+                }
+                c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
+            }
+            _ => {
+                if d == Dir::ClientToServer && c.synack_ns.is_some() && c.ack_ns.is_none() && s.flags.contains(TcpFlags::ACK) {
+                    c.ack_ns = Some(t);
+                }
+            }
+        }
+        if s.flags.contains(TcpFlags::ACK) && !s.flags.contains(TcpFlags::RST) {
+            if let Some(r) = c.dirs[d.reverse().index()].as_mut() {
+                r.on_ack(SimTime(t), s);
+            }
+        }
+        if obs.kind == SegKind::Data && s.len > 0 {
+            if c.dirs[d.index()].is_none() {
+                let (sack, ts) = match (c.offered[0], c.offered[1]) {
+                    (Some(a), Some(b)) => (a.0 && b.0, a.1 && b.1),
+                    _ => (true, s.options.timestamps.is_some()),
+                };
+                let mut r = Recorder::new(base, s.seq, sack, ts, floor);
+                if let Some(h) = handshake_rtt_ns(c.syn_ns, c.synack_first_ns, c.synack_ns, c.ack_ns) {
+                    r.on_handshake_rtt(SimTime(t), SimDuration(h));
+                }
+                c.dirs[d.index()] = Some(r);
+            }
+            if let Some(r) = c.dirs[d.index()].as_mut() {
+                let fin = s.flags.contains(TcpFlags::FIN);
+                r.on_data(SimTime(t), seg.frame, SeqNum(s.seq.0), s.len, fin);
+            }
+        }
+    }
+
+    fn finish_conn(&mut self, rec: &ConnRecord, out: &mut WhatIf) {
+        let Some(mut c) = self.conns.remove(&rec.conn_id) else { return };
+        let verdicts = self.verdicts.remove(&rec.conn_id).unwrap_or_default();
+        let verdict = |frame: u64| verdicts.get(&frame).copied();
+        let traces: Vec<DirTrace> = c.dirs.iter_mut().filter_map(Option::take).map(Recorder::finish).collect();
+        let duration_s = rec.last_ns.saturating_sub(rec.first_ns) as f64 * 1e-9;
+        // The connection's RTT: the mean of the samples of its main data direction.
+        let main = traces.iter().max_by_key(|t| t.samples);
+        let rtt_mean_s = main.and_then(DirTrace::mean_rtt).map(|d| d.as_secs_f64());
+        let rtt_max_s = main.filter(|t| t.samples > 0).map(|t| t.sample_max_ns as f64 * 1e-9);
+        let mut facts = ConnFacts {
+            duration_s,
+            rtt_mean_s,
+            rtt_max_s,
+            data_bytes: rec.dirs[0].unique_bytes + rec.dirs[1].unique_bytes,
+            ..Default::default()
+        };
+        let base_cfg = self.cfg.analyze.model.config();
+        // The model's own replay, once per direction.
+        let mut base: Vec<Vec<(Detect, bool, f64)>> = Vec::with_capacity(traces.len());
+        let (mut bc_ns, mut bc_rtts) = (0u64, 0.0f64);
+        for tr in &traces {
+            replay::deadlines(tr, base_cfg, &mut self.base_deadlines);
+            let mut v = Vec::with_capacity(tr.episodes.len());
+            for (ep, dl) in tr.episodes.iter().zip(&self.base_deadlines) {
+                let lost = replay::head_lost(ep, &verdict);
+                let det = replay::detect(ep, lost, *dl, replay::threshold(base_cfg, ep, tr.smss));
+                if ep.detection.is_some() {
+                    facts.detections += 1;
+                    facts.lost += u32::from(lost);
+                }
+                match det {
+                    Detect::Rto(_) => facts.base_rto += 1,
+                    Detect::Fr(_) => facts.base_fr += 1,
+                    Detect::Nothing => {}
+                }
+                v.push((det, lost, replay::episode_x(ep, tr.smss)));
+            }
+            base.push(v);
+            let (ns, r) = bestcase::best_case(tr, &verdict);
+            bc_ns += ns;
+            bc_rtts += r;
+        }
+        let rtt = rtt_mean_s.unwrap_or(0.0);
+        facts.best_case_s = -(bc_ns as f64 * 1e-9 + bc_rtts * rtt);
+        facts.best_case_rtts = rtt_mean_s.filter(|r| *r > 0.0).map(|r| facts.best_case_s / r);
+        facts.best_case_pct = (duration_s > 0.0).then(|| 100.0 * facts.best_case_s / duration_s);
+        for (pi, pcfg) in self.point_cfgs.iter().enumerate() {
+            let mut e = Effects::default();
+            for (tr, b) in traces.iter().zip(&base) {
+                replay::deadlines(tr, pcfg, &mut self.scratch);
+                for ((ep, dl), &(bdet, lost, x)) in tr.episodes.iter().zip(&self.scratch).zip(b) {
+                    let det = replay::detect(ep, lost, *dl, replay::threshold(pcfg, ep, tr.smss));
+                    if det != bdet {
+                        replay::compare(bdet, det, lost, x, &mut e);
+                    }
+                }
+            }
+            let delta_s = e.delta_s(rtt);
+            out.rows.push(WhatIfRow {
+                capture: self.capture,
+                conn_id: rec.conn_id,
+                model: 0,
+                point: pi as u32,
+                effects: e,
+                delta_s,
+                delta_rtts: rtt_mean_s.filter(|r| *r > 0.0).map(|r| delta_s / r),
+                delta_pct: (duration_s > 0.0).then(|| 100.0 * delta_s / duration_s),
+                conn: facts,
+            });
+        }
+    }
+
+    fn finish(mut self, out: &mut WhatIf) {
+        let tracker = std::mem::replace(&mut self.tracker, ConnTracker::new(self.cfg.analyze.tracker));
+        let fa = std::mem::replace(&mut self.fa, FileAnalyzer::new(self.capture, self.cfg.analyze.clone()));
+        let (r, c, _, _) = fa.finish();
+        self.fa.retransmissions = r;
+        self.fa.connections = c;
+        self.collect_verdicts(out);
+        let mut recs = tracker.finish();
+        recs.sort_by_key(|r| r.conn_id);
+        for rec in &recs {
+            self.finish_conn(rec, out);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! What a connection's sender did that a what-if replay needs, recorded once by the engine's
+//! sender model in observe mode (003 §IV-C: "we then re-process our traces using these
+//! modified state-machines").
+//!
+//! The recorder runs the model's [`Observer`] over the capture (capture times, as a sender
+//! would see them) and keeps, per data direction:
+//! - the RTT samples the model's sampling rule took (Karn's rule applied by the observer) and
+//!   the instants its retransmission timer backed off — the input of any RTO estimator;
+//! - one [`Episode`] per interval between two advances of SND.UNA with data outstanding:
+//!   when the retransmission timer guarding SND.UNA was started, the flight, the times of
+//!   the first duplicate ACKs, the first retransmission (the loss detection; the rest of the
+//!   episode is recovery, which 003 §V-A-2-b shows none of the six parameters affects) and
+//!   the ACK that ended it.
+//!
+//! 003 §IV-C's assumption: "RTTs and losses are independent of TCP loss detection/recovery
+//! behavior", so these times are the same under every configuration; only the deadlines
+//! and thresholds they are compared with change ([`super::replay`]).
+//!
+//! Ambiguities resolved:
+//! - Times are the capture's. Near the sender they are the sender's; elsewhere the samples
+//!   include the capture point's offset (the report says which vantage was detected).
+//! - An episode that can never meet any grid point's timer (it ended sooner than the
+//!   smallest RTO any point can arm, [`Recorder::new`]'s `floor`) and saw no duplicate ACK
+//!   and no retransmission is not kept: it cannot change under any point.
+//! - At most [`MAX_DUPACK_TIMES`] duplicate-ACK times are kept (a larger D than that is
+//!   refused by the grid reader).
+
+use tcplab_tcp::observe::{Observer, Trigger};
+use tcplab_tcp::rtt::RttSampleEvent;
+use tcplab_tcp::{Segment, SeqNum, TcpConfig, TcpFlags};
+use tcplab_time::{SimDuration, SimTime};
+
+/// How many duplicate-ACK times an episode keeps (the largest fixed D a grid may ask for).
+pub const MAX_DUPACK_TIMES: usize = 8;
+
+/// An input of the RTO estimator, in the order the sender applied them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EstimatorInput {
+    /// An RTT sample (after Karn's rule), with SND.UNA/SND.NXT as the estimator sees them.
+    Sample(RttSampleEvent),
+    /// The retransmission timer expired (RFC 6298 (5.5) backoff).
+    Backoff,
+}
+
+/// The first retransmission of an episode: the loss detection.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Detection {
+    pub at: SimTime,
+    pub frame: u64,
+    pub trigger: Trigger,
+}
+
+/// One interval between advances of SND.UNA (see the module doc).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Episode {
+    /// When the retransmission timer guarding SND.UNA was started (before any
+    /// retransmission of the episode), and how many estimator inputs preceded it.
+    pub timer_start: Option<SimTime>,
+    pub inputs_before: usize,
+    /// Bytes in flight when the timer started or the first duplicate ACK came (the flight D
+    /// is chosen on, 003 §V-D "the current flight size").
+    pub flight_bytes: u64,
+    pub dupacks: u32,
+    pub dupack_at: [SimTime; MAX_DUPACK_TIMES],
+    pub detection: Option<Detection>,
+    /// The ACK that advanced SND.UNA past the episode's head, if the capture shows one.
+    pub end: Option<SimTime>,
+}
+
+impl Episode {
+    fn new() -> Episode {
+        Episode {
+            timer_start: None,
+            inputs_before: 0,
+            flight_bytes: 0,
+            dupacks: 0,
+            dupack_at: [SimTime(0); MAX_DUPACK_TIMES],
+            detection: None,
+            end: None,
+        }
+    }
+
+    /// When the `d`-th duplicate ACK arrived (d ≥ 1), if it did.
+    pub fn dupack_time(&self, d: u32) -> Option<SimTime> {
+        let i = usize::try_from(d).ok()?.checked_sub(1)?;
+        (d <= self.dupacks && i < MAX_DUPACK_TIMES).then(|| self.dupack_at[i])
+    }
+}
+
+/// One data direction's record.
+#[derive(Clone, Debug)]
+pub struct DirTrace {
+    pub inputs: Vec<EstimatorInput>,
+    pub episodes: Vec<Episode>,
+    pub smss: u64,
+    /// RTT samples taken: count, sum, max (the connection's mean and maximum RTT).
+    pub samples: u64,
+    pub sample_sum_ns: u128,
+    pub sample_max_ns: u64,
+}
+
+impl DirTrace {
+    pub fn mean_rtt(&self) -> Option<SimDuration> {
+        (self.samples > 0).then(|| SimDuration((self.sample_sum_ns / u128::from(self.samples)) as u64))
+    }
+}
+
+/// The recorder of one data direction.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    obs: Observer,
+    floor: SimDuration,
+    open: Episode,
+    trace: DirTrace,
+}
+
+impl Recorder {
+    /// A recorder of the sender `cfg` whose first data byte is `first_seq`; `floor` is the
+    /// smallest timeout any configuration to be replayed can arm (episodes shorter than it
+    /// with nothing in them are not kept).
+    pub fn new(cfg: &TcpConfig, first_seq: SeqNum, sack: bool, ts: bool, floor: SimDuration) -> Recorder {
+        Recorder {
+            obs: Observer::new(cfg, first_seq, sack, ts),
+            floor,
+            open: Episode::new(),
+            trace: DirTrace { inputs: Vec::new(), episodes: Vec::new(), smss: u64::from(cfg.mss.max(1)), samples: 0, sample_sum_ns: 0, sample_max_ns: 0 },
+        }
+    }
+
+    /// The handshake's RTT, the estimator's first sample (as `Connection` and the analyzer do).
+    pub fn on_handshake_rtt(&mut self, now: SimTime, rtt: SimDuration) {
+        self.obs.on_handshake_rtt(now, rtt);
+        self.note_sample(RttSampleEvent { now, rtt, snd_una: self.obs.snd_una(), snd_nxt: self.obs.snd_nxt() });
+    }
+
+    fn note_sample(&mut self, ev: RttSampleEvent) {
+        self.trace.inputs.push(EstimatorInput::Sample(ev));
+        self.trace.samples += 1;
+        self.trace.sample_sum_ns += u128::from(ev.rtt.0);
+        self.trace.sample_max_ns = self.trace.sample_max_ns.max(ev.rtt.0);
+    }
+
+    fn flight(&self) -> u64 {
+        u64::from(self.obs.snd_nxt() - self.obs.snd_una())
+    }
+
+    /// Notes the timer guarding SND.UNA once it runs (before the episode's detection).
+    fn note_timer(&mut self) {
+        if self.open.timer_start.is_none() && self.open.detection.is_none() {
+            if let (Some(start), Some(_)) = self.obs.rto_timer() {
+                self.open.timer_start = Some(start);
+                self.open.inputs_before = self.trace.inputs.len();
+                self.open.flight_bytes = self.flight();
+            }
+        }
+    }
+
+    /// A data segment as the capture shows it.
+    pub fn on_data(&mut self, now: SimTime, frame: u64, seq: SeqNum, len: u32, fin: bool) {
+        let backoff = self.obs.rtt().backoff();
+        let ex = self.obs.on_transmit(now, seq, len, fin);
+        if let Some(ex) = ex {
+            if self.open.detection.is_none() && self.open.timer_start.is_some() {
+                self.open.detection = Some(Detection { at: now, frame, trigger: ex.trigger });
+            }
+        }
+        if self.obs.rtt().backoff() > backoff {
+            self.trace.inputs.push(EstimatorInput::Backoff);
+        }
+        self.trace.smss = self.obs.smss();
+        self.note_timer();
+    }
+
+    /// An ACK of this direction's data.
+    pub fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+        if !seg.flags.contains(TcpFlags::ACK) {
+            return;
+        }
+        let view = self.obs.on_ack(now, seg, false);
+        if view.is_dupack {
+            if self.open.dupacks == 0 && self.open.detection.is_none() {
+                self.open.flight_bytes = self.flight();
+            }
+            if let Some(slot) = self.open.dupack_at.get_mut(self.open.dupacks as usize) {
+                *slot = now;
+            }
+            self.open.dupacks = self.open.dupacks.saturating_add(1);
+        }
+        if view.bytes_acked > 0 {
+            if let Some(rtt) = self.obs.last_rtt_sample() {
+                self.note_sample(RttSampleEvent { now, rtt, snd_una: self.obs.snd_una(), snd_nxt: self.obs.snd_nxt() });
+            }
+            self.close_episode(Some(now));
+        }
+        self.note_timer();
+    }
+
+    fn close_episode(&mut self, end: Option<SimTime>) {
+        let mut ep = std::mem::replace(&mut self.open, Episode::new());
+        ep.end = end;
+        let Some(start) = ep.timer_start else { return };
+        let quiet = ep.dupacks == 0 && ep.detection.is_none();
+        let short = end.is_some_and(|e| e.saturating_since(start) < self.floor);
+        if quiet && (short || end.is_none()) {
+            return;
+        }
+        self.trace.episodes.push(ep);
+    }
+
+    /// The connection ended: the open episode closes without an ACK.
+    pub fn finish(mut self) -> DirTrace {
+        self.close_episode(None);
+        self.trace
+    }
+}

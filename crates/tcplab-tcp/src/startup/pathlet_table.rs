@@ -1,0 +1,360 @@
+//! The host's pathlet table and its update algorithm (seed 004 §II-B, §III-C).
+//!
+//! 004 §II-B: "The pathlet table contains at least the following parameters per pathlet":
+//! SAFE_CWND, SAFE_SSTHRESH, MIN_RTT and AVG_RTT, MAX_MTU ([`PathletEntry`]). The table
+//! belongs to the sending host and outlives connections ("the pathlet table collects
+//! information of the different pathlets for longer term purposes").
+//!
+//! 004 §III-C, the update algorithm, as implemented here:
+//! 1. per pathlet a SAFE_CWND estimate and a count of congestion indications per period;
+//! 2. "The source updates the SAFE_CWND_P value once per time period T ... we simply take the
+//!    average RTT for the flows using pathlet P, and use that for time period T. The sender
+//!    also remembers the congestion control values for the past N periods" — `T` is the
+//!    pathlet's AVG_RTT ([`PathletTableConfig::default_period`] until a sample exists), the
+//!    history a ring of [`PathletTableConfig::periods`] closed periods;
+//! 3. "When a Pathlet Echo header contains a "Congested Pathlet" indication, the sender
+//!    increments the congestion indication counter for the current period" ([`PathletTable::on_congestion`]);
+//! 4. "At the end of each period": (a) "If there were no congestion signs during the last N
+//!    periods ... SAFE_CWND_P is ... MAX_{F,i}(FlightSize_F, SAFE_CWND_P^i)"; (b) "If a
+//!    congestion sign is observed, SAFE_CWND_P is set to MIN(SAFE_CWND_P,
+//!    MIN_F(FlightSize_F/2)) for all F ∈ [recent congested flows using P]" ([`PathletEntry::close_period`]).
+//!
+//! Ambiguities settled here (all in `docs/design.md` § Pathlet Transport Architecture):
+//! - **"the last N periods"** and "i ∈ [0..N]": the N most recent closed periods, the one just
+//!   closed included (N values, not N + 1).
+//! - **FlightSize_F**: the flow's bytes in flight after each ACK it processes
+//!   ([`PathletTable::observe_flight`]); a period keeps the largest over its flows. For a
+//!   congested flow, the flight size when its congestion indication arrived.
+//! - **"recent congested flows"**: those with an indication in the period being closed; rule
+//!   (b) applies at the end of every period that had one, rule (a) only when none of the last N
+//!   had one, otherwise SAFE_CWND is left as it is.
+//! - **An unknown SAFE_CWND** (a new pathlet): rule (b) sets it to the congested minimum, rule
+//!   (a) to the largest flight size; with neither it stays unknown and the connection falls
+//!   back (004 §III-D step 3).
+//! - **SAFE_SSTHRESH**: the paper says only that it "should be set to be large enough". Here: at
+//!   the end of a congested period, the largest FlightSize/2 among the congested flows (the
+//!   largest window a Reno reduction left); cleared (infinite) after N congestion-free
+//!   periods. Used only when switched on.
+//! - **Idle pathlets**: periods without flows close as empty periods (no flight, no
+//!   congestion), so SAFE_CWND stays as it was (no decay: 004 §III-D leaves heuristics for
+//!   idle periods to future work). At most N + 1 periods are closed one by one; a longer gap
+//!   skips ahead.
+//! - **AVG_RTT**: the RFC 6298 SRTT rule (gain 1/8) over the RTT samples of all flows on the
+//!   pathlet; MIN_RTT the smallest sample.
+
+use std::collections::BTreeMap;
+use tcplab_time::{SimDuration, SimTime};
+
+/// RFC 6298 (2.3) alpha = 1/8: the gain of the AVG_RTT average (module doc).
+pub const AVG_RTT_GAIN_DEN: u64 = 8;
+/// The period T before the pathlet has an RTT sample: RFC 6298 (2.1)'s initial RTO of one
+/// second (the only RTT-scale constant TCP has before a measurement).
+pub const DEFAULT_PERIOD: SimDuration = SimDuration::from_secs(1);
+/// 004 §III-C leaves N open; four periods are the default here (a few RTTs of memory).
+pub const DEFAULT_PERIODS: u32 = 4;
+
+/// A pathlet: "uniquely identified by the ID pair of the pathlet routers at its edges" (004
+/// §II-A). The end pathlets have a host end: [`SOURCE_EDGE`] for the sender, the receiver side
+/// is `pathlet_header::END_OF_PATH`; a path without pathlet routers is one pathlet keyed by the
+/// destination address (see `startup::pathlet::Path`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct PathletId {
+    pub from: u32,
+    pub to: u32,
+}
+
+/// The sender's own end of its first pathlet (no router has ID 0: it means "empty slot").
+pub const SOURCE_EDGE: u32 = 0;
+
+/// Parameters of the update algorithm (scenario `[pathlet]`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PathletTableConfig {
+    /// N: the number of periods remembered.
+    pub periods: u32,
+    /// T before the pathlet has an RTT sample.
+    pub default_period: SimDuration,
+}
+
+impl Default for PathletTableConfig {
+    fn default() -> Self {
+        PathletTableConfig { periods: DEFAULT_PERIODS, default_period: DEFAULT_PERIOD }
+    }
+}
+
+/// What one period saw on one pathlet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Period {
+    /// Largest FlightSize_F of any flow in the period (bytes; 0: no flow).
+    max_flight: u64,
+    /// Congestion indications counted in the period.
+    congestion: u32,
+    /// Smallest and largest FlightSize_F/2 among the congested flows (bytes).
+    min_congested_half: u64,
+    max_congested_half: u64,
+    /// SAFE_CWND_P^i: the value after this period closed.
+    safe_cwnd: Option<u64>,
+}
+
+impl Period {
+    const EMPTY: Period =
+        Period { max_flight: 0, congestion: 0, min_congested_half: u64::MAX, max_congested_half: 0, safe_cwnd: None };
+}
+
+/// One pathlet's row (004 §II-B) and its period state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathletEntry {
+    /// SAFE_CWND in bytes (`None`: not known yet).
+    pub safe_cwnd: Option<u64>,
+    /// SAFE_SSTHRESH in bytes (`None`: infinite).
+    pub safe_ssthresh: Option<u64>,
+    /// MIN_RTT, AVG_RTT over the flows using the pathlet.
+    pub min_rtt: Option<SimDuration>,
+    pub avg_rtt: Option<SimDuration>,
+    /// MAX_MTU: the largest MTU (IP packet size) seen on the pathlet.
+    pub max_mtu: u32,
+    /// Congestion indications ever counted (reporting).
+    pub congestion_total: u64,
+    /// Start of the current period.
+    period_start: SimTime,
+    current: Period,
+    /// Closed periods, most recent last; at most N.
+    history: std::collections::VecDeque<Period>,
+}
+
+impl PathletEntry {
+    fn new(now: SimTime) -> Self {
+        PathletEntry {
+            safe_cwnd: None,
+            safe_ssthresh: None,
+            min_rtt: None,
+            avg_rtt: None,
+            max_mtu: 0,
+            congestion_total: 0,
+            period_start: now,
+            current: Period::EMPTY,
+            history: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The period T: 004 §III-C "the average RTT for the flows using pathlet P".
+    pub fn period(&self, cfg: &PathletTableConfig) -> SimDuration {
+        match self.avg_rtt {
+            Some(r) if r.as_nanos() > 0 => r,
+            _ => cfg.default_period,
+        }
+    }
+
+    /// Closes every period that has ended by `now` (module doc: at most N + 1 one by one).
+    fn roll(&mut self, now: SimTime, cfg: &PathletTableConfig) {
+        let t = self.period(cfg);
+        let mut closed = 0u32;
+        while now >= self.period_start + t {
+            if closed > cfg.periods {
+                // Only empty periods are left to close: they change nothing but the history,
+                // which is all empty by now. Skip to the period containing `now`.
+                let k = now.saturating_since(self.period_start).as_nanos() / t.as_nanos().max(1);
+                self.period_start = self.period_start + SimDuration::from_nanos(k * t.as_nanos());
+                break;
+            }
+            self.close_period(cfg);
+            self.period_start = self.period_start + t;
+            closed += 1;
+        }
+    }
+
+    /// 004 §III-C step 4, at the end of the current period.
+    fn close_period(&mut self, cfg: &PathletTableConfig) {
+        let mut p = self.current;
+        self.history.push_back(p);
+        while self.history.len() > cfg.periods.max(1) as usize {
+            self.history.pop_front();
+        }
+        if p.congestion > 0 {
+            // (b) "SAFE_CWND_P is set to MIN(SAFE_CWND_P, MIN_F((FlightSize_F)/2))".
+            self.safe_cwnd = Some(self.safe_cwnd.unwrap_or(u64::MAX).min(p.min_congested_half));
+            self.safe_ssthresh = Some(p.max_congested_half);
+        } else if self.history.iter().all(|h| h.congestion == 0) {
+            // (a) "MAX_{F,i}(FlightSize_F, SAFE_CWND_P^i) for all i ∈ [0..N]".
+            let flights = self.history.iter().map(|h| h.max_flight).max().unwrap_or(0);
+            let past = self.history.iter().filter_map(|h| h.safe_cwnd).max();
+            let raised = past.unwrap_or(0).max(flights).max(self.safe_cwnd.unwrap_or(0));
+            if raised > 0 {
+                self.safe_cwnd = Some(raised);
+            }
+            if self.history.len() >= cfg.periods.max(1) as usize {
+                self.safe_ssthresh = None;
+            }
+        }
+        p.safe_cwnd = self.safe_cwnd;
+        if let Some(last) = self.history.back_mut() {
+            last.safe_cwnd = p.safe_cwnd;
+        }
+        self.current = Period::EMPTY;
+    }
+}
+
+/// The table: one entry per pathlet the host has used.
+#[derive(Clone, Debug, Default)]
+pub struct PathletTable {
+    pub cfg: PathletTableConfig,
+    /// Ordered map: iteration (reports) is deterministic.
+    entries: BTreeMap<PathletId, PathletEntry>,
+}
+
+impl PathletTable {
+    pub fn new(cfg: PathletTableConfig) -> Self {
+        PathletTable { cfg, entries: BTreeMap::new() }
+    }
+
+    /// Pathlet `p`'s row, its periods brought up to `now`.
+    pub fn entry(&mut self, now: SimTime, p: PathletId) -> &mut PathletEntry {
+        let cfg = self.cfg;
+        let e = self.entries.entry(p).or_insert_with(|| PathletEntry::new(now));
+        e.roll(now, &cfg);
+        e
+    }
+
+    /// Pathlet `p`'s row as it is (no period closed), if known.
+    pub fn get(&self, p: &PathletId) -> Option<&PathletEntry> {
+        self.entries.get(p)
+    }
+
+    /// Every known pathlet, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&PathletId, &PathletEntry)> {
+        self.entries.iter()
+    }
+
+    /// A flow over `pathlets` has `flight` bytes in flight (after an ACK): FlightSize_F.
+    pub fn observe_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64) {
+        for &p in pathlets {
+            let e = self.entry(now, p);
+            e.current.max_flight = e.current.max_flight.max(flight);
+        }
+    }
+
+    /// 004 §III-C step 3: a congestion indication for pathlet `p` from a flow with `flight`
+    /// bytes in flight.
+    pub fn on_congestion(&mut self, now: SimTime, p: PathletId, flight: u64) {
+        let e = self.entry(now, p);
+        e.current.congestion += 1;
+        e.congestion_total += 1;
+        e.current.min_congested_half = e.current.min_congested_half.min(flight / 2);
+        e.current.max_congested_half = e.current.max_congested_half.max(flight / 2);
+    }
+
+    /// An RTT sample of a flow over `pathlets` (MIN_RTT, AVG_RTT), and its packet size
+    /// (MAX_MTU).
+    pub fn on_rtt(&mut self, now: SimTime, pathlets: &[PathletId], rtt: SimDuration, mtu: u32) {
+        for &p in pathlets {
+            let e = self.entry(now, p);
+            e.min_rtt = Some(e.min_rtt.map_or(rtt, |m| m.min(rtt)));
+            // RFC 6298 (2.3): SRTT <- (1 - alpha) * SRTT + alpha * R'.
+            e.avg_rtt = Some(match e.avg_rtt {
+                None => rtt,
+                Some(a) => SimDuration::from_nanos(
+                    (a.as_nanos() * (AVG_RTT_GAIN_DEN - 1) + rtt.as_nanos()) / AVG_RTT_GAIN_DEN,
+                ),
+            });
+            e.max_mtu = e.max_mtu.max(mtu);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: PathletId = PathletId { from: 1, to: 2 };
+    const MS: u64 = 1_000_000;
+
+    fn at(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * MS)
+    }
+
+    /// A table whose pathlets `P` and `(2, 3)` were first used at 0 (periods end at 100 ms,
+    /// 200 ms, ...).
+    fn table(n: u32) -> PathletTable {
+        let mut t = PathletTable::new(PathletTableConfig { periods: n, default_period: SimDuration::from_millis(100) });
+        t.entry(at(0), P);
+        t.entry(at(0), PathletId { from: 2, to: 3 });
+        t
+    }
+
+    #[test]
+    fn the_period_is_the_average_rtt_of_the_flows() {
+        let mut t = table(2);
+        let cfg = t.cfg;
+        assert_eq!(t.entry(at(0), P).period(&cfg), SimDuration::from_millis(100));
+        t.on_rtt(at(0), &[P], SimDuration::from_millis(80), 1500);
+        t.on_rtt(at(0), &[P], SimDuration::from_millis(160), 1500);
+        let e = t.get(&P).unwrap();
+        // 7/8 * 80 + 1/8 * 160 = 90 ms.
+        assert_eq!(e.avg_rtt, Some(SimDuration::from_millis(90)));
+        assert_eq!(e.min_rtt, Some(SimDuration::from_millis(80)));
+        assert_eq!(e.max_mtu, 1500);
+        assert_eq!(e.period(&t.cfg), SimDuration::from_millis(90));
+    }
+
+    #[test]
+    fn safe_cwnd_rises_to_the_largest_flight_after_a_congestion_free_period() {
+        let mut t = table(2);
+        t.observe_flight(at(10), &[P], 10_000);
+        t.observe_flight(at(20), &[P], 30_000);
+        assert_eq!(t.get(&P).unwrap().safe_cwnd, None, "still in the first period");
+        // The period (100 ms) ends: rule (a), no congestion in the last N periods.
+        assert_eq!(t.entry(at(100), P).safe_cwnd, Some(30_000));
+        // A smaller flight later does not lower it: the max includes SAFE_CWND^i.
+        t.observe_flight(at(150), &[P], 5_000);
+        assert_eq!(t.entry(at(200), P).safe_cwnd, Some(30_000));
+    }
+
+    #[test]
+    fn congestion_cuts_to_half_the_smallest_congested_flight_and_blocks_raises_for_n_periods() {
+        let mut t = table(2);
+        t.observe_flight(at(10), &[P], 40_000);
+        assert_eq!(t.entry(at(100), P).safe_cwnd, Some(40_000));
+        t.on_congestion(at(110), P, 30_000);
+        t.on_congestion(at(120), P, 50_000);
+        t.observe_flight(at(130), &[P], 60_000);
+        // Rule (b): min(40000, min(15000, 25000)).
+        assert_eq!(t.entry(at(200), P).safe_cwnd, Some(15_000));
+        assert_eq!(t.get(&P).unwrap().safe_ssthresh, Some(25_000));
+        // Next period is clean but the one before (within N = 2) was congested: unchanged.
+        t.observe_flight(at(210), &[P], 60_000);
+        assert_eq!(t.entry(at(300), P).safe_cwnd, Some(15_000));
+        // Two clean periods: raised to the largest flight in them.
+        t.observe_flight(at(310), &[P], 20_000);
+        assert_eq!(t.entry(at(400), P).safe_cwnd, Some(60_000));
+        assert_eq!(t.get(&P).unwrap().safe_ssthresh, None, "N clean periods clear SAFE_SSTHRESH");
+    }
+
+    #[test]
+    fn a_first_congestion_on_an_unknown_pathlet_sets_the_halved_flight() {
+        let mut t = table(4);
+        t.on_congestion(at(5), P, 9_000);
+        assert_eq!(t.entry(at(100), P).safe_cwnd, Some(4_500));
+        assert_eq!(t.get(&P).unwrap().congestion_total, 1);
+    }
+
+    #[test]
+    fn an_idle_pathlet_keeps_its_value_and_a_long_gap_skips_ahead() {
+        let mut t = table(3);
+        t.observe_flight(at(10), &[P], 12_000);
+        assert_eq!(t.entry(at(100), P).safe_cwnd, Some(12_000));
+        // 1000 s later: 10 000 empty periods, closed in bounded work.
+        let e = t.entry(at(1_000_000), P);
+        assert_eq!(e.safe_cwnd, Some(12_000));
+        assert_eq!(e.period_start, at(1_000_000));
+        assert_eq!(e.history.len(), 3);
+    }
+
+    #[test]
+    fn pathlets_are_independent() {
+        let q = PathletId { from: 2, to: 3 };
+        let mut t = table(1);
+        t.observe_flight(at(10), &[P, q], 20_000);
+        t.on_congestion(at(20), q, 20_000);
+        assert_eq!(t.entry(at(100), P).safe_cwnd, Some(20_000));
+        assert_eq!(t.entry(at(100), q).safe_cwnd, Some(10_000));
+    }
+}

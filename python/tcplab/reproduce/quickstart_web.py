@@ -1,0 +1,479 @@
+"""Ch. 6's web-traffic setup (seed 002 §6.4, L3823-3864) as a scenario, and the metrics its
+figures read from a run's summary.
+
+Topology: servers ``srv<i>`` and reverse-path clients ``rcli<j>`` on R1, clients ``cli<i>``
+and reverse-path servers ``rsrv<j>`` on R3; R1 - R2 - R3 links of ``bottleneck`` (10 Mb/s),
+one-way 20 ms, 150-packet drop-tail queues; 1000 Mb/s access links. Web traffic: a ``web``
+workload from the N servers to the N clients with N sessions, and a ``reverse`` one from
+the N/2 servers on R3 to the N/2 clients on R1 with N/2 sessions (at least one). Every
+router is Quick-Start capable (its routers' table is given by the caller); when Quick-Start is
+on, all web servers request (L3844).
+
+What the thesis leaves open, and what is chosen here:
+
+- **Access delays** ("mean one-way link delay of 12 msec and a maximum delay of 110 msec ...
+  using the process from [58]"): [58] is not available; host i of n gets the
+  ((i + 0.5)/n)-quantile of an exponential of mean 12 ms, cut at 110 ms, servers in rising
+  and clients in falling order so that server-client pairs mix short and long paths. The RTT
+  range is narrower than the measured one the thesis used (a 10-host side reaches 36 ms).
+- **Sessions**: the thesis's x-axis is "the number of web sessions" with N servers; one
+  session per server is used (sessions = N).
+- **Request size** in Figs 6.7/6.8 and 6.11-6.16 is not stated; the "ideal" requests of
+  Fig 6.5's bottom plot are used (``size = "data"``: the object in one RTT, no request when it
+  fits in the initial window), at most 2 MB/s.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics as st
+from typing import Any
+
+#: §6.4 (L3826-3829): "Lbw = 10 Mbps and Ld = 20 msec", drop-tail "maximum queue size of 150
+#: packets".
+BOTTLENECK = "10Mbps"
+LINK_DELAY_MS = 20
+QUEUE = "150pkt"
+#: §6.4: "dedicated 1000 Mbps links with a mean one-way link delay of 12 msec and a maximum
+#: delay of 110 msec".
+ACCESS_BW = "1000Mbps"
+ACCESS_MEAN_MS = 12.0
+ACCESS_MAX_MS = 110.0
+#: §6.4: "Our web traffic simulations are run for 150 seconds."
+DURATION_S = 150
+#: §6.4: "an average object size of 400 packets"; Figs 6.5 and a 6.7 variant: 60 packets.
+OBJECT_PACKETS = 400
+SMALL_OBJECT_PACKETS = 60
+#: §6.4 TCP: MSS 1460, IW 3 (the RFC 3390 default at this MSS), advertised window 10,000
+#: segments, an ACK per segment.
+MSS = 1460
+TCP = {
+    "mss": f"{MSS}B",
+    "recv_buffer": f"{10_000 * MSS}B",
+    "initial_rto": "3s",
+    "delayed_ack": False,
+    "timestamps": False,
+}
+#: Fig 6.5 top, Fig 6.17: "a static Quick-Start request of 2 MB/sec for each connection".
+STATIC_REQUEST = "2MB/s"
+#: Fig 6.5 bottom: "ideal" requests sized to the object, no request within the IW.
+IDEAL_REQUEST = {"request": True, "size": "data", "rate": STATIC_REQUEST}
+STATIC = {"request": True, "size": "static", "rate": STATIC_REQUEST}
+#: §4.1 / Figs 6.11-6.14: Target, peak utilisation over 5 x 150 ms, recent_qs_approvals 150 ms.
+TARGET = {"algorithm": "target", "qs_thresh": 0.9, "estimator": "peak", "intervals": 5, "interval": "150ms",
+          "approval_memory": "150ms"}
+
+
+def access_delay_ms(i: int, n: int, rising: bool = True) -> float:
+    """The ((i + 0.5)/n)-quantile of an exponential of mean 12 ms, at most 110 ms (module docs);
+    `rising = False` walks the quantiles from the top."""
+    q = (i + 0.5) / n if rising else (n - i - 0.5) / n
+    return min(ACCESS_MAX_MS, -ACCESS_MEAN_MS * math.log(1.0 - q))
+
+
+def web_scenario(
+    n: int,
+    *,
+    qs: dict[str, Any] | None,
+    router: dict[str, Any] | None = None,
+    bottleneck: str = BOTTLENECK,
+    object_packets: float = OBJECT_PACKETS,
+    duration_s: float = DURATION_S,
+    pages: int | None = None,
+    access_ms: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    """The §6.4 setup with N = `n` web servers. `qs`: the servers' `[tcp.quick_start]` (None:
+    no Quick-Start); `router`: the keys of every `[[quick_start.routers]]` entry (default
+    Target as in §4.1); `access_ms`: (low, high) one-way access delays spread evenly instead of
+    the exponential quantiles (Fig 6.15's narrow RTT range)."""
+    m = max(1, n // 2)
+    hosts = {
+        "r1": [f"srv{i}" for i in range(n)] + [f"rcli{j}" for j in range(m)],
+        "r3": [f"cli{i}" for i in range(n)] + [f"rsrv{j}" for j in range(m)],
+    }
+    nodes = [{"name": r, "kind": "router"} for r in ("r1", "r2", "r3")]
+    links = []
+
+    def link(name: str, a: str, b: str, bw: str, delay_ms: float, queue: str) -> dict[str, Any]:
+        return {"name": name, "a": a, "b": b, "bandwidth": bw, "delay": f"{delay_ms:.3f}ms", "queue": queue}
+
+    links.append(link("r1-r2", "r1", "r2", bottleneck, LINK_DELAY_MS, QUEUE))
+    links.append(link("r2-r3", "r2", "r3", bottleneck, LINK_DELAY_MS, QUEUE))
+    for router_name, names in hosts.items():
+        for k, h in enumerate(names):
+            nodes.append({"name": h, "kind": "host"})
+            if access_ms is not None:
+                lo, hi = access_ms
+                d = lo + (hi - lo) * (k + 0.5) / len(names)
+            else:
+                d = access_delay_ms(k, len(names), rising=router_name == "r1")
+            links.append(link(f"{h}-{router_name}", h, router_name, ACCESS_BW, d, "1000pkt"))
+    tcp = dict(TCP)
+    wl_tcp: dict[str, Any] = {}
+    if qs is not None:
+        wl_tcp["quick_start"] = dict(qs)
+    common: dict[str, Any] = {"kind": "web", "object_size": {"mean": object_packets, "shape": 1.002}}
+    if pages is not None:
+        common["pages_per_session"] = pages
+    if wl_tcp:
+        common["tcp"] = wl_tcp
+    workloads = [
+        {"name": "web", "senders": [f"srv{i}" for i in range(n)], "receivers": [f"cli{i}" for i in range(n)],
+         "sessions": n, **common},
+        {"name": "reverse", "senders": [f"rsrv{j}" for j in range(m)], "receivers": [f"rcli{j}" for j in range(m)],
+         "sessions": m, **common},
+    ]
+    sc: dict[str, Any] = {
+        "name": f"quickstart-web-{n}",
+        "simulation": {"duration": f"{duration_s}s"},
+        "tcp": tcp,
+        "nodes": nodes,
+        "links": links,
+        "workloads": workloads,
+    }
+    if qs is not None:
+        r = dict(TARGET if router is None else router)
+        sc["quick_start"] = {"routers": [{"node": x, **r} for x in ("r1", "r2", "r3")]}
+    return sc
+
+
+def forward(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The measured traffic: connections from the servers on R1 (L3839-3841)."""
+    return [f for f in summary["flows"] if f["src"].startswith("srv")]
+
+
+def link_metrics(summary: dict[str, Any]) -> dict[str, float]:
+    """R1 -> R2 (the servers' direction): utilisation = bytes transmitted * 8 / (capacity *
+    run time); drop rate = drops / (packets transmitted + drops)."""
+    link = next(l for l in summary["links"] if l["name"] == "r1-r2")
+    t = summary["sim_time_s"]
+    sent, drops = link["packets_ab"], link["drops_ab"]
+    return {
+        "utilisation": link["bytes_ab"] * 8 / (link["bandwidth_bps"] * t),
+        "drop_rate": drops / (sent + drops) if sent + drops else 0.0,
+    }
+
+
+def qs_metrics(summary: dict[str, Any]) -> dict[str, float]:
+    """Over the forward connections that requested: fraction approved (Figs 6.11-6.14 middle/
+    top), fraction of approved with a Quick-Start failure (a QS packet lost; bottom), and the
+    share of the forward payload sent as QS packets (Figs 6.7 "QS Bandwidth", 6.15-6.17)."""
+    fw = forward(summary)
+    req = sum(f["quick_start"]["requests"] for f in fw if f.get("quick_start"))
+    appr = sum(f["quick_start"]["approvals"] for f in fw if f.get("quick_start"))
+    fail = sum(f["quick_start"]["failures"] for f in fw if f.get("quick_start"))
+    qs_bytes = sum(f["quick_start"]["qs_bytes"] for f in fw if f.get("quick_start"))
+    delivered = sum(f["bytes_delivered"] for f in fw)
+    return {
+        "requests": float(req),
+        "approved_frac": appr / req if req else math.nan,
+        "failed_frac": fail / appr if appr else math.nan,
+        "qs_bytes_frac": qs_bytes / delivered if delivered else math.nan,
+    }
+
+
+#: Fig 6.8's object-size classes (packets of 1460 B): upper edges.
+SIZE_BINS = (3, 10, 30, 100, 300, 1000, 10_000)
+
+
+def size_bin(packets: int) -> int | None:
+    for edge in SIZE_BINS:
+        if packets <= edge:
+            return edge
+    return None
+
+
+def mean_sd(vals: list[float]) -> tuple[float, float]:
+    vals = [v for v in vals if not math.isnan(v)]
+    if not vals:
+        return math.nan, math.nan
+    return float(st.fmean(vals)), float(st.stdev(vals)) if len(vals) > 1 else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# The figures. Each takes the report, the seeds, the quick flag and a runner
+# (`run_all(jobs) -> summaries`, jobs = (scenario, seed) pairs).
+
+
+def _sweep(configs: dict[str, Any], xs: list[int], seeds: list[int], build, run_all) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Summaries of every (series, x) point over `seeds`: `build(config, x)` gives the scenario."""
+    keys = [(name, x) for name in configs for x in xs]
+    jobs = [(build(configs[name], x), seed) for name, x in keys for seed in seeds]
+    out = run_all(jobs)
+    k = len(seeds)
+    return {key: out[i * k:(i + 1) * k] for i, key in enumerate(keys)}
+
+
+def _add_ms(fig, series: str, x: Any, metric: str, vals: list[float], digits: int = 4, paper: Any = None) -> float:
+    m, sd = mean_sd(vals)
+    fig.add(series, x, metric, round(m, digits) if not math.isnan(m) else m, paper)
+    fig.add(series, x, f"{metric}_sd", round(sd, digits) if not math.isnan(sd) else sd, None)
+    return m
+
+
+def sizes_for_progress(quick: bool) -> dict[str, Any]:
+    """The sweep sizes (also for the progress bar's total)."""
+    if quick:
+        return {"n65": 3, "xs67": [3], "xs_router": [10], "share": [0.5], "target": [0.9], "ewma": [0.01],
+                "peak": [5], "xs_extreme": [10], "duration": 40, "n68": 3}
+    return {"n65": 3, "xs67": [1, 3, 5, 10, 20], "xs_router": [5, 10, 20, 40], "share": [0.25, 0.5, 0.9],
+            "target": [0.5, 0.7, 0.9], "ewma": [0.001, 0.01, 0.1], "peak": [3, 5, 10, 20], "xs_extreme": [5, 10, 20],
+            "duration": DURATION_S, "n68": 3}
+
+
+def count_runs(quick: bool, runs: int) -> int:
+    z = sizes_for_progress(quick)
+    n = 2  # Fig 6.5
+    n += 2 * len(z["xs67"])
+    n += 4  # Fig 6.8: two bottlenecks, with and without
+    n += (len(z["share"]) + len(z["target"])) * len(z["xs_router"])
+    n += (len(z["ewma"]) + len(z["peak"])) * len(z["xs_router"])
+    n += 2 * 2 * len(z["xs_extreme"]) + 2 * len(z["xs_extreme"])
+    return n * runs
+
+
+def fig_6_5(rep, seeds: list[int], quick: bool, run_all) -> None:
+    z = sizes_for_progress(quick)
+    n = z["n65"]
+    fig = rep.figure(
+        "fig6.5", "Fig. 6.5: request sizing with web traffic (static 2 MB/s vs ideal requests)",
+        f"web_scenario(N = {n}), mean object {SMALL_OBJECT_PACKETS} packets, {z['duration']} s, Target routers "
+        "(0.9, peak 5 x 150 ms, 150 ms memory). static: every connection requests 2 MB/s on its SYN; ideal: "
+        "the object in one RTT (size = \"data\", at most 2 MB/s), no request when it fits in the IW of 3 segments. "
+        "Forward connections only: requests, approved_frac (approvals / requests), approved_conns (approved "
+        "connections), qs_bytes_frac (share of the forward payload sent as QS packets).")
+    res = _sweep({"static": STATIC, "ideal": IDEAL_REQUEST}, [n], seeds,
+                 lambda qs, x: web_scenario(x, qs=qs, object_packets=SMALL_OBJECT_PACKETS, duration_s=z["duration"]),
+                 run_all)
+    got = {}
+    for series in ("static", "ideal"):
+        ms = [qs_metrics(s) for s in res[(series, n)]]
+        appr = [sum(1 for f in forward(s) if f["quick_start"]["approvals"]) for s in res[(series, n)]]
+        _add_ms(fig, series, n, "requests", [m["requests"] for m in ms], 1)
+        got[series] = (_add_ms(fig, series, n, "approved_frac", [m["approved_frac"] for m in ms]),
+                       _add_ms(fig, series, n, "approved_conns", [float(a) for a in appr], 1),
+                       _add_ms(fig, series, n, "qs_bytes_frac", [m["qs_bytes_frac"] for m in ms]))
+    fig.note(
+        f"Static requests: {got['static'][0]:.1%} of the requests approved ({got['static'][1]:.0f} connections); ideal: "
+        f"{got['ideal'][0]:.1%} ({got['ideal'][1]:.0f} connections); QS packets carry {got['static'][2]:.1%} vs "
+        f"{got['ideal'][2]:.1%} of the forward bytes. Thesis: with static requests only the first connection of each "
+        "page is usually approved (it takes all the QS bandwidth and cannot use it); with ideal requests approvals "
+        "are more frequent. Ideal requests also skip every object that fits in the IW (most objects: the "
+        "Pareto-II median is 1 packet), so there are fewer requests.")
+
+
+def fig_6_7(rep, seeds: list[int], quick: bool, run_all) -> dict[str, Any]:
+    z = sizes_for_progress(quick)
+    xs = z["xs67"]
+    fig = rep.figure(
+        "fig6.7", "Fig. 6.7: utilisation and drop rate with web traffic, with and without Quick-Start",
+        f"web_scenario(N) for N web sessions (one per server, plus N/2 reverse-path sessions), 10 Mb/s, mean "
+        f"object {OBJECT_PACKETS} packets, {z['duration']} s. R1 -> R2: utilisation (bytes transmitted * 8 / "
+        "capacity / run time) and drop rate (drops / (transmitted + drops)); qs_bytes_frac = share of the forward "
+        "payload sent as QS packets (the thesis's \"QS Bandwidth\").")
+    res = _sweep({"noqs": None, "qs": IDEAL_REQUEST}, xs, seeds,
+                 lambda qs, x: web_scenario(x, qs=qs, duration_s=z["duration"]), run_all)
+    agg: dict[str, dict[str, list[float]]] = {"noqs": {"utilisation": [], "drop_rate": []},
+                                              "qs": {"utilisation": [], "drop_rate": [], "qs_bytes_frac": []}}
+    for series in ("noqs", "qs"):
+        for x in xs:
+            lm = [link_metrics(s) for s in res[(series, x)]]
+            for m in ("utilisation", "drop_rate"):
+                agg[series][m].append(_add_ms(fig, series, x, m, [v[m] for v in lm]))
+            if series == "qs":
+                agg[series]["qs_bytes_frac"].append(
+                    _add_ms(fig, series, x, "qs_bytes_frac", [qs_metrics(s)["qs_bytes_frac"] for s in res[(series, x)]]))
+    du = max(abs(a - b) for a, b in zip(agg["qs"]["utilisation"], agg["noqs"]["utilisation"]))
+    dd = [(a, b) for a, b in zip(agg["qs"]["drop_rate"], agg["noqs"]["drop_rate"])]
+    fig.note(
+        f"Utilisation with and without Quick-Start differs by at most {du:.3f} (absolute) over N = {xs}; drop rates "
+        + ", ".join(f"N={x}: {a:.3%} with / {b:.3%} without" for x, (a, b) in zip(xs, dd))
+        + "; QS packets carry " + ", ".join(f"{v:.1%}" for v in agg["qs"]["qs_bytes_frac"])
+        + " of the forward bytes. Thesis: utilisation and drop rates largely independent of Quick-Start. "
+        "The workload is identical with and without (open-loop sessions, a pure function of the seed).")
+    if len(xs) > 1:
+        _plot_lines(fig, "Fig 6.7", "web sessions N", xs, [
+            ("utilisation", {s: agg[s]["utilisation"] for s in agg} | {"QS bytes": agg["qs"]["qs_bytes_frac"]}),
+            ("drop rate", {s: agg[s]["drop_rate"] for s in agg}),
+        ])
+    return agg
+
+
+def fig_6_8(rep, seeds: list[int], quick: bool, run_all) -> None:
+    z = sizes_for_progress(quick)
+    n = z["n68"]
+    fig = rep.figure(
+        "fig6.8", "Fig. 6.8: per-connection duration against object size, with and without Quick-Start",
+        f"web_scenario(N = {n}) at 10 Mb/s and 100 Mb/s, {z['duration']} s, mean object {OBJECT_PACKETS} "
+        "packets. The objects are the same with and without Quick-Start (same seed, open-loop sessions), so each "
+        "forward object completed in both runs is compared with itself: x = size class (objects of at most x "
+        "packets, above the previous class), duration_s = mean duration (SYN to last byte), speedup = median of "
+        "duration without / duration with Quick-Start, objects = number compared (summed over seeds).")
+    bws = ["10Mbps", "100Mbps"]
+    res = _sweep({"noqs": None, "qs": IDEAL_REQUEST}, bws, seeds,  # type: ignore[arg-type]
+                 lambda qs, bw: web_scenario(n, qs=qs, bottleneck=bw, duration_s=z["duration"]), run_all)
+    speed: dict[str, dict[int, float]] = {}
+    for bw in bws:
+        pairs: dict[int, list[tuple[float, float]]] = {}
+        for s0, s1 in zip(res[("noqs", bw)], res[("qs", bw)]):
+            for a, b in zip(s0["flows"], s1["flows"]):
+                if (a["src"], a["dst"], a["bytes_requested"], a["start_s"]) != (b["src"], b["dst"], b["bytes_requested"], b["start_s"]):
+                    raise RuntimeError("web objects differ with and without Quick-Start (the workload must not)")
+                if not a["src"].startswith("srv") or a["fct_s"] is None or b["fct_s"] is None:
+                    continue
+                e = size_bin(math.ceil(a["bytes_requested"] / MSS))
+                if e is not None:
+                    pairs.setdefault(e, []).append((a["fct_s"], b["fct_s"]))
+        speed[bw] = {}
+        for e in SIZE_BINS:
+            p = pairs.get(e, [])
+            if not p:
+                continue
+            fig.add(f"noqs-{bw}", e, "duration_s", round(st.fmean(a for a, _ in p), 4), None)
+            fig.add(f"qs-{bw}", e, "duration_s", round(st.fmean(b for _, b in p), 4), None)
+            sp = st.median(a / b for a, b in p)
+            speed[bw][e] = sp
+            fig.add(f"qs-{bw}", e, "speedup", round(sp, 3), "2-3" if e >= 30 else None)
+            fig.add(f"qs-{bw}", e, "objects", len(p), None)
+    fig.note("Median speedup by size class (packets): " + "; ".join(
+        f"{bw}: " + ", ".join(f"<={e}: {v:.2f}x" for e, v in speed[bw].items()) for bw in bws)
+        + ". Thesis: medium to large transfers finish 2-3x sooner in many cases, more on the faster path; "
+        "one- to three-packet objects cannot gain (they fit in the IW and ideal requests skip them).")
+
+
+def fig_6_11_14(rep, seeds: list[int], quick: bool, run_all) -> None:
+    z = sizes_for_progress(quick)
+    xs = z["xs_router"]
+    base = dict(TARGET)
+    groups = [
+        ("fig6.11", "Fig. 6.11: the Share algorithm for a range of ALLOC_RATE",
+         {f"share-{a}": {**base, "algorithm": "share", "alloc_rate": a} for a in z["share"]}),
+        ("fig6.12", "Fig. 6.12: the Target algorithm for a range of qs_thresh",
+         {f"target-{t}": {**base, "qs_thresh": t} for t in z["target"]}),
+        ("fig6.13", "Fig. 6.13: Target 90 % with the moving-average (EWMA) utilisation estimator",
+         {f"ewma-w{w}-{-1 / math.log(1 - w):.0f}pkts": {**base, "estimator": "ewma", "ewma_weight": w} for w in z["ewma"]}),
+        ("fig6.14", "Fig. 6.14: Target 90 % with peak utilisation over a range of 150 ms intervals",
+         {f"peak-{k}x150ms": {**base, "intervals": k} for k in z["peak"]}),
+    ]
+    figs, aggs = {}, {}
+    for key, title, configs in groups:
+        fig = figs[key] = rep.figure(
+            key, title,
+            f"web_scenario(N) for N web servers (x), 10 Mb/s, mean object {OBJECT_PACKETS} packets, {z['duration']} s, "
+            "ideal requests; every router with the series' algorithm (peak over 5 x 150 ms and a 150 ms "
+            "recent_qs_approvals unless the series says otherwise). utilisation of R1 -> R2; approved_frac = "
+            "approvals / requests; failed_frac = approved requests whose QS packets saw a loss / approvals "
+            "(forward connections). EWMA series are labelled with w and the estimation interval -1/ln(1-w) in "
+            "departures, as the thesis's legend.")
+        res = _sweep(configs, xs, seeds, lambda r, x: web_scenario(x, qs=IDEAL_REQUEST, router=r, duration_s=z["duration"]),
+                     run_all)
+        agg: dict[str, dict[str, list[float]]] = aggs.setdefault(key, {})
+        for name in configs:
+            agg[name] = {"utilisation": [], "approved_frac": [], "failed_frac": []}
+            for x in xs:
+                lm = [link_metrics(s) for s in res[(name, x)]]
+                qm = [qs_metrics(s) for s in res[(name, x)]]
+                agg[name]["utilisation"].append(_add_ms(fig, name, x, "utilisation", [v["utilisation"] for v in lm]))
+                agg[name]["approved_frac"].append(_add_ms(fig, name, x, "approved_frac", [v["approved_frac"] for v in qm]))
+                agg[name]["failed_frac"].append(_add_ms(fig, name, x, "failed_frac", [v["failed_frac"] for v in qm]))
+        fig.note("Mean over N of approved_frac / failed_frac: " + ", ".join(
+            f"{name} {_nanmean(agg[name]['approved_frac']):.3f} / {_nanmean(agg[name]['failed_frac']):.4f}" for name in agg) + ".")
+        if len(xs) > 1:
+            _plot_lines(fig, title.split(":")[0], "web servers N", xs, [
+                ("utilisation", {k: v["utilisation"] for k, v in agg.items()}),
+                ("approved fraction", {k: v["approved_frac"] for k, v in agg.items()}),
+                ("failed fraction of approved", {k: v["failed_frac"] for k, v in agg.items()}),
+            ])
+    sh, tgt = aggs["fig6.11"], aggs["fig6.12"]
+    figs["fig6.12"].note(
+        "Share vs Target (means over N and over the parameter values): approved "
+        f"{_nanmean([_nanmean(v['approved_frac']) for v in sh.values()]):.3f} vs "
+        f"{_nanmean([_nanmean(v['approved_frac']) for v in tgt.values()]):.3f}, failed "
+        f"{_nanmean([_nanmean(v['failed_frac']) for v in sh.values()]):.4f} vs "
+        f"{_nanmean([_nanmean(v['failed_frac']) for v in tgt.values()]):.4f}. Thesis: Share approves more "
+        "and fails more as the network gets congested; both failure fractions small.")
+    ew, pk = aggs["fig6.13"], aggs["fig6.14"]
+    figs["fig6.14"].note(
+        "EWMA vs peak (means over N and the parameter values): approved "
+        f"{_nanmean([_nanmean(v['approved_frac']) for v in ew.values()]):.3f} vs "
+        f"{_nanmean([_nanmean(v['approved_frac']) for v in pk.values()]):.3f}, failed "
+        f"{_nanmean([_nanmean(v['failed_frac']) for v in ew.values()]):.4f} vs "
+        f"{_nanmean([_nanmean(v['failed_frac']) for v in pk.values()]):.4f}. Thesis (Figs 6.13/6.14): the estimator "
+        "hardly changes the approval rate, but EWMA gives more failures than peak; with 3 intervals more failures "
+        "above 50 servers, with 20 hardly any, and 10 or more intervals approve noticeably less.")
+
+
+def fig_6_15_17(rep, seeds: list[int], quick: bool, run_all) -> None:
+    z = sizes_for_progress(quick)
+    xs = z["xs_extreme"]
+    # Fig 6.15/6.16: RTTs 80-120 ms: 80 ms over the two 20 ms links, plus 0-40 ms of access
+    # round trip (one-way access delays spread over 0-10 ms on each side).
+    access = (0.0, 10.0)
+    for key, title, memory, qs, extra in (
+        ("fig6.15", "Fig. 6.15: Extreme vs basic Quick-Start, tuned (RTT 80-120 ms, recent_qs_approvals 100 ms)",
+         "100ms", IDEAL_REQUEST, {}),
+        ("fig6.16", "Fig. 6.16: Extreme vs basic Quick-Start, conservative (recent_qs_approvals 1.5 s)",
+         "1.5s", IDEAL_REQUEST, {}),
+        ("fig6.17", "Fig. 6.17: static 2 MB/s requests for every connection: basic vs Extreme with the usage score",
+         "150ms", STATIC, {"usage_score": True, "usage_weight": 0.2}),
+    ):
+        basic = {**TARGET, "approval_memory": memory}
+        extreme = {**TARGET, "approval_memory": memory, "extreme": True, "flow_rtt": "100ms", **extra}
+        fig = rep.figure(
+            key, title,
+            f"web_scenario(N) for N web servers (x), 10 Mb/s, {z['duration']} s, one-way access delays spread over "
+            f"0-10 ms each side (RTTs 80-120 ms); basic = Target 0.9 with peak "
+            f"utilisation (5 x 150 ms) and recent_qs_approvals {memory}; extreme = the same with Extreme Quick-Start's "
+            "per-flow accounting (router RTT estimate 100 ms)"
+            + (" and the usage score S(H) (eq. 6.5, w = 0.2)" if extra else "")
+            + ". Requests: " + ("static 2 MB/s" if qs is STATIC else "ideal") + ". utilisation of R1 -> R2; "
+            "qs_bytes_frac = share of the forward payload sent as QS packets; approved_frac = approvals / requests.")
+        res = _sweep({"basic": basic, "extreme": extreme}, xs, seeds,
+                     lambda r, x: web_scenario(x, qs=qs, router=r, duration_s=z["duration"], access_ms=access),
+                     run_all)
+        agg: dict[str, dict[str, list[float]]] = {}
+        for name in ("basic", "extreme"):
+            agg[name] = {"utilisation": [], "qs_bytes_frac": [], "approved_frac": []}
+            for x in xs:
+                lm = [link_metrics(s) for s in res[(name, x)]]
+                qm = [qs_metrics(s) for s in res[(name, x)]]
+                agg[name]["utilisation"].append(_add_ms(fig, name, x, "utilisation", [v["utilisation"] for v in lm]))
+                agg[name]["qs_bytes_frac"].append(_add_ms(fig, name, x, "qs_bytes_frac", [v["qs_bytes_frac"] for v in qm]))
+                agg[name]["approved_frac"].append(_add_ms(fig, name, x, "approved_frac", [v["approved_frac"] for v in qm]))
+        b, e = agg["basic"], agg["extreme"]
+        fig.note(
+            "QS share of the forward bytes, basic vs extreme: " + ", ".join(
+                f"N={x}: {b['qs_bytes_frac'][i]:.3f} vs {e['qs_bytes_frac'][i]:.3f}" for i, x in enumerate(xs))
+            + "; utilisation " + ", ".join(
+                f"N={x}: {b['utilisation'][i]:.3f} vs {e['utilisation'][i]:.3f}" for i, x in enumerate(xs))
+            + ". Thesis: utilisation about the same, a larger fraction of bytes sent with Quick-Start under Extreme "
+            "QS" + (" (a larger gap with the conservative 1.5 s memory than in Fig 6.15)." if key == "fig6.16" else "."))
+        if len(xs) > 1:
+            _plot_lines(fig, title.split(":")[0], "web servers N", xs, [
+                ("utilisation", {k: v["utilisation"] for k, v in agg.items()}),
+                ("QS share of bytes", {k: v["qs_bytes_frac"] for k, v in agg.items()}),
+            ])
+
+
+def _nanmean(vals: list[float]) -> float:
+    v = [x for x in vals if not math.isnan(x)]
+    return float(st.fmean(v)) if v else math.nan
+
+
+def _plot_lines(fig_obj, title: str, xlabel: str, xs: list[Any], panels: list[tuple[str, dict[str, list[float]]]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(panels), 1, figsize=(6.0, 2.2 * len(panels)), sharex=True, squeeze=False)
+    for ax, (label, lines) in zip(axes[:, 0], panels):
+        for name, ys in lines.items():
+            ax.plot(xs, ys, marker="o", ms=3, label=name)
+        ax.set_ylabel(label, fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    axes[-1, 0].set_xlabel(xlabel)
+    fig.suptitle(title, fontsize=9)
+    fig_obj.plot(fig)
+    plt.close(fig)
