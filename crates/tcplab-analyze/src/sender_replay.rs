@@ -680,6 +680,9 @@ impl DirReplay {
             probe_unanswered: self.probe_unanswered,
         };
         let d = classify_cause(&input);
+        if d.cause == Cause::Tlp {
+            self.probe_unanswered = true;
+        }
         // What the model's observer said about this retransmission, for the OS inference
         // (`infer::evidence`): its explanation before the retransmission is applied, and how
         // well the capture time stands for the send time here.
@@ -699,9 +702,6 @@ impl DirReplay {
             new_episode: d.new_episode,
             timer_unobservable: input.timer_unobservable,
         });
-        if d.cause == Cause::Tlp {
-            self.probe_unanswered = true;
-        }
         let trigger = trigger_of(d.cause, &input, ex.as_ref());
         if let Some(e) = ex.filter(|e| d.cause == Cause::FastRetransmit && e.dupacks >= e.dupack_threshold) {
             if let Some(t) = e.dupthresh_at {

@@ -613,15 +613,15 @@ pub struct TcpConfig {
     /// `tcp_send_delayed_ack`) instead of `ack.delayed_ack`'s fixed one, and quick ACKs again
     /// after a gap longer than the RTO (`receiver::ack_policy`); off by default.
     pub ack_ato: bool,
-    /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
-    /// cache); none by default.
-    pub sharing: StateSharing,
     /// Today's Linux receiver: the SACK block of an out-of-order segment that carries the FIN
     /// includes the FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
     /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
     /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
-    /// profile `linux` (scenario key `tcp.sack_covers_fin`).
+    /// profile `linux` (scenario key `sack_covers_fin`).
     pub sack_covers_fin: bool,
+    /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
+    /// cache); none by default.
+    pub sharing: StateSharing,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -661,8 +661,8 @@ impl Default for TcpConfig {
             rack: false,
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
-            sharing: StateSharing::None,
             sack_covers_fin: false,
+            sharing: StateSharing::None,
             trace: true,
         }
     }

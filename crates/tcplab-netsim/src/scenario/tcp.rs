@@ -232,11 +232,10 @@ pub struct RawTcp {
     /// 500 ms; a gap longer than the RTO gives quick ACKs again (`tcp_incr_quickack`). Default
     /// from: RFC 5681 §4.2 fixed timer (`linux` profile: `true`; Linux `tcp_event_data_recv`).
     pub ack_ato: Option<bool>,
-    /// The receiver's SACK block for an out-of-order segment that carries the FIN includes the
-    /// FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
-    /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
-    /// `false`: blocks cover data bytes only. Default from: RFC 2018 §3 "contiguous block of
-    /// data" (`linux` profile: `true`).
+    /// The receiver's SACK block of an out-of-order segment carrying the FIN includes the FIN's
+    /// sequence number (a TLP probe of the FIN segment is then SACKed whole). Default from:
+    /// RFC 2018 §3 blocks of data (`linux` profile: `true`; Linux `tcp_data_queue_ofo` on
+    /// `end_seq` = seq + fin + len).
     pub sack_covers_fin: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in

@@ -497,6 +497,7 @@ impl Profile {
             ("spurious_response", self.features.spurious.response.name().to_string()),
             ("quickack", self.features.quickack.to_string()),
             ("ack_ato", self.features.ack_ato.to_string()),
+            ("sack_covers_fin", self.features.sack_covers_fin.to_string()),
             ("description", self.description.to_string()),
         ]
     }
