@@ -237,8 +237,12 @@ def run(
     prov = provenance(sc, seed)
     summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s, "provenance": prov}
     meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
+    # `[[flows]]` entries name their flows; a workload's connections (ids after them) are
+    # named by their workload (`summary.json` flows' `workload`).
+    fixed = tuple(sc.flow_names)
+    names = fixed + tuple(f.get("workload") for f in summary["flows"][len(fixed):])
     tables = {
-        name: add_provenance(add_flow_names(to_arrow(raw.table(name)), sc.flow_names), meta)
+        name: add_provenance(add_flow_names(to_arrow(raw.table(name)), names), meta)
         for name in raw.table_names
     }
     result = RunResult(summary, tables)
