@@ -23,6 +23,7 @@ EXPERIMENTS: dict[str, str] = {
     "frto": ".frto",
     "pta": ".pta",
     "quickstart": ".quickstart",
+    "rewaskar": ".rewaskar",
 }
 
 
