@@ -51,3 +51,14 @@ def test_without_congestion_ten_segments_finish_sooner_than_three(quick_run: Pat
     med = {r["series"]: float(r["ours"]) for r in rows(quick_run)
            if r["figure"] == "fig9" and r["x"] == "0.5" and r["metric"] == "fct_s"}
     assert med["icw10"] < med["icw3"]
+
+
+def test_workload_flows_are_named_after_their_workload():
+    import tcplab
+
+    res = tcplab.run("red-ecn-web", overrides=["simulation.duration=3s"], trace=False)
+    names = res.flows.set_index("id")["flow_name"].astype(object)
+    assert names[0] == "long"
+    assert len(names) > 5 and all(n == "web" for n in names.iloc[1:])
+    assert all(f["workload"] == "web" for f in res.summary["flows"][1:])
+    assert "workload" not in res.summary["flows"][0]

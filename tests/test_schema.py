@@ -61,7 +61,7 @@ def test_schema_markdown_is_what_the_docs_contain():
     assert r.returncode == 0, r.stderr
     docs = (ROOT / "docs" / "scenarios.md").read_text()
     blocks = [b.strip() for b in r.stdout.split("\n\n") if b.strip()]
-    assert len(blocks) == 10  # 9 key tables (workloads too) and the loss models
+    assert len(blocks) == 12  # 11 key tables (workloads, pathlet, host_cache too) and the loss models
     for b in blocks:
         assert b in docs, b.splitlines()[0]
 

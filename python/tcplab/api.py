@@ -295,8 +295,8 @@ def run(
     prov = provenance(sc, seed)
     meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
 
-    def convert(columns) -> "pa.Table":
-        return add_provenance(add_flow_names(to_arrow(columns), sc.flow_names), meta)
+    def convert(columns, names: Sequence[str | None] = sc.flow_names) -> "pa.Table":
+        return add_provenance(add_flow_names(to_arrow(columns), names), meta)
 
     stream_dir = Path(os.fsdecode(os.fspath(out))) if out is not None and trace else None
     if stream_dir is not None:
@@ -313,8 +313,13 @@ def run(
         summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s,
                    "partial": raw.stopped, "provenance": prov}
         tables, files = {}, {}
+        # `[[flows]]` entries name their flows; a workload's connections (ids after them) are
+        # named by their workload (`summary.json` flows' `workload`). Chunks streamed to disk
+        # during the run were converted before these names existed: null there.
+        fixed = tuple(sc.flow_names)
+        names = fixed + tuple(f.get("workload") for f in summary["flows"][len(fixed):])
         for name in raw.table_names:
-            table = convert(raw.table(name))
+            table = convert(raw.table(name), names)
             if name in hooks.writers:
                 hooks.finish(name, table)
                 files[name] = hooks.writers[name].path

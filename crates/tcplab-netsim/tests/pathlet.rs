@@ -203,3 +203,17 @@ fn bad_pathlet_keys_are_one_line_errors() {
     assert!(err("share = \"evenly\"").contains("pathlet.share"), "{}", err("share = \"evenly\""));
     assert!(!err("slots = 9").contains('\n'));
 }
+
+/// 004 §V-A: "If a discovery yielded a full pathlet router section a host should consider
+/// initiating a rediscovery with a larger number of pathlet ID slots": two slots for three
+/// routers fill up, the next packet rediscovers with four and finds all three.
+#[test]
+fn a_full_discovery_section_is_followed_by_a_rediscovery_with_more_slots() {
+    let out = go(&scenario("pathlet", "100Mbps", false, &flow("d1", "0s", "30KB"), "slots = 2"));
+    let r: Vec<(&str, u64, u64)> = out.summary.pathlet_routers.iter().map(|r| (r.node.as_str(), r.discoveries, r.full)).collect();
+    assert_eq!(r, vec![("p1", 2, 0), ("p2", 2, 0), ("p3", 1, 1)]);
+    let (p1, p2, p3) = (node_id(1), node_id(2), node_id(3));
+    let pathlets: Vec<(u32, u32)> = out.summary.pathlet_tables.iter().map(|r| (r.from, r.to)).collect();
+    // The first path (p1, p2 | black box) and the full one, in the table's order.
+    assert_eq!(pathlets, vec![(0, p1), (p1, p2), (p2, p3), (p2, END_OF_PATH), (p3, END_OF_PATH)]);
+}

@@ -97,6 +97,7 @@ impl Sim<'_> {
         let mut tcp = a.tcp;
         tcp.trace = self.trace;
         self.flows.push(FlowState {
+            drawn_by: s as u32,
             src: a.src as u32,
             dst: a.dst as u32,
             slot: NO_SLOT,
@@ -248,6 +249,10 @@ impl Sim<'_> {
                 qs_bytes: q.qs_bytes,
             }),
             initial_window_segments: iw.filter(|_| fl.sharing),
+            workload: (fl.drawn_by as usize)
+                .checked_sub(1)
+                .and_then(|k| self.spec.workloads.get(k))
+                .map(|w| w.name().to_string()),
         }
     }
 }

@@ -201,6 +201,8 @@ struct FlowState {
     /// The lazy source that drew this flow (its next arrival is drawn when this one opens),
     /// or `lifecycle::NO_SOURCE`.
     source: u32,
+    /// The traffic source that drew it (0: the fixed flows, k + 1: `spec.workloads[k]`).
+    drawn_by: u32,
     /// Settings, held from the draw until the connection opens.
     pending: Option<Box<tcplab_tcp::TcpConfig>>,
     /// The connection shares state with the host's others (`TcpConfig::sharing`).

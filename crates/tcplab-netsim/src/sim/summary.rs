@@ -73,6 +73,10 @@ pub struct FlowSummary {
     /// fallback), absent otherwise (and while the handshake is not complete).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_window_segments: Option<u64>,
+    /// The `[[workloads]]` entry that opened the connection (absent for `[[flows]]`): the
+    /// Python API's `flow_name` of a workload's flows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
 }
 
 /// One link's counters; `ab` is the a → b direction.
