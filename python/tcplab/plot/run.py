@@ -1,7 +1,11 @@
 """``tcplab plot RUN_DIR``: one flow of a simulation, in the style of the source papers.
 
-Four panels sharing the time axis, which fits the flow (its first to last event) unless
-``--start``/``--end`` say otherwise:
+Four panels sharing the time axis, which fits the flow (its first to last event; not the
+timeseries, which the recorder samples until the run ends) unless ``--start``/``--end`` say
+otherwise:
+
+Every panel shows the sender: the receiver's own events (its SYN-ACK, that SYN-ACK's
+retransmission timeout and RTT sample) are left out; drops are kept whichever way they went.
 
 * **time-sequence** (tcptrace / Stevens convention): each data segment sent is a short
   vertical bar from seq to seq+len (relative to the ISN); ACKs received are a step line and
@@ -83,6 +87,19 @@ def _fmt_size(n) -> str:
     return f"{n} B"
 
 
+def _receiver(results: Path, flow: int, summary: dict | None) -> str | None:
+    """The flow's receiving host (``dst``), from summary.json or else flows.parquet."""
+    for f in (summary or {}).get("flows") or []:
+        if isinstance(f, dict) and f.get("id") == flow and "dst" in f:
+            return str(f["dst"])
+    path = results / "flows.parquet"
+    if path.exists():
+        rows = pq.read_table(path, columns=["id", "dst"], filters=[("id", "=", flow)]).to_pylist()
+        if rows:
+            return str(rows[0]["dst"])
+    return None
+
+
 def _title(results: Path, flow: int, summary: dict | None) -> str:
     """``scenario: flow N (src→dst, size)`` from summary.json, else the directory name."""
     if not summary:
@@ -129,13 +146,20 @@ def flow_figure(results: Path, flow: int, t_start=None, t_end=None):
             f"re-run it without --no-trace to plot it"
         )
     ev = _read(results, "events", flow)
+    receiver = _receiver(results, flow, summary)
+    if receiver is not None:
+        # The flow's events include its receiver's (the SYN-ACK it sends, that SYN-ACK's
+        # retransmission timer and RTT sample): every panel draws the sender, so they go.
+        ev = ev[(ev["node"].astype(str) != receiver) | (ev["kind"].astype(str) == "packet_dropped")]
     ts = _read(results, "timeseries", flow)
     if ev.empty and ts.empty:
         raise ScenarioError(f"--flow: no events for flow {flow} (the run has {n_flows} flows: 0..{max(n_flows - 1, 0)})")
     for df in (ev, ts):
         df["t"] = df["t_ns"].to_numpy() / 1e9
-    first = min(ev["t"].min() if not ev.empty else math.inf, ts["t"].min() if not ts.empty else math.inf)
-    last = max(ev["t"].max() if not ev.empty else 0, ts["t"].max() if not ts.empty else 0)
+    # The flow's span is that of its events: the recorder keeps sampling the timeseries of a
+    # finished flow until the run ends, which would stretch the axis far past its last packet.
+    span = ev if not ev.empty else ts
+    first, last = span["t"].min(), span["t"].max()
     if t_start is not None and t_start > last:
         raise ScenarioError(f"--start {t_start:g}: after the flow's last event ({last:.3f} s)")
     lo, hi = fit_axis(first, last, t_start, t_end)
