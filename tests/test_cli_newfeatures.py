@@ -121,3 +121,9 @@ def test_bad_web_pathlet_and_sharing_values_are_one_line(web_scenario: Path, ove
         api.check(web_scenario, [override])
     msg = str(e.value)
     assert "\n" not in msg and needle in msg and f"(from --set {override})" in msg, msg
+
+
+def test_check_counts_workloads_beside_flows(web_scenario: Path):
+    r = tcplab_cli("check", str(web_scenario))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith(": ok (0 flows, 1 workload, 7 links)"), r.stdout

@@ -278,8 +278,17 @@ def check(scenario: Path, overrides) -> None:
     running it."""
     from .api import check as api_check
 
+    import tomllib
+
     sc = api_check(scenario, overrides)
-    click.echo(f"{scenario}: ok ({_plural(sc._spec.num_flows, 'flow')}, {_plural(len(sc.link_names), 'link')})")
+    # Workloads start their connections during the run: count them beside the fixed flows, or
+    # a web-only scenario reads as "0 flows".
+    n_workloads = len(tomllib.loads(sc.resolved_toml).get("workloads") or [])
+    parts = [_plural(sc._spec.num_flows, "flow")]
+    if n_workloads:
+        parts.append(_plural(n_workloads, "workload"))
+    parts.append(_plural(len(sc.link_names), "link"))
+    click.echo(f"{_shown(scenario)}: ok ({', '.join(parts)})")
 
 
 @main.command()
