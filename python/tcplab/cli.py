@@ -519,6 +519,25 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
 
 
+def _naming_skipped(read):
+    """``read()`` (analyze or whatif of captures), naming on stderr each capture it skipped,
+    ``tcplab: skipped: PATH: reason`` (one for each of several unreadable captures before the
+    error when none could be read, else those the result's summary records)."""
+    from .analyze import CaptureError
+
+    try:
+        res = read()
+    except CaptureError as e:
+        if len(e.errors) > 1:
+            for line in e.errors:
+                click.echo(f"tcplab: skipped: {line}", err=True)
+        raise
+    for c in res.summary["captures"]:
+        if c.get("error"):
+            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    return res
+
+
 def _print_analysis(summary: dict, out: Path) -> None:
     t = summary["table_iv"]
     caps = summary["captures"]
@@ -572,22 +591,13 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
     analysed, 2 when none was. Directories are not searched: give the files (dir/*.pcap).
     """
     from . import outdir
-    from .analyze import CaptureError
     from .analyze import analyze as api_analyze
 
     if scenario is not None and click.get_current_context().get_parameter_source("model") == click.core.ParameterSource.COMMANDLINE:
         raise click.UsageError("--model and --scenario exclude each other (the scenario names the senders)")
     outdir.check(out, overwrite=overwrite)  # refuse a bad output path before reading anything
-    try:
-        res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp, scenario=scenario)
-    except CaptureError as e:
-        if len(e.errors) > 1:
-            for line in e.errors:
-                click.echo(f"tcplab: skipped: {line}", err=True)
-        raise
-    for c in res.summary["captures"]:
-        if c.get("error"):
-            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    res = _naming_skipped(lambda: api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp,
+                                              scenario=scenario))
     with outdir.staged(out, overwrite=overwrite, command="analyze") as tmp:
         res.write(tmp)
     if not quiet:
@@ -649,20 +659,10 @@ def whatif(captures, out: Path, overwrite: bool, grid_file, only, model: str, va
     OUT. Exit status 2 when no capture could be read or the grid is bad.
     """
     from . import outdir
-    from .analyze import CaptureError
     from .whatif import whatif as api_whatif
 
     outdir.check(out, overwrite=overwrite)
-    try:
-        res = api_whatif(list(captures), model=model, vantage=vantage, grid=grid_file, only=only)
-    except CaptureError as e:
-        if len(e.errors) > 1:
-            for line in e.errors:
-                click.echo(f"tcplab: skipped: {line}", err=True)
-        raise
-    for c in res.summary["captures"]:
-        if c.get("error"):
-            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    res = _naming_skipped(lambda: api_whatif(list(captures), model=model, vantage=vantage, grid=grid_file, only=only))
     with outdir.staged(out, overwrite=overwrite, command="whatif") as tmp:
         res.write(tmp)
         if not no_report and res.summary["rows"] > 0:

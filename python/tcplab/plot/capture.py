@@ -54,7 +54,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from .common import (
     ACK_COLOUR, CAUSE_COLOURS, DUPACK_COLOUR, KB, RWND_COLOUR, SACK_COLOUR, SEGMENT_COLOUR, check_image_path,
-    check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
+    check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug_strip, save,
 )
 
 #: Files of an analysis directory this plot reads (docs/outputs.md "Outputs of tcplab analyze").
@@ -255,17 +255,11 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
         ax_rtt.legend(loc="upper right", fontsize=7, framealpha=0.9)
     ax_rtt.grid(alpha=0.3)
 
-    rows = [
-        rug(ax3, 2, segs.t, "black", "data"),
-        rug(ax3, 1, mine.t, [CAUSE_COLOURS.get(c, "black") for c in mine["cause"].astype(str)], "rexmit"),
-        rug(ax3, 0, ack_line.t, "black", "ACK"),
-    ]
-    ax3.set_ylim(-0.6, 2.6)
-    ax3.set_yticks([2, 1, 0], rows, fontsize=7)
-    ax3.tick_params(axis="y", length=0)
-    ax3.grid(axis="x", alpha=0.3)
-    ax3.set_xlabel("time since the connection's first packet (s)")
-    ax3.set_xlim(lo, hi)
+    rug_strip(ax3, [
+        (segs.t, "black", "data"),
+        (mine.t, [CAUSE_COLOURS.get(c, "black") for c in mine["cause"].astype(str)], "rexmit"),
+        (ack_line.t, "black", "ACK"),
+    ], "time since the connection's first packet (s)", lo, hi)
     fig.tight_layout()
     n_ids = len(set(conns["conn_id"]))
     what = f"connection {cid} of {path}" + (f" ({n_ids} in the analysis; --conn N for another)" if n_ids > 1 else "")

@@ -106,6 +106,19 @@ def rug(ax, y: float, t, colours, label: str) -> str:
     return label if step == 1 else f"{label}, 1 in {step}"
 
 
+def rug_strip(ax, rows: list[tuple[object, object, str]], xlabel: str, lo: float, hi: float) -> None:
+    """The bottom panel: one row of hash marks (:func:`rug`) per ``(times, colours, label)``,
+    top row first, labelled on the y axis; the shared time axis from ``lo`` to ``hi``."""
+    ys = list(range(len(rows) - 1, -1, -1))
+    labels = [rug(ax, y, t, colours, label) for y, (t, colours, label) in zip(ys, rows)]
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_yticks(ys, labels, fontsize=7)
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel(xlabel)
+    ax.set_xlim(lo, hi)
+
+
 def save(fig, out: Path) -> Path:
     """Save and close ``fig`` as ``out`` (format from the suffix), creating the directory."""
     out = Path(out)

@@ -51,7 +51,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from .common import (  # noqa: F401 - CAUSE_COLOURS, IMAGE_FORMATS, RUG_MAX_MARKS: public names
     ACK_COLOUR, CAUSE_COLOURS, DROP_COLOUR, DUPACK_COLOUR, IMAGE_FORMATS, KB, RUG_MAX_MARKS, RWND_COLOUR,
-    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
+    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, rug_strip, save,
 )
 
 INF_SSTHRESH = 2**62
@@ -241,17 +241,11 @@ def flow_figure(results: Path, flow: int, t_start=None, t_end=None):
     rtt_panel(ax_rtt, samples, ts, rtos)
 
     # --- rug strip: one row of hash marks per kind
-    rows = [
-        rug(ax3, 2, sent.t, "black", "sent"),
-        rug(ax3, 1, rexmit.t, [CAUSE_COLOURS.get(c, "black") for c in rexmit_cause], "rexmit"),
-        rug(ax3, 0, acks.t, "black", "ACK rcvd"),
-    ]
-    ax3.set_ylim(-0.6, 2.6)
-    ax3.set_yticks([2, 1, 0], rows, fontsize=7)
-    ax3.tick_params(axis="y", length=0)
-    ax3.grid(axis="x", alpha=0.3)
-    ax3.set_xlabel("time (s)")
-    ax3.set_xlim(lo, hi)
+    rug_strip(ax3, [
+        (sent.t, "black", "sent"),
+        (rexmit.t, [CAUSE_COLOURS.get(c, "black") for c in rexmit_cause], "rexmit"),
+        (acks.t, "black", "ACK rcvd"),
+    ], "time (s)", lo, hi)
 
     fig.tight_layout()
     return fig
