@@ -61,6 +61,15 @@ def test_run_plot_draws_the_senders_timeouts_not_the_receivers(dumbbell_run: Pat
         plt.close(fig)
 
 
+@pytest.fixture(scope="module")
+def analysis(dumbbell_run: Path) -> Path:
+    from tcplab.analyze import analyze
+
+    out = dumbbell_run.parent / "an d"
+    analyze([str(dumbbell_run / "bottleneck.pcap")]).write(out)
+    return out
+
+
 @pytest.mark.parametrize(
     "args,needle",
     [
@@ -68,14 +77,17 @@ def test_run_plot_draws_the_senders_timeouts_not_the_receivers(dumbbell_run: Pat
         (["--start", "500"], "--start 500: after the connection's last packet"),
     ],
 )
-def test_plot_of_an_analysis_rejects_bad_options_in_one_line(dumbbell_run: Path, tmp_path: Path, args, needle):
-    an = tmp_path / "an"
-    r = tcplab_cli("analyze", str(dumbbell_run / "bottleneck.pcap"), "-o", str(an), "-q")
-    assert r.returncode == 0, r.stderr
-    r = tcplab_cli("plot", str(an), *args, "-o", str(tmp_path / "p.png"))
-    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tcplab: error: ") and needle in lines[0], r.stderr
+def test_plot_of_an_analysis_rejects_bad_options_in_one_line(analysis: Path, tmp_path: Path, args, needle):
+    from click.testing import CliRunner
+
+    from tcplab.cli import main
+
+    # In-process (click's runner): a CLI process would spend seconds importing. `output` is
+    # stdout and stderr together (click >= 8.2; stderr alone in 8.1), and must be one line.
+    r = CliRunner().invoke(main, ["plot", str(analysis), *args, "-o", str(tmp_path / "p.png")])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tcplab: error: ") and needle in lines[0], r.output
     assert not (tmp_path / "p.png").exists()
 
 
@@ -127,3 +139,11 @@ def test_check_counts_workloads_beside_flows(web_scenario: Path):
     r = tcplab_cli("check", str(web_scenario))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith(": ok (0 flows, 1 workload, 7 links)"), r.stdout
+
+
+def test_analyze_scenario_note_names_one_flow_in_the_singular(dumbbell_run: Path, tmp_path: Path):
+    # dumbbell's flow 5 has its own [tcp] settings; the others share the scenario's.
+    r = tcplab_cli("analyze", str(dumbbell_run / "bottleneck.pcap"), "-o", str(tmp_path / "a"),
+                   "--scenario", str(dumbbell_run))
+    assert r.returncode == 0, r.stderr
+    assert "note: flow 5 of the scenario has other [tcp] settings;" in r.stdout, r.stdout

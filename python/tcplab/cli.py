@@ -604,8 +604,9 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
         _print_analysis(res.summary, out)
         other = res.summary.get("model_from_scenario", {}).get("other_flows")
         if other:
-            click.echo(f"note: flows {', '.join(map(str, other))} of the scenario have other [tcp] settings; "
-                       f"the analyzer replays one sender, the one most flows use")
+            which = f"flow {other[0]} of the scenario has" if len(other) == 1 else \
+                f"flows {', '.join(map(str, other))} of the scenario have"
+            click.echo(f"note: {which} other [tcp] settings; the analyzer replays one sender, the one most flows use")
 
 
 @main.command()
