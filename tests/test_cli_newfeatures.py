@@ -147,3 +147,21 @@ def test_analyze_scenario_note_names_one_flow_in_the_singular(dumbbell_run: Path
                    "--scenario", str(dumbbell_run))
     assert r.returncode == 0, r.stderr
     assert "note: flow 5 of the scenario has other [tcp] settings;" in r.stdout, r.stdout
+
+
+def test_plot_of_a_multi_capture_analysis_says_how_to_pick_another(dumbbell_run: Path, tmp_path: Path):
+    import shutil
+
+    from tcplab.analyze import analyze
+    from tcplab.plot.capture import capture_figure
+
+    second = tmp_path / "copy.pcap"
+    shutil.copy(dumbbell_run / "bottleneck.pcap", second)
+    an = tmp_path / "an"
+    analyze([str(dumbbell_run / "bottleneck.pcap"), str(second)]).write(an)
+    fig, what = capture_figure(an)
+    plt.close(fig)
+    # 6 connections per capture with ids 0..5 in each: --conn alone cannot name them all.
+    assert "(12 in the analysis; analyse one capture to pick another with --conn N)" in what, what
+    with pytest.raises(ScenarioError, match=r"connection 0 is in several captures"):
+        capture_figure(an, conn=0)

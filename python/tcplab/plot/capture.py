@@ -104,7 +104,7 @@ def _pick(conns: pd.DataFrame, conn: int | None) -> pd.Series:
         listed = ", ".join(map(str, ids[:10])) + (", ..." if len(ids) > 10 else "")
         raise ScenarioError(f"--conn: no connection {conn} (the analysis has {len(ids)}: {listed})")
     if len(rows) > 1:
-        names = ", ".join(rows["capture"].astype(str))
+        names = ", ".join(rows["capture"].astype(str)[:3]) + (f", ... ({len(rows)} captures)" if len(rows) > 3 else "")
         raise ScenarioError(f"--conn {conn}: connection {conn} is in several captures ({names}); "
                             "analyse them one at a time to plot one")
     return rows.iloc[0]
@@ -261,6 +261,10 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
         (ack_line.t, "black", "ACK"),
     ], "time since the connection's first packet (s)", lo, hi)
     fig.tight_layout()
-    n_ids = len(set(conns["conn_id"]))
-    what = f"connection {cid} of {path}" + (f" ({n_ids} in the analysis; --conn N for another)" if n_ids > 1 else "")
+    # Connection ids are per capture: with several captures --conn cannot name every one.
+    n_conns, n_ids = len(conns), len(set(conns["conn_id"]))
+    what = f"connection {cid} of {path}"
+    if n_conns > 1:
+        how = "--conn N for another" if n_ids == n_conns else "analyse one capture to pick another with --conn N"
+        what += f" ({n_conns} in the analysis; {how})"
     return fig, what
