@@ -177,6 +177,7 @@ def main() -> None:
     tcplab whatif trace.pcap -o out                replay it under other D, k, minRTO, ...
     tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
     tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
+    tcplab reproduce aron98 --quick                a source paper's experiments (--list: all)
     """
 
 
