@@ -165,3 +165,13 @@ def test_plot_of_a_multi_capture_analysis_says_how_to_pick_another(dumbbell_run:
     assert "(12 in the analysis; analyse one capture to pick another with --conn N)" in what, what
     with pytest.raises(ScenarioError, match=r"connection 0 is in several captures"):
         capture_figure(an, conn=0)
+
+
+def test_plot_reads_a_run_whose_directory_name_is_not_utf8(dumbbell_run: Path, tmp_path: Path):
+    import os
+    import shutil
+
+    odd = tmp_path / os.fsdecode(b"r\xff un")
+    shutil.copytree(dumbbell_run, odd)
+    fig = tplot.flow_figure(odd, FLOW)  # pyarrow's own path handling refused this name
+    plt.close(fig)

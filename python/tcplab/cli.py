@@ -354,7 +354,7 @@ def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_
         from .sweep.plot import plot_sweep
 
         plot_sweep(sweep_dir, metric, x_key, out)
-        click.echo(f"wrote {out}")
+        click.echo(f"wrote {_shown(out)}")
         return
     from .plot.capture import is_analysis_dir, plot_capture
 
@@ -364,14 +364,14 @@ def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_
         if flow is not None:
             raise click.UsageError(f"{results} is an analysis: choose a connection with --conn, not --flow")
         _, what = plot_capture(results, out, conn, t_start=start, t_end=end)
-        click.echo(f"wrote {out} ({what})")
+        click.echo(f"wrote {_shown(out)} ({what})")
         return
     if conn is not None:
         raise click.UsageError(f"{results} is not an analysis directory: --conn is for `tcplab analyze` output")
     from .plot import plot_flow
 
     plot_flow(results, 0 if flow is None else flow, out, t_start=start, t_end=end)
-    click.echo(f"wrote {out}")
+    click.echo(f"wrote {_shown(out)}")
 
 
 @main.command()

@@ -49,12 +49,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from ..errors import ScenarioError
 from .common import (
     ACK_COLOUR, CAUSE_COLOURS, DUPACK_COLOUR, KB, RWND_COLOUR, SACK_COLOUR, SEGMENT_COLOUR, check_image_path,
-    check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug_strip, save,
+    check_range, fit_axis, fit_sequence_axis, plt, read_table, retransmission_marks, rug_strip, save,
 )
 
 #: Files of an analysis directory this plot reads (docs/outputs.md "Outputs of tcplab analyze").
@@ -84,8 +83,8 @@ def _load(analysis: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
             raise ScenarioError(f"{analysis / name}: missing; run `tcplab analyze CAPTURE -o {analysis}` first")
     try:
         summary = json.loads((analysis / "summary.json").read_text())
-        conns = pq.read_table(analysis / "connections.parquet").to_pandas()
-        rexmits = pq.read_table(analysis / "retransmissions.parquet").to_pandas()
+        conns = read_table(analysis / "connections.parquet").to_pandas()
+        rexmits = read_table(analysis / "retransmissions.parquet").to_pandas()
     except (OSError, ValueError) as e:
         raise ScenarioError(f"{analysis}: cannot read the analysis ({e})") from None
     return summary, conns, rexmits
@@ -114,8 +113,10 @@ def _capture_path(recorded: str, analysis: Path) -> Path:
     for cand in (Path(recorded), analysis / recorded):
         if cand.is_file():
             return cand
-    raise ScenarioError(f"{recorded}: the capture summary.json names is not there (looked from {os.getcwd()} "
-                        f"and {analysis}); run tcplab plot from where tcplab analyze ran")
+    from ..outdir import show
+
+    raise ScenarioError(f"{show(recorded)}: the capture summary.json names is not there (looked from "
+                        f"{show(os.getcwd())} and {show(analysis)}); run tcplab plot from where tcplab analyze ran")
 
 
 def read_packets(path: Path, conn_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:

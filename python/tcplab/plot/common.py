@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 from ..errors import ScenarioError  # noqa: E402
@@ -117,6 +118,21 @@ def rug_strip(ax, rows: list[tuple[object, object, str]], xlabel: str, lo: float
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(xlabel)
     ax.set_xlim(lo, hi)
+
+
+def read_table(path: Path, **kwargs):
+    """``pyarrow.parquet.read_table`` through an open file: pyarrow's own path handling
+    rejects names that are not UTF-8 (``out\\xff``), which Python's ``open`` takes."""
+    with open(path, "rb") as f:
+        return pq.read_table(f, **kwargs)
+
+
+def num_rows(path: Path) -> int:
+    """Rows of a Parquet file (0 if it is missing), read like :func:`read_table`."""
+    if not path.exists():
+        return 0
+    with open(path, "rb") as f:
+        return pq.read_metadata(f).num_rows
 
 
 def save(fig, out: Path) -> Path:

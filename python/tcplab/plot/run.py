@@ -46,12 +46,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from ..errors import ScenarioError
 from .common import (  # noqa: F401 - CAUSE_COLOURS, IMAGE_FORMATS, RUG_MAX_MARKS: public names
     ACK_COLOUR, CAUSE_COLOURS, DROP_COLOUR, DUPACK_COLOUR, IMAGE_FORMATS, KB, RUG_MAX_MARKS, RWND_COLOUR,
-    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, rug_strip, save,
+    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, num_rows, read_table, retransmission_marks, rug, rug_strip, save,
 )
 
 INF_SSTHRESH = 2**62
@@ -74,12 +73,12 @@ def _read(results: Path, name: str, flow: int) -> pd.DataFrame:
         raise ScenarioError(
             f"{path}: missing; run `tcplab run SCENARIO -o {results}` first (without --no-trace)"
         )
-    table = pq.read_table(path, filters=[("flow", "=", flow)])
+    table = read_table(path, filters=[("flow", "=", flow)])
     return table.to_pandas()
 
 
 def _num_rows(path: Path) -> int:
-    return pq.read_metadata(path).num_rows if path.exists() else 0
+    return num_rows(path)
 
 
 def _fmt_size(n) -> str:
@@ -98,7 +97,7 @@ def _receiver(results: Path, flow: int, summary: dict | None) -> str | None:
             return str(f["dst"])
     path = results / "flows.parquet"
     if path.exists():
-        rows = pq.read_table(path, columns=["id", "dst"], filters=[("id", "=", flow)]).to_pylist()
+        rows = read_table(path, columns=["id", "dst"], filters=[("id", "=", flow)]).to_pylist()
         if rows:
             return str(rows[0]["dst"])
     return None
