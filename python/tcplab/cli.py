@@ -330,7 +330,9 @@ def check(scenario: Path, overrides) -> None:
 @click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--flow", type=int, default=None, help="Run: the flow id to draw (default 0).")
 @click.option("--conn", type=int, default=None,
-              help="Analysis: the connection id to draw (default: the one with most retransmissions).")
+              help="Analysis: the connection id to draw (default: the one with most retransmissions). "
+                   "Ids are per capture: to pick one of an analysis of several captures, analyse "
+                   "that capture alone.")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
 @click.option("--start", type=float, default=None,
