@@ -177,6 +177,7 @@ def main() -> None:
     tcplab whatif trace.pcap -o out                replay it under other D, k, minRTO, ...
     tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
     tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
+    tcplab reproduce aron98 --quick                a source paper's experiments (--list: all)
     """
 
 
@@ -311,8 +312,17 @@ def check(scenario: Path, overrides) -> None:
     running it."""
     from .api import check as api_check
 
+    import tomllib
+
     sc = api_check(scenario, overrides)
-    click.echo(f"{scenario}: ok ({_plural(sc._spec.num_flows, 'flow')}, {_plural(len(sc.link_names), 'link')})")
+    # Workloads start their connections during the run: count them beside the fixed flows, or
+    # a web-only scenario reads as "0 flows".
+    n_workloads = len(tomllib.loads(sc.resolved_toml).get("workloads") or [])
+    parts = [_plural(sc._spec.num_flows, "flow")]
+    if n_workloads:
+        parts.append(_plural(n_workloads, "workload"))
+    parts.append(_plural(len(sc.link_names), "link"))
+    click.echo(f"{_shown(scenario)}: ok ({', '.join(parts)})")
 
 
 @main.command()
@@ -320,7 +330,9 @@ def check(scenario: Path, overrides) -> None:
 @click.argument("sweep_dir", required=False, metavar="[DIR]", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--flow", type=int, default=None, help="Run: the flow id to draw (default 0).")
 @click.option("--conn", type=int, default=None,
-              help="Analysis: the connection id to draw (default: the one with most retransmissions).")
+              help="Analysis: the connection id to draw (default: the one with most retransmissions). "
+                   "Ids are per capture: to pick one of an analysis of several captures, analyse "
+                   "that capture alone.")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
 @click.option("--start", type=float, default=None,
@@ -344,7 +356,7 @@ def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_
         from .sweep.plot import plot_sweep
 
         plot_sweep(sweep_dir, metric, x_key, out)
-        click.echo(f"wrote {out}")
+        click.echo(f"wrote {_shown(out)}")
         return
     from .plot.capture import is_analysis_dir, plot_capture
 
@@ -354,14 +366,14 @@ def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_
         if flow is not None:
             raise click.UsageError(f"{results} is an analysis: choose a connection with --conn, not --flow")
         _, what = plot_capture(results, out, conn, t_start=start, t_end=end)
-        click.echo(f"wrote {out} ({what})")
+        click.echo(f"wrote {_shown(out)} ({what})")
         return
     if conn is not None:
         raise click.UsageError(f"{results} is not an analysis directory: --conn is for `tcplab analyze` output")
     from .plot import plot_flow
 
     plot_flow(results, 0 if flow is None else flow, out, t_start=start, t_end=end)
-    click.echo(f"wrote {out}")
+    click.echo(f"wrote {_shown(out)}")
 
 
 @main.command()
@@ -510,6 +522,25 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
 
 
+def _naming_skipped(read):
+    """``read()`` (analyze or whatif of captures), naming on stderr each capture it skipped,
+    ``tcplab: skipped: PATH: reason`` (one for each of several unreadable captures before the
+    error when none could be read, else those the result's summary records)."""
+    from .analyze import CaptureError
+
+    try:
+        res = read()
+    except CaptureError as e:
+        if len(e.errors) > 1:
+            for line in e.errors:
+                click.echo(f"tcplab: skipped: {line}", err=True)
+        raise
+    for c in res.summary["captures"]:
+        if c.get("error"):
+            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    return res
+
+
 def _print_analysis(summary: dict, out: Path) -> None:
     t = summary["table_iv"]
     caps = summary["captures"]
@@ -563,30 +594,22 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
     analysed, 2 when none was. Directories are not searched: give the files (dir/*.pcap).
     """
     from . import outdir
-    from .analyze import CaptureError
     from .analyze import analyze as api_analyze
 
     if scenario is not None and click.get_current_context().get_parameter_source("model") == click.core.ParameterSource.COMMANDLINE:
         raise click.UsageError("--model and --scenario exclude each other (the scenario names the senders)")
     outdir.check(out, overwrite=overwrite)  # refuse a bad output path before reading anything
-    try:
-        res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp, scenario=scenario)
-    except CaptureError as e:
-        if len(e.errors) > 1:
-            for line in e.errors:
-                click.echo(f"tcplab: skipped: {line}", err=True)
-        raise
-    for c in res.summary["captures"]:
-        if c.get("error"):
-            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    res = _naming_skipped(lambda: api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp,
+                                              scenario=scenario))
     with outdir.staged(out, overwrite=overwrite, command="analyze") as tmp:
         res.write(tmp)
     if not quiet:
         _print_analysis(res.summary, out)
         other = res.summary.get("model_from_scenario", {}).get("other_flows")
         if other:
-            click.echo(f"note: flows {', '.join(map(str, other))} of the scenario have other [tcp] settings; "
-                       f"the analyzer replays one sender, the one most flows use")
+            which = f"flow {other[0]} of the scenario has" if len(other) == 1 else \
+                f"flows {', '.join(map(str, other))} of the scenario have"
+            click.echo(f"note: {which} other [tcp] settings; the analyzer replays one sender, the one most flows use")
 
 
 @main.command()
@@ -640,20 +663,10 @@ def whatif(captures, out: Path, overwrite: bool, grid_file, only, model: str, va
     OUT. Exit status 2 when no capture could be read or the grid is bad.
     """
     from . import outdir
-    from .analyze import CaptureError
     from .whatif import whatif as api_whatif
 
     outdir.check(out, overwrite=overwrite)
-    try:
-        res = api_whatif(list(captures), model=model, vantage=vantage, grid=grid_file, only=only)
-    except CaptureError as e:
-        if len(e.errors) > 1:
-            for line in e.errors:
-                click.echo(f"tcplab: skipped: {line}", err=True)
-        raise
-    for c in res.summary["captures"]:
-        if c.get("error"):
-            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    res = _naming_skipped(lambda: api_whatif(list(captures), model=model, vantage=vantage, grid=grid_file, only=only))
     with outdir.staged(out, overwrite=overwrite, command="whatif") as tmp:
         res.write(tmp)
         if not no_report and res.summary["rows"] > 0:

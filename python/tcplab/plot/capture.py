@@ -49,12 +49,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from ..errors import ScenarioError
 from .common import (
     ACK_COLOUR, CAUSE_COLOURS, DUPACK_COLOUR, KB, RWND_COLOUR, SACK_COLOUR, SEGMENT_COLOUR, check_image_path,
-    check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
+    check_range, fit_axis, fit_sequence_axis, plt, read_table, retransmission_marks, rug_strip, save,
 )
 
 #: Files of an analysis directory this plot reads (docs/outputs.md "Outputs of tcplab analyze").
@@ -84,8 +83,8 @@ def _load(analysis: Path) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
             raise ScenarioError(f"{analysis / name}: missing; run `tcplab analyze CAPTURE -o {analysis}` first")
     try:
         summary = json.loads((analysis / "summary.json").read_text())
-        conns = pq.read_table(analysis / "connections.parquet").to_pandas()
-        rexmits = pq.read_table(analysis / "retransmissions.parquet").to_pandas()
+        conns = read_table(analysis / "connections.parquet").to_pandas()
+        rexmits = read_table(analysis / "retransmissions.parquet").to_pandas()
     except (OSError, ValueError) as e:
         raise ScenarioError(f"{analysis}: cannot read the analysis ({e})") from None
     return summary, conns, rexmits
@@ -104,7 +103,7 @@ def _pick(conns: pd.DataFrame, conn: int | None) -> pd.Series:
         listed = ", ".join(map(str, ids[:10])) + (", ..." if len(ids) > 10 else "")
         raise ScenarioError(f"--conn: no connection {conn} (the analysis has {len(ids)}: {listed})")
     if len(rows) > 1:
-        names = ", ".join(rows["capture"].astype(str))
+        names = ", ".join(rows["capture"].astype(str)[:3]) + (f", ... ({len(rows)} captures)" if len(rows) > 3 else "")
         raise ScenarioError(f"--conn {conn}: connection {conn} is in several captures ({names}); "
                             "analyse them one at a time to plot one")
     return rows.iloc[0]
@@ -114,8 +113,10 @@ def _capture_path(recorded: str, analysis: Path) -> Path:
     for cand in (Path(recorded), analysis / recorded):
         if cand.is_file():
             return cand
-    raise ScenarioError(f"{recorded}: the capture summary.json names is not there (looked from {os.getcwd()} "
-                        f"and {analysis}); run tcplab plot from where tcplab analyze ran")
+    from ..outdir import show
+
+    raise ScenarioError(f"{show(recorded)}: the capture summary.json names is not there (looked from "
+                        f"{show(os.getcwd())} and {show(analysis)}); run tcplab plot from where tcplab analyze ran")
 
 
 def read_packets(path: Path, conn_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -255,18 +256,16 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
         ax_rtt.legend(loc="upper right", fontsize=7, framealpha=0.9)
     ax_rtt.grid(alpha=0.3)
 
-    rows = [
-        rug(ax3, 2, segs.t, "black", "data"),
-        rug(ax3, 1, mine.t, [CAUSE_COLOURS.get(c, "black") for c in mine["cause"].astype(str)], "rexmit"),
-        rug(ax3, 0, ack_line.t, "black", "ACK"),
-    ]
-    ax3.set_ylim(-0.6, 2.6)
-    ax3.set_yticks([2, 1, 0], rows, fontsize=7)
-    ax3.tick_params(axis="y", length=0)
-    ax3.grid(axis="x", alpha=0.3)
-    ax3.set_xlabel("time since the connection's first packet (s)")
-    ax3.set_xlim(lo, hi)
+    rug_strip(ax3, [
+        (segs.t, "black", "data"),
+        (mine.t, [CAUSE_COLOURS.get(c, "black") for c in mine["cause"].astype(str)], "rexmit"),
+        (ack_line.t, "black", "ACK"),
+    ], "time since the connection's first packet (s)", lo, hi)
     fig.tight_layout()
-    n_ids = len(set(conns["conn_id"]))
-    what = f"connection {cid} of {path}" + (f" ({n_ids} in the analysis; --conn N for another)" if n_ids > 1 else "")
+    # Connection ids are per capture: with several captures --conn cannot name every one.
+    n_conns, n_ids = len(conns), len(set(conns["conn_id"]))
+    what = f"connection {cid} of {path}"
+    if n_conns > 1:
+        how = "--conn N for another" if n_ids == n_conns else "analyse one capture to pick another with --conn N"
+        what += f" ({n_conns} in the analysis; {how})"
     return fig, what

@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 from ..errors import ScenarioError  # noqa: E402
@@ -104,6 +105,34 @@ def rug(ax, y: float, t, colours, label: str) -> str:
     cs = colours if isinstance(colours, str) else np.asarray(colours)[idx]
     ax.vlines(ts, y - 0.35, y + 0.35, colors=cs, linewidth=0.6)
     return label if step == 1 else f"{label}, 1 in {step}"
+
+
+def rug_strip(ax, rows: list[tuple[object, object, str]], xlabel: str, lo: float, hi: float) -> None:
+    """The bottom panel: one row of hash marks (:func:`rug`) per ``(times, colours, label)``,
+    top row first, labelled on the y axis; the shared time axis from ``lo`` to ``hi``."""
+    ys = list(range(len(rows) - 1, -1, -1))
+    labels = [rug(ax, y, t, colours, label) for y, (t, colours, label) in zip(ys, rows)]
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_yticks(ys, labels, fontsize=7)
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel(xlabel)
+    ax.set_xlim(lo, hi)
+
+
+def read_table(path: Path, **kwargs):
+    """``pyarrow.parquet.read_table`` through an open file: pyarrow's own path handling
+    rejects names that are not UTF-8 (``out\\xff``), which Python's ``open`` takes."""
+    with open(path, "rb") as f:
+        return pq.read_table(f, **kwargs)
+
+
+def num_rows(path: Path) -> int:
+    """Rows of a Parquet file (0 if it is missing), read like :func:`read_table`."""
+    if not path.exists():
+        return 0
+    with open(path, "rb") as f:
+        return pq.read_metadata(f).num_rows
 
 
 def save(fig, out: Path) -> Path:

@@ -1,7 +1,11 @@
 """``tcplab plot RUN_DIR``: one flow of a simulation, in the style of the source papers.
 
-Four panels sharing the time axis, which fits the flow (its first to last event) unless
-``--start``/``--end`` say otherwise:
+Four panels sharing the time axis, which fits the flow (its first to last event; not the
+timeseries, which the recorder samples until the run ends) unless ``--start``/``--end`` say
+otherwise:
+
+Every panel shows the sender: the receiver's own events (its SYN-ACK, that SYN-ACK's
+retransmission timeout and RTT sample) are left out; drops are kept whichever way they went.
 
 * **time-sequence** (tcptrace / Stevens convention): each data segment sent is a short
   vertical bar from seq to seq+len (relative to the ISN); ACKs received are a step line and
@@ -42,12 +46,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 
 from ..errors import ScenarioError
 from .common import (  # noqa: F401 - CAUSE_COLOURS, IMAGE_FORMATS, RUG_MAX_MARKS: public names
     ACK_COLOUR, CAUSE_COLOURS, DROP_COLOUR, DUPACK_COLOUR, IMAGE_FORMATS, KB, RUG_MAX_MARKS, RWND_COLOUR,
-    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
+    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, num_rows, read_table, retransmission_marks, rug, rug_strip, save,
 )
 
 INF_SSTHRESH = 2**62
@@ -70,12 +73,12 @@ def _read(results: Path, name: str, flow: int) -> pd.DataFrame:
         raise ScenarioError(
             f"{path}: missing; run `tcplab run SCENARIO -o {results}` first (without --no-trace)"
         )
-    table = pq.read_table(path, filters=[("flow", "=", flow)])
+    table = read_table(path, filters=[("flow", "=", flow)])
     return table.to_pandas()
 
 
 def _num_rows(path: Path) -> int:
-    return pq.read_metadata(path).num_rows if path.exists() else 0
+    return num_rows(path)
 
 
 def _fmt_size(n) -> str:
@@ -85,6 +88,19 @@ def _fmt_size(n) -> str:
         if n >= div:
             return f"{n / div:.4g} {unit}"
     return f"{n} B"
+
+
+def _receiver(results: Path, flow: int, summary: dict | None) -> str | None:
+    """The flow's receiving host (``dst``), from summary.json or else flows.parquet."""
+    for f in (summary or {}).get("flows") or []:
+        if isinstance(f, dict) and f.get("id") == flow and "dst" in f:
+            return str(f["dst"])
+    path = results / "flows.parquet"
+    if path.exists():
+        rows = read_table(path, columns=["id", "dst"], filters=[("id", "=", flow)]).to_pylist()
+        if rows:
+            return str(rows[0]["dst"])
+    return None
 
 
 def _title(results: Path, flow: int, summary: dict | None) -> str:
@@ -133,13 +149,20 @@ def flow_figure(results: Path, flow: int, t_start=None, t_end=None):
             f"re-run it without --no-trace to plot it"
         )
     ev = _read(results, "events", flow)
+    receiver = _receiver(results, flow, summary)
+    if receiver is not None:
+        # The flow's events include its receiver's (the SYN-ACK it sends, that SYN-ACK's
+        # retransmission timer and RTT sample): every panel draws the sender, so they go.
+        ev = ev[(ev["node"].astype(str) != receiver) | (ev["kind"].astype(str) == "packet_dropped")]
     ts = _read(results, "timeseries", flow)
     if ev.empty and ts.empty:
         raise ScenarioError(f"--flow: no events for flow {flow} (the run has {n_flows} flows: 0..{max(n_flows - 1, 0)})")
     for df in (ev, ts):
         df["t"] = df["t_ns"].to_numpy() / 1e9
-    first = min(ev["t"].min() if not ev.empty else math.inf, ts["t"].min() if not ts.empty else math.inf)
-    last = max(ev["t"].max() if not ev.empty else 0, ts["t"].max() if not ts.empty else 0)
+    # The flow's span is that of its events: the recorder keeps sampling the timeseries of a
+    # finished flow until the run ends, which would stretch the axis far past its last packet.
+    span = ev if not ev.empty else ts
+    first, last = span["t"].min(), span["t"].max()
     if t_start is not None and t_start > last:
         raise ScenarioError(f"--start {t_start:g}: after the flow's last event ({last:.3f} s)")
     lo, hi = fit_axis(first, last, t_start, t_end)
@@ -217,17 +240,11 @@ def flow_figure(results: Path, flow: int, t_start=None, t_end=None):
     rtt_panel(ax_rtt, samples, ts, rtos)
 
     # --- rug strip: one row of hash marks per kind
-    rows = [
-        rug(ax3, 2, sent.t, "black", "sent"),
-        rug(ax3, 1, rexmit.t, [CAUSE_COLOURS.get(c, "black") for c in rexmit_cause], "rexmit"),
-        rug(ax3, 0, acks.t, "black", "ACK rcvd"),
-    ]
-    ax3.set_ylim(-0.6, 2.6)
-    ax3.set_yticks([2, 1, 0], rows, fontsize=7)
-    ax3.tick_params(axis="y", length=0)
-    ax3.grid(axis="x", alpha=0.3)
-    ax3.set_xlabel("time (s)")
-    ax3.set_xlim(lo, hi)
+    rug_strip(ax3, [
+        (sent.t, "black", "sent"),
+        (rexmit.t, [CAUSE_COLOURS.get(c, "black") for c in rexmit_cause], "rexmit"),
+        (acks.t, "black", "ACK rcvd"),
+    ], "time (s)", lo, hi)
 
     fig.tight_layout()
     return fig
