@@ -116,3 +116,15 @@ def test_by_default_each_connection_is_replayed_with_its_inferred_model(lossy):
     assert res.summary["model"] == "auto"
     assert set(wi["model_source"].astype(str)) <= {"inferred", "best_candidate"}
     assert set(wi["model"].astype(str)) <= {"linux", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "bsd-lite", "rfc6298"}
+
+
+def test_active_vs_passive_with_y_equal_to_x_measures_and_predicts_no_change():
+    """The part-3 harness (python/tcplab/whatif/validate.py): the same connections run twice
+    under the same configuration are the same connections (matched by start time), the
+    simulator is deterministic, and the replay of the model itself predicts nothing."""
+    from tcplab.whatif.validate import Case, run_case
+
+    r = run_case(Case("same", "X = Y", "rfc6298", 60, 10, 0.03, {}, {}, {}, flows=8))
+    assert r["connections"] >= 6
+    assert r["measured_sum_s"] == 0.0 and r["predicted_sum_s"] == 0.0
+    assert r["losses_changed_share"] == 0.0
