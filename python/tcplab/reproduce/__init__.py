@@ -21,6 +21,7 @@ from types import ModuleType
 EXPERIMENTS: dict[str, str] = {
     "aron98": ".aron98",
     "frto": ".frto",
+    "pta": ".pta",
     "quickstart": ".quickstart",
     "rewaskar": ".rewaskar",
 }
