@@ -116,3 +116,52 @@ def test_by_default_each_connection_is_replayed_with_its_inferred_model(lossy):
     assert res.summary["model"] == "auto"
     assert set(wi["model_source"].astype(str)) <= {"inferred", "best_candidate"}
     assert set(wi["model"].astype(str)) <= {"linux", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "bsd-lite", "rfc6298"}
+
+
+def test_active_vs_passive_with_y_equal_to_x_measures_and_predicts_no_change():
+    """The part-3 harness (python/tcplab/whatif/validate.py): the same connections run twice
+    under the same configuration are the same connections (matched by start time), the
+    simulator is deterministic, and the replay of the model itself predicts nothing."""
+    from tcplab.whatif.validate import Case, run_case
+
+    r = run_case(Case("same", "X = Y", "rfc6298", 60, 10, 0.03, {}, {}, {}, flows=8))
+    assert r["connections"] >= 6
+    assert r["measured_sum_s"] == 0.0 and r["predicted_sum_s"] == 0.0
+    assert r["losses_changed_share"] == 0.0
+
+
+def _pcap_to_pcapng(src: Path, dst: Path) -> None:
+    """The same packets as pcapng (SHB, one IDB, one EPB per record; pcapng spec §4.1-4.3),
+    nanosecond timestamps (if_tsresol 9) when the pcap is nanosecond."""
+    import struct
+
+    data = src.read_bytes()
+    magic, _, _, _, _, snaplen, linktype = struct.unpack("<IHHiIII", data[:24])
+    nano = magic == 0xA1B23C4D
+    pad = lambda b: b + b"\0" * (-len(b) % 4)  # noqa: E731
+
+    def block(kind: int, body: bytes) -> bytes:
+        n = 12 + len(body)
+        return struct.pack("<II", kind, n) + body + struct.pack("<I", n)
+
+    out = [block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))]
+    opts = (struct.pack("<HH", 9, 1) + pad(bytes([9])) + struct.pack("<HH", 0, 0)) if nano else b""
+    out.append(block(1, struct.pack("<HHI", linktype, 0, snaplen) + opts))
+    off = 24
+    while off + 16 <= len(data):
+        sec, frac, incl, orig = struct.unpack("<IIII", data[off:off + 16])
+        pkt = data[off + 16: off + 16 + incl]
+        ts = sec * (10**9 if nano else 10**6) + frac
+        out.append(block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xFFFFFFFF, incl, orig) + pad(pkt)))
+        off += 16 + incl
+    dst.write_bytes(b"".join(out))
+
+
+def test_pcap_and_pcapng_of_the_same_packets_give_the_same_rows(lossy, tmp_path: Path):
+    ng = tmp_path / "same.pcapng"
+    _pcap_to_pcapng(lossy, ng)
+    a = whatif(lossy, model="rfc6298", only="D").whatif
+    b = whatif(ng, model="rfc6298", only="D").whatif
+    cols = ["conn_id", "D", "delta_duration_s", "rto_to_fr", "fr_to_rto", "best_case_s"]
+    assert len(a) > 0
+    pd.testing.assert_frame_equal(a[cols].reset_index(drop=True), b[cols].reset_index(drop=True))

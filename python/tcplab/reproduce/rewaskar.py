@@ -12,6 +12,13 @@ are kept. The report (``tcplab.whatif.report``) is drawn beside 003's numbers.
 
 Every distribution is a named constant; the path parameters come from one RNG seeded per
 (OS, path index), so the corpus is a pure function of the seed.
+
+Execution: the full corpus runs on the sweep engine's Dask cluster
+(:func:`tcplab.sweep.runner._client`, one task per path: simulate, capture, what-if, delete
+the capture), ``--quick`` in this process. It is not (yet) expressed on the declarative
+experiment layer (:mod:`.experiment`): a measurement there receives the run's result but no
+packet capture, and its rows travel as Python dicts (a full corpus gives ~2 million what-if
+rows); both would need changes to that layer.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 use tcplab_record::{ColumnData, DictBuilder, Table};
 use tcplab_tcp::config::{DupAckThreshold, Ratio};
 
-use super::{WhatIf, WhatIfRow};
+use super::{ModelSource, WhatIf, WhatIfRow};
 
 fn ratio(r: Ratio) -> f64 {
     f64::from(r.num) / f64::from(r.den.max(1))
@@ -38,13 +38,6 @@ struct PointLabels {
 pub fn whatif_table(w: &WhatIf) -> Table {
     let rows = &w.rows;
     let mut t = Table::new("whatif");
-    let mut capture = DictBuilder::new();
-    let mut capture_name = DictBuilder::new();
-    let mut model = DictBuilder::new();
-    let mut source = DictBuilder::new();
-    let mut set = DictBuilder::new();
-    let mut d = DictBuilder::new();
-    let mut estimator = DictBuilder::new();
     // Effective parameters: the point's, or the model's where the point keeps it.
     let mut a = Vec::with_capacity(rows.len());
     let mut b = Vec::with_capacity(rows.len());
@@ -74,16 +67,30 @@ pub fn whatif_table(w: &WhatIf) -> Table {
             })
         })
         .collect();
+    // Dictionary codes straight from the row's indices (no per-row string hashing): the
+    // label of (model, point) interned once.
+    let mut set_b = DictBuilder::new();
+    let mut d_b = DictBuilder::new();
+    let mut est_b = DictBuilder::new();
+    for l in &labels {
+        set_b.push(l.set);
+        d_b.push(&l.d);
+        est_b.push(&l.estimator);
+    }
+    let codes_of = |c: ColumnData| match c {
+        ColumnData::Dict { codes, values } => (codes, values),
+        _ => (Vec::new(), Vec::new()),
+    };
+    let (set_codes, set_values) = codes_of(set_b.finish());
+    let (d_codes, d_values) = codes_of(d_b.finish());
+    let (est_codes, est_values) = codes_of(est_b.finish());
+    let (mut set_c, mut d_c, mut est_c) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
     for r in rows {
-        let c = w.captures.get(r.capture as usize);
-        capture.push(c.map_or("", |c| c.path.as_str()));
-        capture_name.push(c.map_or("", |c| c.name.as_str()));
-        model.push(&w.models[r.model as usize].0);
-        source.push(r.conn.model_source.name());
-        let l = &labels[r.model as usize * n_points + r.point as usize];
-        set.push(l.set);
-        d.push(&l.d);
-        estimator.push(&l.estimator);
+        let li = r.model as usize * n_points + r.point as usize;
+        let l = &labels[li];
+        set_c.push(set_codes[li]);
+        d_c.push(d_codes[li]);
+        est_c.push(est_codes[li]);
         a.push(l.a);
         b.push(l.b);
         m.push(l.m);
@@ -91,17 +98,36 @@ pub fn whatif_table(w: &WhatIf) -> Table {
         min_rto.push(l.min_rto_ms);
         baseline.push(l.is_model);
     }
+    // Per input capture, interned (the same path or file name given twice is one value).
+    let (mut cp, mut cn) = (DictBuilder::new(), DictBuilder::new());
+    for c in &w.captures {
+        cp.push(&c.path);
+        cn.push(&c.name);
+    }
+    let ((cp_codes, cp_values), (cn_codes, cn_values)) = (codes_of(cp.finish()), codes_of(cn.finish()));
+    let code = |codes: &[u32], i: u32| codes.get(i as usize).copied().unwrap_or(0);
+    let capture = ColumnData::Dict { codes: rows.iter().map(|r| code(&cp_codes, r.capture)).collect(), values: cp_values };
+    let capture_name = ColumnData::Dict { codes: rows.iter().map(|r| code(&cn_codes, r.capture)).collect(), values: cn_values };
+    let model = ColumnData::Dict { codes: rows.iter().map(|r| r.model).collect(), values: w.models.iter().map(|m| m.0.clone()).collect() };
+    let sources = [ModelSource::Forced, ModelSource::Inferred, ModelSource::BestCandidate];
+    let source = ColumnData::Dict {
+        codes: rows.iter().map(|r| sources.iter().position(|s| *s == r.conn.model_source).unwrap_or(0) as u32).collect(),
+        values: sources.iter().map(|s| s.name().to_string()).collect(),
+    };
+    let set = ColumnData::Dict { codes: set_c, values: set_values };
+    let d = ColumnData::Dict { codes: d_c, values: d_values };
+    let estimator = ColumnData::Dict { codes: est_c, values: est_values };
     let u = |f: &dyn Fn(&WhatIfRow) -> u32| ColumnData::U32(rows.iter().map(f).collect());
     let fl = |f: &dyn Fn(&WhatIfRow) -> f64| ColumnData::F64(rows.iter().map(f).collect());
-    t.push("capture", capture.finish());
-    t.push("capture_name", capture_name.finish());
+    t.push("capture", capture);
+    t.push("capture_name", capture_name);
     t.push("conn_id", ColumnData::U64(rows.iter().map(|r| r.conn_id).collect()));
-    t.push("model", model.finish());
-    t.push("model_source", source.finish());
-    t.push("rto_estimator", estimator.finish());
+    t.push("model", model);
+    t.push("model_source", source);
+    t.push("rto_estimator", estimator);
     t.push("point", u(&|r| r.point));
-    t.push("grid_set", set.finish());
-    t.push("D", d.finish());
+    t.push("grid_set", set);
+    t.push("D", d);
     t.push("a", ColumnData::F64(a));
     t.push("b", ColumnData::F64(b));
     t.push("m", ColumnData::F64(m));

@@ -125,6 +125,12 @@ fn scaled_i(x: i64, (num, den): (u64, u64)) -> i64 {
     if num == den {
         return x;
     }
+    // 64-bit when it fits (every realistic jiffy count), 128-bit otherwise.
+    if let (Ok(n), Ok(d)) = (i64::try_from(num), i64::try_from(den.max(1))) {
+        if let Some(p) = x.checked_mul(n) {
+            return p / d;
+        }
+    }
     let v = i128::from(x) * i128::from(num) / i128::from(den.max(1));
     i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
 }
@@ -132,6 +138,9 @@ fn scaled_i(x: i64, (num, den): (u64, u64)) -> i64 {
 fn scaled_u(x: u64, (num, den): (u64, u64)) -> u64 {
     if num == den {
         return x;
+    }
+    if let Some(p) = x.checked_mul(num) {
+        return p / den.max(1);
     }
     u64::try_from(u128::from(x) * u128::from(num) / u128::from(den.max(1))).unwrap_or(u64::MAX)
 }
