@@ -174,6 +174,7 @@ def main() -> None:
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
+    tcplab whatif trace.pcap -o out                replay it under other D, k, minRTO, ...
     tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
     tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
     """
@@ -612,6 +613,57 @@ def compare(run_dir: Path, analyze_dir, as_json: bool) -> None:
     else:
         res = api_compare(run_dir, analyze_dir)
     click.echo(to_json(res) if as_json else format_result(res))
+
+
+@main.command()
+@click.argument("captures", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@_out_option()
+@_overwrite_option
+@click.option("--grid", "grid_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="TOML grid of [[point]] tables (D, a, b, m, k, min_rto). Default: 003's 725-point study.")
+@click.option("--only", default=None, metavar="PARAMS",
+              help="Cross 003's values of these parameters only, e.g. D,k (others the model's own).")
+@click.option("--model", default="auto", show_default=True, metavar="NAME",
+              help="Sender model: auto (inferred per connection), rfc, or an engine profile (tcplab profiles).")
+@click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
+              show_default=True, help="Where the capture was taken (auto: from each handshake).")
+@click.option("--no-report", is_flag=True, help="Write the tables only (no figures, no report.md).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@_user_errors
+def whatif(captures, out: Path, overwrite: bool, grid_file, only, model: str, vantage: str, no_report: bool, quiet: bool) -> None:
+    """Replay every connection in CAPTURES under other loss-detection parameters (D, a, b,
+    m, k, minRTO; Rewaskar, Kaur & Smith §IV-C/D) and estimate how much sooner or later it
+    would have finished.
+
+    Writes whatif.parquet/.csv (one row per connection and grid point), retransmissions and
+    connections tables, summary.json and a report (report.md, Table IV/V CSVs, Figs 2-7) to
+    OUT. Exit status 2 when no capture could be read or the grid is bad.
+    """
+    from . import outdir
+    from .analyze import CaptureError
+    from .whatif import whatif as api_whatif
+
+    outdir.check(out, overwrite=overwrite)
+    try:
+        res = api_whatif(list(captures), model=model, vantage=vantage, grid=grid_file, only=only)
+    except CaptureError as e:
+        if len(e.errors) > 1:
+            for line in e.errors:
+                click.echo(f"tcplab: skipped: {line}", err=True)
+        raise
+    for c in res.summary["captures"]:
+        if c.get("error"):
+            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    with outdir.staged(out, overwrite=overwrite, command="whatif") as tmp:
+        res.write(tmp)
+        if not no_report and res.summary["rows"] > 0:
+            from .whatif.report import write_report
+
+            write_report(tmp, res.retransmissions, res.whatif, title=f"({model})")
+    if not quiet:
+        s = res.summary
+        click.echo(f"{s['connections']} connections x {s['grid_points']} grid points = {s['rows']} rows")
+        click.echo(f"results in {_shown(out)}/")
 
 
 @main.command()

@@ -1,6 +1,6 @@
 //! OS inference on a simulated corpus (docs/validation.md, "Sender OS inference").
 //!
-//! `cargo run --release -p tcplab-analyze --example infer_corpus [-- --flows N] [-- --seeds S] [-- --verbose]`
+//! `cargo run --release -p tcplab-analyze --example infer_corpus [-- --flows N] [-- --seeds S] [-- --verbose] [-- --only NAME]`
 //! simulates every candidate profile (`infer::DEFAULT_CANDIDATES`) × {SACK+timestamps,
 //! neither} × {short transfers through 5 % loss, longer ones through bursty loss}, captures
 //! at the first sender's access link and at the bottleneck, runs `--model auto` and prints
@@ -27,7 +27,11 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("tcplab-infer-corpus-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut all: Vec<Outcome> = Vec::new();
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
     for (profile, case) in infer_corpus::cases(flows) {
+        if only.as_deref().is_some_and(|o| !case.name.contains(o)) {
+            continue;
+        }
         for seed in 1..=seeds {
             let o = infer_corpus::run_case(&profile, &case, &dir, seed);
             if verbose {

@@ -46,7 +46,7 @@ impl PyAnalysis {
 /// The sender model named `model`: `rfc` (the engine's defaults: RFC 5681/6675/6298) or one
 /// of the engine's OS profiles (`tcplab profiles`); `tlp` overrides whether it sends tail
 /// loss probes (RFC 8985 §7).
-fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
+pub(crate) fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
     let mut cfg = if model == DEFAULT_MODEL {
         TcpConfig::default()
     } else {

@@ -17,6 +17,7 @@
 mod analyze;
 mod hooks;
 mod packets;
+mod whatif;
 mod tables;
 mod rto_table;
 
@@ -300,6 +301,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate_overrides, m)?)?;
     analyze::register(m)?;
+    whatif::register(m)?;
     m.add_function(wrap_pyfunction!(rto_table::fig6_rto_table, m)?)?;
     m.add_function(wrap_pyfunction!(packets::capture_packets, m)?)?;
     Ok(())

@@ -22,7 +22,7 @@ use crate::rtt::RttStats;
 use crate::sender_replay::{DirCounters, DirReplay, Position, RetxOut};
 
 use super::decide::{decide, Candidate, Inference};
-use super::score::{score_event, ModelScore, UNEXPLAINED};
+use super::score::{score_event, ModelScore, TickGrid, UNEXPLAINED};
 
 /// A candidate more than this much worse than the best is dropped (three unexplained
 /// retransmissions; larger than the decision margin, so a dropped candidate can never have
@@ -45,6 +45,7 @@ pub struct DirBank {
     models: Arc<[Arc<dyn SenderModel>]>,
     live: Vec<Live>,
     scores: Vec<ModelScore>,
+    grids: Vec<TickGrid>,
     pruned: Vec<bool>,
     stream: bool,
     scratch: Vec<RetxOut>,
@@ -66,7 +67,7 @@ impl DirBank {
     pub fn new(pos: Position, sack: bool, timestamps: bool, models: Arc<[Arc<dyn SenderModel>]>) -> DirBank {
         let live = models.iter().enumerate().map(|(idx, m)| Live { idx, replay: DirReplay::new(pos, sack, timestamps, m.as_ref()), held: Vec::new() }).collect();
         let n = models.len();
-        DirBank { stream: n == 1, models, live, scores: vec![ModelScore::default(); n], pruned: vec![false; n], scratch: Vec::new() }
+        DirBank { stream: n == 1, models, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new() }
     }
 
     pub fn position(&self) -> Position {
@@ -96,7 +97,8 @@ impl DirBank {
         for l in self.live.iter_mut() {
             l.replay.on_data(now, frame, abs_seq, rel_seq, len, tsval);
             if let Some(ev) = l.replay.take_evidence() {
-                self.scores[l.idx].add(score_event(&ev, l.replay.config()));
+                let c = score_event(&ev, l.replay.config(), &mut self.grids[l.idx]);
+                self.scores[l.idx].add(c);
                 scored = true;
             }
         }

@@ -45,12 +45,12 @@ pub struct RetxEvidence {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Instant {
     /// A trigger with a due time: the retransmission timer (RFC 6298 (5.4)), the probe timer
-    /// (RFC 8985 §7.3), the DupThresh-th duplicate ACK (RFC 5681 §3.2 step 2) or IsLost of
-    /// SND.UNA (RFC 6675 §5 (4)). `armed_ns` is the timer's length (0 for ACK triggers).
+    /// (RFC 8985 §7.3), the DupThresh-th duplicate ACK (RFC 5681 §3.2 step 2), IsLost of
+    /// SND.UNA (RFC 6675 §5 (4)) or RACK's marking (RFC 8985 §6.2 step 5, §6.3). `armed_ns` is the timer's length (0 for ACK triggers).
     Due { kind: DueKind, at_ns: u64, armed_ns: u64 },
     /// Explained by a rule with no instant of its own here: a retransmission inside a
-    /// recovery the model is in (NextSeg, partial ACK, IsLost in recovery), a go-back-N
-    /// follower after a timeout, or RACK's marking.
+    /// recovery the model is in (NextSeg, partial ACK, IsLost or RACK in recovery), or a
+    /// go-back-N follower after a timeout.
     Follows,
     /// None of the model's triggers had fired; the retransmission timer is due at
     /// `rto_at_ns` (if armed) — a retransmission sent before it is premature for this model.
@@ -64,6 +64,7 @@ pub enum DueKind {
     Probe,
     DupAcks,
     SackLoss,
+    RackLoss,
 }
 
 impl DueKind {
@@ -73,6 +74,7 @@ impl DueKind {
             DueKind::Probe => "tlp",
             DueKind::DupAcks => "dupthresh",
             DueKind::SackLoss => "islost",
+            DueKind::RackLoss => "rack",
         }
     }
 }
@@ -105,6 +107,11 @@ pub fn instant(e: &Explanation) -> Instant {
         },
         Trigger::IsLost if matches!(e.phase, RecoveryPhase::Open | RecoveryPhase::Disorder { .. }) => match e.islost_una_at {
             Some(t) => Instant::Due { kind: DueKind::SackLoss, at_ns: t.0, armed_ns: 0 },
+            None => Instant::Follows,
+        },
+        // RFC 8985 §6.2 step 5 / §6.3: entering recovery on RACK's marking, sent at once.
+        Trigger::Rack | Trigger::RackTimer if matches!(e.phase, RecoveryPhase::Open | RecoveryPhase::Disorder { .. }) => match e.rack_marked_at {
+            Some(t) => Instant::Due { kind: DueKind::RackLoss, at_ns: t.0, armed_ns: 0 },
             None => Instant::Follows,
         },
         Trigger::IsLost | Trigger::PartialAck | Trigger::NextSeg | Trigger::Rack | Trigger::RackTimer => Instant::Follows,

@@ -99,3 +99,52 @@ impl PassiveHints {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tcplab_tcp::{SeqNum, TcpOptions};
+
+    fn syn(window: u16) -> Segment {
+        Segment {
+            seq: SeqNum(1),
+            flags: TcpFlags::SYN,
+            window,
+            options: TcpOptions { mss: Some(1460), window_scale: Some(7), sack_permitted: true, timestamps: Some((1, 0)), ..Default::default() },
+            ..Default::default()
+        }
+    }
+
+    /// p0f: the observed TTL rounds up to the nearest usual initial TTL.
+    #[test]
+    fn initial_ttl_rounds_up() {
+        assert_eq!(initial_ttl(1), 32);
+        assert_eq!(initial_ttl(50), 64);
+        assert_eq!(initial_ttl(64), 64);
+        assert_eq!(initial_ttl(117), 128);
+        assert_eq!(initial_ttl(200), 255);
+    }
+
+    #[test]
+    fn a_syn_gives_hints_and_a_data_segment_none() {
+        let h = PassiveHints::from_syn(57, &syn(64240)).unwrap();
+        assert_eq!((h.initial_ttl, h.window, h.layout.as_str(), h.family_name()), (64, 64240, "mss,ws,sok,ts", "unix"));
+        let mut d = syn(100);
+        d.flags = TcpFlags::ACK;
+        assert!(PassiveHints::from_syn(57, &d).is_none());
+    }
+
+    /// The hint picks among tied candidates only when exactly one is in its family.
+    #[test]
+    fn the_hint_breaks_a_tie_only_with_one_match() {
+        let win = PassiveHints::from_syn(120, &syn(65535)).unwrap();
+        let tied = vec!["linux-2.4".to_string(), "windows-xp".to_string()];
+        assert_eq!(win.tie_break(&tied), Some("windows-xp"));
+        let unix = PassiveHints::from_syn(60, &syn(65535)).unwrap();
+        assert_eq!(unix.tie_break(&tied), Some("linux-2.4"));
+        let two_unix = vec!["linux".to_string(), "linux-2.4".to_string()];
+        assert_eq!(unix.tie_break(&two_unix), None);
+        // No tie: nothing to break.
+        assert_eq!(win.tie_break(&tied[1..]), None);
+    }
+}

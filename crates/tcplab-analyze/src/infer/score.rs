@@ -14,22 +14,33 @@
 //!   the D-th duplicate ACK arrives. At the sender the capture shows the duplicate ACKs in
 //!   the sender's order: more than D before the retransmission means the candidate would
 //!   have sent it earlier ([`UNEXPLAINED`]); fewer means the candidate has no trigger (the
-//!   premature case above). Away from the sender the time since the D-th duplicate ACK is
+//!   premature case above); and the retransmission must follow the D-th at once (the
+//!   timing cost with no timer share in the tolerance). Away from the sender the time since the D-th duplicate ACK is
 //!   compared with the upstream round trip instead (duplicate ACKs keep passing the capture
 //!   point while the retransmission travels).
-//! - **SACK loss** (RFC 6675 §5 (4): IsLost(SND.UNA)) and **tail loss probes** (RFC 8985
-//!   §7.3, PTO): the same timing cost against the instant IsLost first held / the PTO.
+//! - **SACK loss** (RFC 6675 §5 (4): IsLost(SND.UNA)), **RACK** (RFC 8985 §6.2 step 5 and
+//!   §6.3: recovery entered on RACK's marking) and **tail loss probes** (RFC 8985 §7.3,
+//!   PTO): the same timing cost against the instant IsLost first held / RACK marked / the
+//!   PTO.
 //! - **Recovery pattern**: a retransmission inside the candidate's own recovery (NextSeg,
 //!   NewReno partial ACK, go-back-N after a timeout, RACK marking) costs nothing — and a
 //!   retransmission the candidate cannot place in any of them costs [`UNEXPLAINED`].
 //!
-//! Tolerance of a timing comparison: [`TIMING_SLACK_NS`] + the candidate's timer
-//! granularity (a one-shot timer rounds its deadline up to a tick, a periodic one fires on
-//! the next tick) + the send-time uncertainty of the capture point + [`RTO_REL_TOLERANCE`]
-//! of the armed timer (the observer samples RTTs from capture times, not from the sender's
-//! own clock, and its estimate drifts by a few percent: `docs/design.md`, "the analyzer's
-//! RTO"). Within the tolerance the cost rises linearly to [`WITHIN_TOLERANCE_COST`];
-//! beyond it, linearly to [`UNEXPLAINED`] at twice the tolerance.
+//! Tolerance of a timing comparison: [`TIMING_SLACK_NS`] + the send-time uncertainty of the
+//! capture point + [`RTO_REL_TOLERANCE`] of the armed timer (the observer samples RTTs from
+//! capture times, not from the sender's own clock, and its estimate drifts by a few percent:
+//! `docs/design.md`, "the analyzer's RTO"). Within the tolerance the cost rises linearly to
+//! [`WITHIN_TOLERANCE_COST`]; beyond it, linearly to [`UNEXPLAINED`] at twice the tolerance.
+//!
+//! Timer ticks ([`TickGrid`]): a candidate whose timers run on a tick (Table I "timer
+//! granularity": a one-shot timer rounds its deadline up to a tick boundary, BSD's periodic
+//! slow timer fires on one) fires on a grid of period g whose phase against the capture's
+//! clock is unknown. The observer computes deadlines on the grid of phase 0, so the real
+//! instant is within g of it either side. The first timed event of a connection fixes the
+//! phase (only what lies beyond one tick counts as error); every later one must fall on
+//! that grid: its error is
+//! the distance to the nearer of the two grid points around the observer's deadline. So a
+//! 500 ms-tick stack is not excused by its tick twice.
 //!
 //! Ambiguities resolved:
 //! - Costs are integers (deterministic sums, no float ordering questions).
@@ -103,17 +114,49 @@ impl ModelScore {
     }
 }
 
-/// The timer granularity of a model (the coarser of its two event clocks).
+/// The tick of a model's retransmission timer (its slow clock, `tcplab_tcp::timer`).
 pub fn timer_tick_ns(cfg: &TcpConfig) -> u64 {
-    cfg.timers.slow.granularity().as_nanos().max(cfg.timers.fast.granularity().as_nanos())
+    cfg.timers.slow.granularity().as_nanos()
 }
 
-/// The tolerance of a timing comparison (module docs).
-pub fn tolerance_ns(cfg: &TcpConfig, slack_ns: u64, armed_ns: u64) -> u64 {
-    TIMING_SLACK_NS
-        .saturating_add(timer_tick_ns(cfg))
-        .saturating_add(slack_ns)
-        .saturating_add((RTO_REL_TOLERANCE * armed_ns as f64) as u64)
+/// The tolerance of a timing comparison without the tick (module docs).
+pub fn tolerance_ns(slack_ns: u64, armed_ns: u64) -> u64 {
+    TIMING_SLACK_NS.saturating_add(slack_ns).saturating_add((RTO_REL_TOLERANCE * armed_ns as f64) as u64)
+}
+
+/// The phase of a candidate's timer tick on the capture's clock, learnt from its first timed
+/// event (module docs). One per candidate and direction.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TickGrid {
+    /// Offset of the sender's tick boundaries from the observer's (phase-0) ones, in
+    /// [0, tick).
+    pub offset_ns: Option<u64>,
+}
+
+impl TickGrid {
+    /// Error of firing at `t` for a deadline `d` on the observer's grid of tick `g`; learns
+    /// the offset on the first call (whose error is what lies beyond one tick).
+    pub fn error(&mut self, g: u64, t: u64, d: u64) -> u64 {
+        if g <= 1 {
+            return t.abs_diff(d);
+        }
+        match self.offset_ns {
+            None => {
+                // Learnt only from an instant the tick can explain (within one tick).
+                if t.abs_diff(d) < g {
+                    self.offset_ns = Some((t % g + g - d % g) % g);
+                }
+                t.abs_diff(d).saturating_sub(g)
+            }
+            Some(off) => {
+                // The sender's boundaries are the observer's moved by `off` (mod g): the
+                // deadline on the sender's grid is d + off or d + off - g.
+                let later = d.saturating_add(off);
+                let earlier = later.saturating_sub(g);
+                t.abs_diff(later).min(t.abs_diff(earlier))
+            }
+        }
+    }
 }
 
 /// Cost of sending `err_ns` away from the due instant, with tolerance `tol_ns` (module docs).
@@ -126,35 +169,192 @@ pub fn timing_cost(err_ns: u64, tol_ns: u64) -> u64 {
     WITHIN_TOLERANCE_COST + (UNEXPLAINED - WITHIN_TOLERANCE_COST) * beyond / tol
 }
 
-/// The cost of one retransmission under the model `cfg` whose replay produced `ev`.
-pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig) -> EventCost {
+/// The cost of one retransmission under the model `cfg` whose replay produced `ev`; `grid`
+/// is the candidate's tick phase on this direction.
+pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> EventCost {
     let Some(e) = ev.explanation.as_ref() else {
         return EventCost { kind: EventKind::NoObserver, cost: 0 };
     };
     let at_sender = ev.slack_ns == 0;
     match instant(e) {
         Instant::Follows => EventCost { kind: EventKind::Follows, cost: 0 },
-        Instant::Due { kind: DueKind::DupAcks, .. } if at_sender => {
+        Instant::Due { kind: DueKind::DupAcks, at_ns, .. } if at_sender => {
             // RFC 5681 §3.2 step 2: the D-th duplicate ACK triggers it at once; more before it
-            // means this model would have sent it at an earlier one.
-            let cost = if e.dupacks > e.dupack_threshold { UNEXPLAINED } else { 0 };
+            // means this model would have sent it at an earlier one, and a long wait after
+            // it means the sender did not take it for its trigger.
+            let late = timing_cost(ev.sent_ns.abs_diff(at_ns), tolerance_ns(0, 0));
+            let cost = if e.dupacks > e.dupack_threshold { UNEXPLAINED } else { late };
             EventCost { kind: EventKind::Due(DueKind::DupAcks), cost }
         }
         Instant::Due { kind, at_ns, armed_ns } => {
             if ev.timer_unobservable && kind == DueKind::Timeout {
                 return EventCost { kind: EventKind::Due(kind), cost: 0 };
             }
-            let err = ev.sent_ns.abs_diff(at_ns);
-            EventCost { kind: EventKind::Due(kind), cost: timing_cost(err, tolerance_ns(cfg, ev.slack_ns, armed_ns)) }
+            let err = match kind {
+                DueKind::Timeout | DueKind::Probe => grid.error(timer_tick_ns(cfg), ev.sent_ns, at_ns),
+                DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
+            };
+            EventCost { kind: EventKind::Due(kind), cost: timing_cost(err, tolerance_ns(ev.slack_ns, armed_ns)) }
         }
         Instant::Early { rto_at_ns, armed_ns } => {
             let cost = match rto_at_ns {
                 // The hidden queueing could make any armed timer the trigger.
                 Some(_) if ev.timer_unobservable => 0,
-                Some(d) => timing_cost(d.saturating_sub(ev.sent_ns), tolerance_ns(cfg, ev.slack_ns, armed_ns)),
+                // Premature: how much earlier than a tick before the deadline (the earliest the
+                // unknown tick phase allows; no phase learnt from it).
+                Some(d) => timing_cost(d.saturating_sub(ev.sent_ns).saturating_sub(timer_tick_ns(cfg).max(1) - 1), tolerance_ns(ev.slack_ns, armed_ns)),
                 None => UNEXPLAINED,
             };
             EventCost { kind: EventKind::Premature, cost }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::Cause;
+    use tcplab_tcp::loss::RecoveryPhase;
+    use tcplab_tcp::observe::{Explanation, Trigger};
+    use tcplab_tcp::Profile;
+    use tcplab_time::SimTime;
+
+    const MS: u64 = 1_000_000;
+
+    fn cfg(name: &str) -> TcpConfig {
+        Profile::by_name(name).map(|p| p.config()).unwrap_or_default()
+    }
+
+    fn ex(trigger: Trigger) -> Explanation {
+        Explanation {
+            phase: RecoveryPhase::Open,
+            at_una: true,
+            is_tail: false,
+            dupacks: 0,
+            dupack_threshold: 3,
+            dupthresh_at: None,
+            islost: false,
+            islost_una_at: None,
+            rack_lost: false,
+            rack_deadline: None,
+            rack_marked_at: None,
+            rto_started: Some(SimTime(1000 * MS)),
+            rto_deadline: Some(SimTime(1300 * MS)),
+            rto_fired: trigger == Trigger::Rto,
+            pto_deadline: None,
+            pto_fired: false,
+            trigger,
+        }
+    }
+
+    fn score_event_fresh(e: &RetxEvidence, c: &TcpConfig) -> EventCost {
+        score_event(e, c, &mut TickGrid::default())
+    }
+
+    fn ev(sent_ms: u64, e: Explanation) -> RetxEvidence {
+        RetxEvidence { ts_ns: sent_ms * MS, sent_ns: sent_ms * MS, slack_ns: 0, explanation: Some(e), cause: Cause::Rto, timer_expiry: true, new_episode: true, timer_unobservable: false }
+    }
+
+    /// The cost curve: 0 on time, WITHIN_TOLERANCE_COST at the tolerance, UNEXPLAINED at
+    /// twice it and beyond.
+    #[test]
+    fn timing_cost_is_piecewise_linear_and_capped() {
+        assert_eq!(timing_cost(0, 10), 0);
+        assert_eq!(timing_cost(5, 10), WITHIN_TOLERANCE_COST / 2);
+        assert_eq!(timing_cost(10, 10), WITHIN_TOLERANCE_COST);
+        assert_eq!(timing_cost(20, 10), UNEXPLAINED);
+        assert_eq!(timing_cost(1000, 10), UNEXPLAINED);
+    }
+
+    /// Tolerance: slack + the capture point's uncertainty + 8 % of the armed timer.
+    #[test]
+    fn tolerance_adds_a_share_of_the_timer() {
+        assert_eq!(tolerance_ns(0, 300 * MS), TIMING_SLACK_NS + 24 * MS);
+        assert_eq!(tolerance_ns(5 * MS, 0), TIMING_SLACK_NS + 5 * MS);
+        assert_eq!(timer_tick_ns(&cfg("windows-xp")), 100 * MS);
+    }
+
+    /// The first timed event fixes the tick phase (tolerance includes the tick); later ones
+    /// must fall on that grid.
+    #[test]
+    fn the_tick_phase_is_learnt_once() {
+        let mut g = TickGrid::default();
+        // Observer's deadline 1000 ms on its 500 ms grid; the sender fired at 1200 ms.
+        assert_eq!(g.error(500 * MS, 1200 * MS, 1000 * MS), 0);
+        assert_eq!(g.offset_ns, Some(200 * MS));
+        // Next deadline 2500 ms: the sender's grid puts it at 2700 or 2200 ms.
+        assert_eq!(g.error(500 * MS, 2200 * MS, 2500 * MS), 0);
+        assert_eq!(g.error(500 * MS, 2450 * MS, 2500 * MS), 250 * MS);
+        // Beyond a tick on the first event: the excess is the error, no phase learnt.
+        let mut h = TickGrid::default();
+        assert_eq!(h.error(100 * MS, 1250 * MS, 1000 * MS), 150 * MS);
+        assert_eq!(h.offset_ns, None);
+        // A fine clock has no grid.
+        assert_eq!(TickGrid::default().error(1, 7, 5), 2);
+    }
+
+    /// RFC 6298 (5.4): a timeout sent at the model's deadline costs nothing; 100 ms late for
+    /// a 10 ms-tick model (tolerance 36 ms) it is unexplained.
+    #[test]
+    fn a_timeout_is_priced_against_the_armed_deadline() {
+        let c = cfg("linux-2.4");
+        assert_eq!(score_event_fresh(&ev(1300, ex(Trigger::Rto)), &c), EventCost { kind: EventKind::Due(DueKind::Timeout), cost: 0 });
+        assert_eq!(score_event_fresh(&ev(1400, ex(Trigger::Rto)), &c).cost, UNEXPLAINED);
+    }
+
+    /// A retransmission no trigger explains is premature: priced by how early it came
+    /// before the model's deadline (a little early is an estimate off; far early is not
+    /// this model).
+    #[test]
+    fn a_premature_retransmission_is_priced_by_its_earliness() {
+        let c = cfg("linux-2.4");
+        let near = score_event_fresh(&ev(1290, ex(Trigger::Unknown)), &c);
+        assert_eq!(near.kind, EventKind::Premature);
+        assert!(near.cost < WITHIN_TOLERANCE_COST, "{near:?}");
+        assert_eq!(score_event_fresh(&ev(1100, ex(Trigger::Unknown)), &c).cost, UNEXPLAINED);
+        let mut unarmed = ex(Trigger::Unknown);
+        unarmed.rto_deadline = None;
+        assert_eq!(score_event_fresh(&ev(1100, unarmed), &c).cost, UNEXPLAINED);
+    }
+
+    /// RFC 5681 §3.2 step 2 at the sender: the D-th duplicate ACK triggers the fast
+    /// retransmit at once; a fourth before it is not a D = 3 sender, and three before it
+    /// are not a D = 2 one.
+    #[test]
+    fn the_duplicate_acks_before_a_fast_retransmit_match_dupthresh() {
+        let mut e = ex(Trigger::DupThresh);
+        e.rto_fired = false;
+        e.dupthresh_at = Some(SimTime(1200 * MS));
+        e.dupacks = 3;
+        e.dupack_threshold = 3;
+        assert_eq!(score_event_fresh(&ev(1200, e), &cfg("rfc6298")).cost, 0);
+        // Sent 1 ms later: half the 2 ms slack.
+        assert_eq!(score_event_fresh(&ev(1201, e), &cfg("rfc6298")).cost, WITHIN_TOLERANCE_COST / 2);
+        // Sent 100 ms after the third: not answering it.
+        assert_eq!(score_event_fresh(&ev(1300, e), &cfg("rfc6298")).cost, UNEXPLAINED);
+        e.dupack_threshold = 2;
+        assert_eq!(score_event_fresh(&ev(1200, e), &cfg("windows-xp")).cost, UNEXPLAINED);
+    }
+
+    /// Recovery retransmissions and go-back-N followers follow the model's own phase.
+    #[test]
+    fn retransmissions_inside_a_recovery_cost_nothing() {
+        let mut e = ex(Trigger::NextSeg);
+        e.phase = RecoveryPhase::Recovery { recover: tcplab_tcp::SeqNum(10), style: tcplab_tcp::cc::RecoveryStyle::Sack, first_rtx_done: true };
+        assert_eq!(score_event_fresh(&ev(1100, e), &cfg("rfc6298")), EventCost { kind: EventKind::Follows, cost: 0 });
+        let mut f = ex(Trigger::Rto);
+        f.phase = RecoveryPhase::Loss { recover: tcplab_tcp::SeqNum(10) };
+        f.rto_fired = false;
+        assert_eq!(score_event_fresh(&ev(1100, f), &cfg("rfc6298")).kind, EventKind::Follows);
+    }
+
+    /// RFC 8985 §7.3: a probe at the PTO.
+    #[test]
+    fn a_probe_is_priced_against_the_pto() {
+        let mut e = ex(Trigger::Tlp);
+        e.rto_fired = false;
+        e.pto_deadline = Some(SimTime(1100 * MS));
+        assert_eq!(score_event_fresh(&ev(1100, e), &cfg("linux")).cost, 0);
+        assert_eq!(score_event_fresh(&ev(1100, e), &cfg("linux")).kind, EventKind::Due(DueKind::Probe));
     }
 }

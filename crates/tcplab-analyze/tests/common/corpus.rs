@@ -278,6 +278,11 @@ pub struct Truth {
 /// Runs a case, writing the three captures into `dir`; returns the ground truth.
 pub fn simulate(case: &Case, dir: &Path, seed: u64) -> Vec<Truth> {
     let pcap = VANTAGES.iter().map(|(v, link)| (link.to_string(), dir.join(format!("{v}.pcap")))).collect();
+    simulate_with(case, pcap, seed)
+}
+
+/// Runs a case with captures on the given (link, file) pairs; returns the ground truth.
+pub fn simulate_with(case: &Case, pcap: Vec<(String, std::path::PathBuf)>, seed: u64) -> Vec<Truth> {
     let out = run(&case.spec, &RunOptions { seed, trace: true, pcap }).unwrap();
     let ev = &out.events;
     dump_events(ev);

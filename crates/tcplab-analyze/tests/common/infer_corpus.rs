@@ -1,6 +1,6 @@
 //! The OS-inference corpus (issue 11 part 1): connections sent by each candidate profile
-//! through losses that cause timeouts, captured at the first sender's access link
-//! ("sender") and at the bottleneck ("middle"), with the simulator's events as ground truth
+//! through losses that cause timeouts, captured at every sender's access link ("sender")
+//! and at the bottleneck ("middle"), with the simulator's events as ground truth
 //! (which flow retransmitted, and whether any of those retransmissions was a timeout).
 //!
 //! Needs `#[path = "common/corpus.rs"] mod corpus;` beside it (the simulation runner).
@@ -134,12 +134,17 @@ impl Confusion {
     }
 }
 
-/// Simulates a case (captures in `dir`) and infers every connection of each capture.
+/// Simulates a case and infers every connection: at the sender (a capture on every
+/// sender's access link `s{i}-left`, each holding that flow only) and at the bottleneck.
 pub fn run_case(profile: &str, case: &Case, dir: &Path, seed: u64) -> Vec<Outcome> {
-    let truth = corpus::simulate(case, dir, seed);
+    let n = case.spec.flows.len();
+    let mut pcap: Vec<(String, std::path::PathBuf)> = (0..n).map(|i| (format!("s{i}-left"), dir.join(format!("sender-{i}.pcap")))).collect();
+    pcap.push(("bottleneck".to_string(), dir.join("middle.pcap")));
+    let truth = corpus::simulate_with(case, pcap, seed);
     let mut out = Vec::new();
     for v in INFER_VANTAGES {
-        let a = analyze_paths(&[dir.join(format!("{v}.pcap"))], &AnalyzeConfig::auto()).unwrap();
+        let files: Vec<std::path::PathBuf> = if v == "sender" { (0..n).map(|i| dir.join(format!("sender-{i}.pcap"))).collect() } else { vec![dir.join("middle.pcap")] };
+        let a = analyze_paths(&files, &AnalyzeConfig::auto()).unwrap();
         for c in &a.connections {
             let flow = u32::from(c.record.client.port().wrapping_sub(49152));
             let inf = tcplab_analyze::infer::infer_connection(c);

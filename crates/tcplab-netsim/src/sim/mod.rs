@@ -889,6 +889,7 @@ fn red_summary(d: &LinkDirState) -> Option<summary::RedSummary> {
         forced_drops: r.stats.forced_drops,
         overflow_drops: d.stats.drops_queue - r.stats.early_drops - r.stats.forced_drops,
         avg_end: r.avg,
+        mean_queue: if r.stats.arrivals == 0 { 0.0 } else { r.stats.queue_sum as f64 / r.stats.arrivals as f64 },
     })
 }
 

@@ -30,6 +30,8 @@
 //!   samples come from the capture's own times — one timed segment per RTT
 //!   (`RttSampling::PerFlight`, or `Auto` without timestamps) or the per-ACK Karn sample
 //!   otherwise. At the sender they are the sender's samples to within the capture's delay.
+//! - A tail loss probe of new data (RFC 8985 §7.3) is not a retransmission: new data sent
+//!   once the PTO has expired is taken for the probe, and the RTO is re-armed from it.
 //! - RACK (RFC 8985 §6, `loss::rack`, when the profile has it): the observer runs the
 //!   sender's RACK on the capture's times; a reordering-timer expiry is applied when the
 //!   capture next shows something (`Observer::advance`). A retransmission of a segment RACK
@@ -134,6 +136,8 @@ pub struct Explanation {
     pub rack_lost: bool,
     /// When RACK's reordering timer fires, if armed.
     pub rack_deadline: Option<SimTime>,
+    /// When RACK last marked a segment lost (on an ACK or by its timer), if it did.
+    pub rack_marked_at: Option<SimTime>,
     /// When the retransmission timer was last started, and for how long (the profile's RTO,
     /// backed off, on its timer clock).
     pub rto_started: Option<SimTime>,
@@ -375,6 +379,15 @@ impl Observer {
             self.rtt_timing = Some((self.snd_nxt, now));
         }
         let rto = self.rtt.rto();
+        if self.tlp && self.pto_deadline.is_some_and(|d| d <= now) {
+            // RFC 8985 §7.3: when the PTO fires the sender "transmit[s] a new segment if
+            // available" as the probe, and then the RTO, not the PTO, is armed (Linux
+            // `tcp_send_loss_probe` → `tcp_rearm_rto`). New data sent once the PTO has expired
+            // is that probe.
+            self.pto_deadline = None;
+            self.track_rto(now, |t| t.arm(TimerKind::Rto, now, rto));
+            return;
+        }
         self.track_rto(now, |t| rules::rto_timer_on_send(t, now, rto));
         self.schedule_pto(now);
     }
@@ -433,6 +446,7 @@ impl Observer {
             islost_una_at: self.islost_una_at,
             rack_lost,
             rack_deadline: self.rack_deadline,
+            rack_marked_at: self.rack_marked.map(|m| m.0),
             rto_started: self.rto_started,
             rto_deadline,
             rto_fired,
@@ -465,7 +479,6 @@ impl Observer {
             _ if expired => {
                 // RFC 6298 (5.4)-(5.6): back off, go-back-N, restart the timer.
                 self.rtt.on_timeout();
-                self.rack.on_rto();
                 self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
                 self.phase = RecoveryPhase::Loss { recover: self.snd_nxt };
                 self.pto_deadline = None;
@@ -520,7 +533,21 @@ impl Observer {
         }
         let window_changed = self.last_window.is_some_and(|w| w != seg.window);
         self.last_window = Some(seg.window);
-        let blocks = seg.options.sack.as_slice();
+        let mut fin_clamped = seg.options.sack;
+        if seg.options.sack.as_slice().iter().any(|b| b.right == self.snd_nxt + 1) {
+            // A receiver that SACKs the FIN (Linux: blocks run to end_seq = seq + fin + len,
+            // `TcpConfig::sack_covers_fin`) reports one sequence number past the data this
+            // observer was fed (data lengths only): that block ends at SND.NXT here, as the
+            // cumulative ACK of the FIN is clamped above. Without this the block lies beyond
+            // SND.NXT and is dropped as invalid (real kernel `tail-loss`: the SACK of the
+            // probed FIN segment was ignored and RACK's repair came out `unknown`).
+            fin_clamped = crate::segment::SackBlocks::new();
+            for b in seg.options.sack.as_slice() {
+                let right = if b.right == self.snd_nxt + 1 { self.snd_nxt } else { b.right };
+                fin_clamped.push(crate::segment::SackBlock { left: b.left, right });
+            }
+        }
+        let blocks = fin_clamped.as_slice();
         if !blocks.is_empty() {
             // RFC 6675 §5 Update() and RFC 2883 §4 D-SACK recognition, on the scoreboard.
             let up = self.sb.apply_sack(blocks, self.snd_una, ack, self.snd_nxt);

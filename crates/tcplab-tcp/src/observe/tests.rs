@@ -160,3 +160,44 @@ fn rack_marks_a_hole_at_once_when_dupthresh_segments_are_sacked_even_above_2_pow
     assert!(ex.rack_lost, "{ex:?}");
     assert_eq!(ex.trigger, Trigger::Rack);
 }
+
+/// RFC 8985 §7.3: new data sent once the PTO has expired is the probe, after which the RTO
+/// (not the PTO) is armed from the probe's send time; new data before the PTO leaves the
+/// running RTO alone (RFC 6298 (5.1)).
+#[test]
+fn new_data_after_the_pto_is_the_probe_and_rearms_the_rto() {
+    let tlp = TcpConfig { tlp: true, ..cfg() };
+    let start = |o: &mut Observer| {
+        o.on_transmit(ms(0), seq(0), MSS, false);
+        o.on_transmit(ms(0), seq(1), MSS, false);
+        o.on_ack(ms(100), &ack(seq(1), &[]), false);
+    };
+    let mut o = Observer::new(&tlp, seq(0), true, false);
+    start(&mut o);
+    let pto = o.expected().pto_at.expect("PTO armed while data is outstanding");
+    let rto_before = o.expected().rto_at;
+    let probe_at = SimTime(pto.0 + 1_000_000);
+    assert_eq!(o.on_transmit(probe_at, seq(2), MSS, false), None);
+    assert_eq!(o.expected().pto_at, None);
+    assert_eq!(o.expected().rto_at, Some(SimTime(probe_at.0 + o.rto().as_nanos())));
+    assert_ne!(o.expected().rto_at, rto_before);
+    // Before the PTO: the RTO keeps running from the ACK.
+    let mut q = Observer::new(&tlp, seq(0), true, false);
+    start(&mut q);
+    let rto = q.expected().rto_at;
+    q.on_transmit(SimTime(pto.0 - 1_000_000), seq(2), MSS, false);
+    assert_eq!(q.expected().rto_at, rto);
+}
+
+// A receiver that SACKs the FIN (Linux) reports a block one sequence number past the data the
+// observer was fed: the block still SACKs the last segment (not dropped as beyond SND.NXT).
+#[test]
+fn a_sack_block_that_includes_the_fin_sacks_the_last_segment() {
+    let mut o = sent_ten();
+    let v = o.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 1)]), false);
+    assert_eq!(v.newly_sacked, u64::from(MSS));
+    assert!(o.scoreboard().sacked_covers(seq(9), seq(10)));
+    // A block further past SND.NXT is still invalid (RFC 6675 §5 bounds).
+    let mut p = sent_ten();
+    assert_eq!(p.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 2)]), false).newly_sacked, 0);
+}
