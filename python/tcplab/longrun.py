@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 #: Trace rows (events + timeseries) the core holds before handing them over as a chunk:
 #: at about 70 bytes a row in memory (the recorder's columns) a chunk is some 75 MB.

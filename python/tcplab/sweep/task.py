@@ -9,6 +9,7 @@ when the first one dies.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
@@ -53,6 +54,22 @@ class RunOutcome:
     worker: str
 
 
+#: Loaded scenarios a worker keeps: a study's runs differ by seed far more often than by
+#: point, so most runs of a task (and of a worker) share one loaded scenario.
+SPEC_CACHE = 64
+
+
+@functools.lru_cache(maxsize=SPEC_CACHE)
+def _load(text: str, name: str, overrides: tuple[str, ...]):
+    """The point's scenario, loaded once per worker process and reused for its other seeds
+    (loading parses and validates the scenario and its overrides: about a millisecond of
+    CPU, 2 % of a 80 ms run). A loaded scenario is immutable, so runs can share it; a load
+    that fails raises again for each run (exceptions are not cached)."""
+    from .. import _core
+
+    return _core.load_scenario(text, name, list(overrides))
+
+
 def run_task(task: RunTask) -> RunOutcome:
     """Load the scenario with the point's overrides and simulate it without tracing.
     Raises :class:`tcplab.ScenarioError` for a point the simulator refuses at run time."""
@@ -64,7 +81,7 @@ def run_task(task: RunTask) -> RunOutcome:
     t0 = time.perf_counter()
     c0 = time.process_time()
     try:
-        spec = _core.load_scenario(task.scenario_text, task.scenario_name, list(task.overrides))
+        spec = _load(task.scenario_text, task.scenario_name, tuple(task.overrides))
         t1 = time.perf_counter()
         c1 = time.process_time()
         raw = _core.run(spec, task.seed, False, [])
