@@ -126,6 +126,15 @@ def test_an_existing_file_as_output_is_a_usage_error_in_the_project_style(tmp_pa
     assert r.stderr == f"tcplab: error: -o/--out: {cap}: exists and is not a directory (see 'tcplab analyze --help')\n"
 
 
+def test_an_empty_output_path_is_refused_not_taken_as_the_current_directory(tmp_path: Path, cap: Path):
+    # `-o "$OUT"` with OUT unset: Path("") would be ".", and a non-empty cwd the message.
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    r = tcplab_cli("analyze", str(cap), "-o", "", cwd=cwd)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "empty path" in r.stderr, r.stderr
+    assert list(cwd.iterdir()) == []
+
+
 def test_each_unusable_input_is_named_and_one_good_one_is_enough(cap: Path, tmp_path: Path):
     (tmp_path / "notes.txt").write_text("not a capture")
     (tmp_path / "dir").mkdir()

@@ -91,12 +91,15 @@ def test_only_crosses_the_named_parameters_and_a_grid_file_is_read(lossy, tmp_pa
         (["--only", "D,x"], "--only: 'x' is not one of"),
         (["--grid", "{grid}"], "point[0].k: '-1' must be a positive fraction"),
         (["--model", "nope"], "--model: \"nope\" is not one of"),
+        (["--grid", "{binary}"], "not TOML (not UTF-8 text: byte 0xb2 at offset 2)"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(lossy, tmp_path: Path, args, message):
     g = tmp_path / "bad.toml"
     g.write_text('[[point]]\nk = "-1"\n')
-    args = [a.replace("{grid}", str(g)) for a in args]
+    b = tmp_path / "binary.toml"
+    b.write_bytes(b"M<\xb2\xa1\x02\x00")  # a nanosecond pcap header: not UTF-8 from byte 2
+    args = [a.replace("{grid}", str(g)).replace("{binary}", str(b)) for a in args]
     r = tcplab_cli("whatif", str(lossy), "-o", str(tmp_path / "o"), *args)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr

@@ -201,6 +201,9 @@ class _OutDir(click.ParamType):
     name = "directory"
 
     def convert(self, value, param, ctx):
+        if isinstance(value, (str, bytes)) and not value:
+            # `-o "$OUT"` with OUT unset: Path("") is ".", the current directory; refuse it.
+            self.fail("empty path (give a directory name; '.' for the current directory)", param, ctx)
         path = Path(os.fsdecode(value)) if not isinstance(value, Path) else value
         if path.exists() and not path.is_dir():
             self.fail(f"{_shown(path)}: exists and is not a directory", param, ctx)
@@ -675,7 +678,7 @@ def whatif(captures, out: Path, overwrite: bool, grid_file, only, model: str, va
             write_report(tmp, res.retransmissions, res.whatif, title=f"({model})")
     if not quiet:
         s = res.summary
-        click.echo(f"{s['connections']} connections x {s['grid_points']} grid points = {s['rows']} rows")
+        click.echo(f"{_plural(s['connections'], 'connection')} x {_plural(s['grid_points'], 'grid point')} = {_plural(s['rows'], 'row')}")
         click.echo(f"results in {_shown(out)}/")
 
 

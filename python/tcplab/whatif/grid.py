@@ -94,6 +94,8 @@ def read_grid(path: str | os.PathLike) -> list[tuple]:
         raise GridError(f"{name}: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise GridError(f"{name}: not TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise GridError(f"{name}: not TOML (not UTF-8 text: byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
     points = doc.get("point")
     extra = [k for k in doc if k != "point"]
     if extra:

@@ -36,6 +36,12 @@ SIGNIFICANT_PCT = 10.0
 UPPER_PERCENTILE = 95
 
 
+
+def _legend(ax) -> None:
+    """A legend only when some artist has a label (matplotlib warns on an empty one)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+
 def _plt():
     import matplotlib
 
@@ -231,7 +237,7 @@ def _bestcase_axes(ax, title, xs=()):
     ax.set_ylabel("reduction in duration (RTTs)")
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend(ax)
 
 
 def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
@@ -261,7 +267,7 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
         ax.set_ylabel("CDF")
         ax.set_title(f"Fig 2: {name} detection {title}", fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        _legend(ax)
     fig.tight_layout()
     fig.savefig(out / "fig2_detection.png", dpi=100)
     plt.close(fig)
@@ -281,7 +287,7 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
     ax.set_ylabel("CDF of connections")
     ax.set_title(f"Fig 3: Best-Case reduction {title}", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend(ax)
     fig.tight_layout()
     fig.savefig(out / "fig3_bestcase.png", dpi=100)
     plt.close(fig)
@@ -345,7 +351,7 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
     ax.set_ylabel("CDF of connections")
     ax.set_title(f"Fig 6: Smart-Config {title}", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend(ax)
     fig.tight_layout()
     fig.savefig(out / "fig6_smart.png", dpi=100)
     plt.close(fig)
