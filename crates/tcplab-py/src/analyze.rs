@@ -7,8 +7,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use tcplab_analyze::{analyze_paths, AnalyzeConfig, AnalyzeError, ConfigModel, VantageChoice};
+use tcplab_analyze::{analyze_paths, AnalyzeConfig, AnalyzeError, ConfigModel, SenderModel, VantageChoice};
 use tcplab_tcp::{Profile, TcpConfig};
 use tcplab_record::Table;
 
@@ -43,11 +44,11 @@ impl PyAnalysis {
 /// of the engine's OS profiles (`tcplab profiles`); `tlp` overrides whether it sends tail
 /// loss probes (RFC 8985 §7).
 fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
-    let mut cfg = if model == DEFAULT_MODEL {
+    let mut cfg = if model == RFC_MODEL {
         TcpConfig::default()
     } else {
         Profile::by_name(model).map(|p| p.config()).ok_or_else(|| {
-            let names: Vec<&str> = std::iter::once(DEFAULT_MODEL).chain(Profile::names()).collect();
+            let names: Vec<&str> = [DEFAULT_MODEL, RFC_MODEL].into_iter().chain(Profile::names()).collect();
             ModelError::new_err(format!("--model: {model:?} is not one of {}", names.join(", ")))
         })?
     };
@@ -58,19 +59,36 @@ fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
     Ok(ConfigModel::new(name, cfg))
 }
 
-/// Name of the default model (the engine's own defaults).
-const DEFAULT_MODEL: &str = "rfc";
+/// The engine's own defaults as a model name (`--model rfc`).
+const RFC_MODEL: &str = "rfc";
+/// `--model auto` (the default): infer each connection's sender among
+/// `tcplab_analyze::infer::DEFAULT_CANDIDATES` (issue 11 part 1).
+const DEFAULT_MODEL: &str = "auto";
+
+/// The analysis settings for `model`: `auto` replays every candidate profile (each with the
+/// `tlp` override when given), any other name forces that model.
+fn analyze_config(vantage: VantageChoice, model: &str, tlp: Option<bool>) -> PyResult<AnalyzeConfig> {
+    if model != DEFAULT_MODEL {
+        return Ok(AnalyzeConfig { vantage, model: Arc::new(sender_model(model, tlp)?), ..Default::default() });
+    }
+    let candidates: Vec<Arc<dyn SenderModel>> = tcplab_analyze::infer::DEFAULT_CANDIDATES
+        .iter()
+        .map(|n| sender_model(n, tlp).map(|m| Arc::new(ConfigModel::new(*n, m.config().clone())) as Arc<dyn SenderModel>))
+        .collect::<PyResult<_>>()?;
+    Ok(AnalyzeConfig { vantage, candidates: Some(candidates.into()), ..Default::default() })
+}
 
 /// Analyses the captures (GIL released). `paths`: any path (`str` with surrogate escapes
 /// for bytes that are not UTF-8, as `os.fsdecode` gives; PyO3 turns them back into the same
-/// bytes). `vantage`: auto, sender, receiver or middle; `model`: see [`sender_model`].
+/// bytes). `vantage`: auto, sender, receiver or middle; `model`: `auto` (infer each
+/// connection's sender, [`analyze_config`]) or a name for [`sender_model`].
 #[pyfunction]
 #[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None))]
 fn analyze(py: Python<'_>, paths: Vec<PathBuf>, vantage: &str, model: &str, tlp: Option<bool>) -> PyResult<PyAnalysis> {
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
     })?;
-    let cfg = AnalyzeConfig { vantage: v, model: std::sync::Arc::new(sender_model(model, tlp)?), ..Default::default() };
+    let cfg = analyze_config(v, model, tlp)?;
     let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| {
         let msg = e.to_string();
         let AnalyzeError::NothingAnalysable { errors } = e;
