@@ -43,6 +43,13 @@ use super::score::{ModelScore, UNEXPLAINED, WITHIN_TOLERANCE_COST};
 /// of 111 are named. A wrong answer where `unknown` was possible is the one thing the
 /// inference must not give, so the margin is two.
 pub const DECISION_MARGIN: u64 = 2 * UNEXPLAINED - WITHIN_TOLERANCE_COST;
+/// The replay that classifies a connection whose model is `unknown`, when it is still among
+/// the candidates left: the engine's defaults (RFC 5681/6675/6298), which `--model rfc` and
+/// the analyzer before `auto` used. Measured: classifying an undecided connection with
+/// the cheapest candidate instead (e.g. freebsd-5's 1.2 s minimum RTO for a 1 s sender)
+/// called a 1 s timeout `sack_recovery` (tests/test_analyze.py's ground-truth check).
+pub const FALLBACK_MODEL: &str = "rfc6298";
+
 /// Temperature of the confidence softmax, in cost units (tcplab choice: a quarter of an
 /// unexplained retransmission, so that one clear exclusion gives a confidence above 0.98
 /// against a single rival).
@@ -104,8 +111,8 @@ pub struct Inference {
     /// Candidates within [`DECISION_MARGIN`] of the best, best first (all of them when there
     /// is no evidence).
     pub candidates: Vec<String>,
-    /// The best-scoring candidate (ties: candidate order) — the replay that classifies the
-    /// direction's retransmissions, named or not.
+    /// The replay that classifies the direction's retransmissions: the named model; when
+    /// `unknown`, [`FALLBACK_MODEL`] if it is still a candidate, else the best-scoring one.
     pub replayed: String,
     pub basis: Basis,
     pub params: InferredParams,
@@ -144,7 +151,8 @@ pub fn decide(cands: &[Candidate<'_>]) -> Inference {
     };
     let mut order: Vec<&Candidate<'_>> = cands.iter().collect();
     order.sort_by_key(|c| (c.score.cost, c.pruned)); // stable: ties keep candidate order
-    let replayed = order.iter().find(|c| !c.pruned).map_or(String::new(), |c| c.name.to_string());
+    let fallback = order.iter().find(|c| c.name == FALLBACK_MODEL && !c.pruned && c.score.cost < best.score.cost + DECISION_MARGIN);
+    let replayed = fallback.or_else(|| order.iter().find(|c| !c.pruned)).map_or(String::new(), |c| c.name.to_string());
     let worst = order.last().map_or(0, |c| c.score.cost);
     let evidence = events > 0 && worst - best.score.cost >= DECISION_MARGIN;
     let plausible: Vec<&Candidate<'_>> = order.iter().copied().filter(|c| c.score.cost < best.score.cost + DECISION_MARGIN).collect();
