@@ -75,6 +75,10 @@ def test_a_run_shared_by_two_experiments_runs_once_and_several_rows_per_run(ran)
     ledger = [json.loads(l) for l in (out / "ledger.jsonl").read_text().splitlines()]
     assert len(ledger) == 5 and len(list((out / "runs").glob("*.parquet"))) == 5  # b's run is a's (sack, seed 4)
     assert {e["experiment"] for e in ledger} == {"a", "c"}
+    # completion order is Dask's: find the run by its labels
+    first = next(e for e in ledger if (e["series"], e["seed"]) == ("sack", 3))
+    assert (first["x"], first["overrides"]) == (1, LOSSY)
+    assert first["tcplab_version"] == tcplab.__version__ and first["git_revision"] and first["rows"] == 1
     assert frames["b"].iloc[0]["x"] == "other label"
     assert frames["b"].iloc[0]["fct_s"] == frames["a"].iloc[1]["fct_s"]
     # seed None: the scenario's own simulation.seed; a list of rows gives several rows.

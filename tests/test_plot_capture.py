@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import tcplab
-from conftest import ROOT, SMALL, tcplab_cli
+from conftest import ROOT, SMALL
 from tcplab.analyze import analyze
 from tcplab.plot import capture as pc
 from tcplab.plot import run as pr
@@ -116,12 +116,19 @@ def test_capture_plot_errors_are_one_line(analysis: Path, tmp_path: Path):
 
 
 def test_cli_draws_an_analysis_and_refuses_flow(analysis: Path, tmp_path: Path):
+    # In-process (click's runner): the dispatch between run and analysis directories.
+    from click.testing import CliRunner
+
+    from tcplab.cli import main
+
     out = tmp_path / "c.png"
-    r = tcplab_cli("plot", str(analysis), "-o", str(out), "--start", "0.2", cwd=analysis.parent)
-    assert r.returncode == 0, r.stderr
-    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "connection 0" in r.stdout
-    r = tcplab_cli("plot", str(analysis), "-o", str(out), "--flow", "1", cwd=analysis.parent)
-    assert r.returncode == 2 and "--conn" in r.stderr
+    r = CliRunner().invoke(main, ["plot", str(analysis), "-o", str(out), "--start", "0.2"])
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "connection 0" in r.output
+    r = CliRunner().invoke(main, ["plot", str(analysis), "-o", str(out), "--flow", "1"])
+    assert r.exit_code == 2 and "--conn" in r.output
+    r = CliRunner().invoke(main, ["plot", str(tmp_path / "nowhere"), "-o", str(out), "--conn", "1"])
+    assert r.exit_code == 2 and "nowhere: no such directory" in r.output
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +160,10 @@ def test_run_graph_shows_drops_retransmissions_rwnd_and_fits_the_flow(lossy_run:
         assert hi == pytest.approx(last + 0.02 * (last - first))
         rtt_labels = {l.get_label() for l in ax_rtt.get_lines()}
         assert {"RTT sample", "SRTT", "RTO"} <= rtt_labels
+        # RTO ≥ 200 ms over RTTs of ~40 ms: a log axis, so the RTTs are not a flat line
+        ts = pd.read_parquet(lossy_run / "timeseries.parquet")
+        assert ts["rto_ns"].max() > pr.RTT_PANEL_LOG_RATIO * ts["srtt_ns"][ts["srtt_ns"] > 0].median()
+        assert ax_rtt.get_yscale() == "log"
     finally:
         plt.close(fig)
     # --start/--end win over the fitted axis

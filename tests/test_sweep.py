@@ -449,3 +449,16 @@ def test_ctrl_c_stops_the_driver_and_not_noisily_the_workers(tmp_path):
     assert "run the same command again to resume" in err and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "tcplab: interrupted"
     assert 0 < len(_ledger_keys(out)) < 200
+
+
+def test_tasks_shrink_towards_the_end_and_cover_every_run_once():
+    from tcplab.sweep.runner import MAX_RUNS_PER_TASK, chunks
+
+    for n, w in [(1000, 2), (20, 2), (1, 4), (37, 3), (5000, 8)]:
+        cs = chunks(n, w)
+        assert [i for c in cs for i in c] == list(range(n))
+        sizes = [len(c) for c in cs]
+        assert max(sizes) <= MAX_RUNS_PER_TASK and sizes == sorted(sizes, reverse=True)
+        # The last task is a single run: a worker that finishes first idles about one run.
+        assert sizes[-1] == 1
+    assert [len(c) for c in chunks(1000, 2)][:3] == [16, 16, 16]

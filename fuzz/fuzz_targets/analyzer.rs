@@ -20,6 +20,6 @@ fuzz_target!(|data: &[u8]| {
         }
         let names = [tcplab_analyze::output::CaptureNames { path: "fuzz".into(), name: "fuzz".into() }];
         let _ = tcplab_analyze::output::retransmissions_table(&retx, &names);
-        let _ = tcplab_analyze::output::connections_table(&conns, &names);
+        let _ = tcplab_analyze::output::connections_table(&conns, &names, None);
     }
 });

@@ -112,5 +112,5 @@ fuzz_target!(|pkts: Vec<Pkt>| {
     }
     let names = [tcplab_analyze::output::CaptureNames { path: "fuzz".into(), name: "fuzz".into() }];
     let _ = tcplab_analyze::output::retransmissions_table(&retx, &names);
-    let _ = tcplab_analyze::output::connections_table(&conns, &names);
+    let _ = tcplab_analyze::output::connections_table(&conns, &names, Some("rfc"));
 });

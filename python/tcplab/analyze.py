@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from . import _core
 from .errors import TcplabError
@@ -74,6 +74,7 @@ def analyze(
     model: str = "rfc",
     tlp: bool | None = None,
     out: str | os.PathLike | None = None,
+    scenario: str | os.PathLike | Any | None = None,
 ) -> AnalysisResult:
     """Analyse one or more pcap/pcapng captures.
 
@@ -84,6 +85,12 @@ def analyze(
     - ``tlp``: whether that sender sends tail loss probes (RFC 8985 §7); ``None`` keeps the
       model's own setting. Without it a probe comes out ``unknown``, never guessed.
     - ``out``: if given, the outputs are written there (see :meth:`AnalysisResult.write`).
+    - ``scenario``: the scenario that made the captures — a ``tcplab run`` output directory
+      (its provenance), a scenario file, a shipped scenario's name or a loaded
+      :class:`tcplab.Scenario`. The replay then emulates that scenario's senders (their
+      resolved ``[tcp]`` settings; ``model`` is not used): the model is named
+      ``scenario:NAME`` and ``summary["model_from_scenario"]`` lists the flows whose settings
+      differ from the ones replayed (the analyzer replays one sender model).
 
     Several captures: each file that cannot be analysed (missing, unreadable, a directory,
     not a capture) is listed in ``summary["captures"]`` with its ``error`` and counted in
@@ -102,8 +109,13 @@ def analyze(
         raise CaptureError("no capture given")
     if vantage not in VANTAGES:
         raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
+    document = None
+    if scenario is not None:
+        from .api import scenario_document
+
+        document = scenario_document(scenario)
     try:
-        raw = _core.analyze(paths, vantage, model, tlp)
+        raw = _core.analyze(paths, vantage, model, tlp, document)
     except _core.CaptureError as e:
         message = e.args[0] if e.args else str(e)
         errors = e.args[1] if len(e.args) > 1 else None
@@ -111,6 +123,8 @@ def analyze(
     except _core.ModelError as e:
         raise ModelError(str(e)) from None
     summary = {"tcplab_version": _core.__version__, **json.loads(raw.summary_json)}
+    if document is not None:
+        summary["model_from_scenario"] = {"scenario": document[1], "other_flows": list(raw.other_flows)}
     tables = {name: to_arrow(raw.table(name)) for name in TABLES}
     result = AnalysisResult(summary, tables)
     if out is not None:

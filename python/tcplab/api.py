@@ -15,18 +15,21 @@ together).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 from . import _core
+from . import longrun
 from . import scenarios as shipped
 from .errors import ScenarioError, TcplabError, _translate
 from .outdir import show
-from .tables import TableResult, to_arrow
+from .tables import TableResult, _numeric, _strings, to_arrow
 
 if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast CLI start)
     import pandas as pd
@@ -143,6 +146,28 @@ def _load(scenario: ScenarioLike, ov: list[str], validate: bool) -> Scenario:
     return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), tuple(ov), source)
 
 
+def scenario_document(scenario: Union[ScenarioLike, os.PathLike]) -> tuple[str, str]:
+    """The scenario as run, as TOML text, and its name, from a loaded :class:`Scenario`, a
+    ``tcplab run`` output directory (``provenance`` in its summary.json: the scenario with
+    the run's overrides applied), a scenario file or a shipped scenario's name. For the
+    analyzer's model (``tcplab analyze --scenario``). :class:`ScenarioError` (one line)
+    when it cannot be had."""
+    if isinstance(scenario, Scenario):
+        return scenario.resolved_toml, scenario.name
+    if not isinstance(scenario, Mapping):
+        path = Path(os.fsdecode(os.fspath(scenario)))
+        if path.is_dir():
+            try:
+                prov = json.loads((path / "summary.json").read_text(encoding="utf-8"))["provenance"]
+                return str(prov["scenario"]), str(prov["scenario_name"])
+            except (OSError, ValueError, KeyError, TypeError):
+                raise ScenarioError(
+                    f"{show(path)}: not a tcplab run directory (no provenance in summary.json)"
+                ) from None
+    sc = load_scenario(scenario)
+    return sc.resolved_toml, sc.name
+
+
 def _resolve(path: Path) -> Path:
     """A scenario file, or the name of a shipped scenario (``dumbbell``, ``gprs.toml``)."""
     if path.exists():
@@ -159,7 +184,38 @@ def _resolve(path: Path) -> Path:
 
 class RunResult(TableResult):
     """Results of one run: ``summary`` (dict) and tables as pandas DataFrames or Arrow
-    (``arrow(name)``); ``write(dir)`` writes ``summary.json`` and one Parquet file per table."""
+    (``arrow(name)``); ``write(dir)`` writes ``summary.json`` and one Parquet file per table.
+
+    The trace of a long run is streamed to its output directory while it runs
+    (:mod:`tcplab.longrun`): such a table is read back from its file only when asked for."""
+
+    def __init__(self, summary: dict, tables: Mapping[str, "pa.Table"], files: Mapping[str, Path] | None = None):
+        super().__init__(summary, tables)
+        #: Tables already written during the run: name -> Parquet file.
+        self._files = dict(files or {})
+
+    def arrow(self, name: str) -> "pa.Table":
+        if name not in self._arrow and name in self._files:
+            import pyarrow.parquet as pq
+
+            with open(self._files[name], "rb") as fh:
+                self._arrow[name] = pq.read_table(fh)
+        return super().arrow(name)
+
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        """As :meth:`TableResult.write`; a table streamed during the run is already in its
+        file, which is copied when ``out_dir`` is another directory."""
+        everything = self._arrow
+        self._arrow = {n: t for n, t in everything.items() if n not in self._files}
+        try:
+            out = super().write(out_dir)
+        finally:
+            self._arrow = everything
+        for name, src in self._files.items():
+            dst = out / f"{name}.parquet"
+            if not (dst.exists() and os.path.samefile(src, dst)):
+                shutil.copyfile(src, dst)
+        return out
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -202,6 +258,8 @@ def run(
     out: str | os.PathLike | None = None,
     pcap: Sequence[str] = (),
     trace: bool = True,
+    progress: bool = False,
+    partial_on_interrupt: bool = False,
 ) -> RunResult:
     """Run one simulation.
 
@@ -212,7 +270,14 @@ def run(
       ``overrides=["tcp.sack=false"]``. Another type (a dict, bytes) raises ``TypeError``.
     - ``out``: if given, outputs are written there (``summary.json``, Parquet tables, and
       ``<link>.pcap`` for each link named in ``pcap``).
-    - ``trace``: record the ``events`` and ``timeseries`` tables (off for fast sweeps).
+    - ``trace``: record the ``events`` and ``timeseries`` tables (off for fast sweeps). With
+      ``out``, a trace larger than ``longrun.CHUNK_ROWS`` rows is written to ``out`` while the
+      run goes on (memory stays bounded whatever the duration).
+    - ``progress``: a progress bar (simulated against wall time) on stderr, shown once the
+      run has taken a few seconds.
+    - ``partial_on_interrupt``: Ctrl-C (in the main thread) stops the run between two
+      events and returns its results so far with ``summary["partial"] = True`` (and writes
+      them to ``out``); otherwise Ctrl-C raises ``KeyboardInterrupt`` within about 0.1 s.
 
     Raises :class:`ScenarioError` for any invalid input.
     """
@@ -227,21 +292,39 @@ def run(
             raise ScenarioError("pcap: writing pcap files needs an output directory (out=...)")
         Path(out).mkdir(parents=True, exist_ok=True)
         pcap_paths = [(name, str(Path(out) / f"{name}.pcap")) for name in pcap]
+    prov = provenance(sc, seed)
+    meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
+
+    def convert(columns) -> "pa.Table":
+        return add_provenance(add_flow_names(to_arrow(columns), sc.flow_names), meta)
+
+    stream_dir = Path(os.fsdecode(os.fspath(out))) if out is not None and trace else None
+    if stream_dir is not None:
+        stream_dir.mkdir(parents=True, exist_ok=True)
+    stop = longrun.Stop() if partial_on_interrupt else None
+    bar = longrun.Progress(sc._spec.duration_ns / 1e9, sc.name) if progress else None
+    hooks = longrun.Hooks(out=stream_dir, convert=convert, progress=bar, stop=stop)
     t0 = time.perf_counter()
     try:
-        raw = _core.run(sc._spec, seed, trace, pcap_paths)
+        with longrun.interruptible(stop) if stop is not None else contextlib.nullcontext():
+            raw = _core.run(sc._spec, seed, trace, pcap_paths, hooks)
+        wall_s = time.perf_counter() - t0
+        summary = json.loads(raw.summary_json)
+        summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s,
+                   "partial": raw.stopped, "provenance": prov}
+        tables, files = {}, {}
+        for name in raw.table_names:
+            table = convert(raw.table(name))
+            if name in hooks.writers:
+                hooks.finish(name, table)
+                files[name] = hooks.writers[name].path
+            else:
+                tables[name] = table
     except _core.ScenarioError as e:
         raise _translate(e) from None
-    wall_s = time.perf_counter() - t0
-    summary = json.loads(raw.summary_json)
-    prov = provenance(sc, seed)
-    summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s, "provenance": prov}
-    meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
-    tables = {
-        name: add_provenance(add_flow_names(to_arrow(raw.table(name)), sc.flow_names), meta)
-        for name in raw.table_names
-    }
-    result = RunResult(summary, tables)
+    finally:
+        hooks.close()
+    result = RunResult(summary, tables, files)
     if out is not None:
         result.write(out)
     return result
@@ -273,17 +356,31 @@ def add_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table"
     id_col = "flow" if "flow" in table.column_names else "id"
     if id_col not in table.column_names or FLOW_NAME in table.column_names:
         return table
-    ids = table[id_col].to_numpy(zero_copy_only=False).astype(np.int64)
+    ids = _int_column(table[id_col])
     labels = sorted({n for n in names if n is not None})
     code_of = {n: i for i, n in enumerate(labels)}
     by_flow = np.array([code_of[n] if n is not None else -1 for n in names] + [-1], dtype=np.int32)
     in_range = (ids >= 0) & (ids < len(names))
     codes = by_flow[np.where(in_range, ids, len(names))]
-    arr = pa.DictionaryArray.from_arrays(
-        pa.array(codes, mask=codes < 0), pa.array(labels, type=pa.string())
-    )
+    # Built from buffers (`tables._numeric` / `_strings`): `pa.array` would import pandas, 1-2 s
+    # that a streamed run would spend in the middle of the run (and Ctrl-C would wait for).
+    arr = pa.DictionaryArray.from_arrays(_numeric(codes, codes >= 0), _strings(labels))
     at = table.column_names.index(id_col) + 1
     return table.add_column(at, pa.field(FLOW_NAME, arr.type, nullable=True), arr)
+
+
+def _int_column(col: "pa.ChunkedArray") -> "np.ndarray":
+    """An integer column without nulls as int64, read from its buffers: ``to_numpy`` imports
+    pandas (1-2 s), which a streamed run would pay in the middle of the run."""
+    import numpy as np
+    import pyarrow as pa
+
+    dtypes = {pa.uint32(): np.uint32, pa.uint64(): np.uint64, pa.int32(): np.int32, pa.int64(): np.int64}
+    dtype = dtypes.get(col.type)
+    if dtype is None or col.null_count:
+        return col.to_numpy(zero_copy_only=False).astype(np.int64)
+    parts = [np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c) + c.offset)[c.offset:] for c in col.chunks]
+    return (np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)).astype(np.int64)
 
 
 def add_provenance(table: "pa.Table", meta: Mapping[str, str]) -> "pa.Table":
@@ -301,6 +398,7 @@ __all__ = [
     "load_scenario",
     "provenance",
     "run",
+    "scenario_document",
     "ScenarioError",
     "TcplabError",
 ]

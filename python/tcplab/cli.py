@@ -169,10 +169,12 @@ def main() -> None:
 
     \b
     tcplab run scenarios/dumbbell.toml -o out      simulate, write results
-    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace
+    tcplab plot out --flow 0 -o out/flow0.png      time-sequence + window trace + RTT/RTO
+    tcplab plot out/analysis -o conn.png           time-sequence of an analyzed connection
     tcplab bench                                   simulator speed suite
     tcplab schema                                  JSON Schema of scenario files
     tcplab analyze trace.pcap -o out               classify retransmissions in a capture
+    tcplab whatif trace.pcap -o out                replay it under other D, k, minRTO, ...
     tcplab sweep min_rto_3g -o out/rto             parameter study (points x seeds) on Dask
     tcplab compare out out/analysis                analyzer verdicts vs the simulator's truth
     """
@@ -252,18 +254,49 @@ def _print_summary(summary: dict, out: Path) -> None:
 @click.option("--pcap", "pcap", multiple=True, metavar="LINK",
               help="Write OUT/LINK.pcap with every packet crossing that link.")
 @click.option("--no-trace", is_flag=True, help="Skip the events and timeseries tables.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@click.option("--max-trace", "max_trace", default=None, metavar="SIZE",
+              help="Warn before the run when its trace (events + timeseries) would be larger than "
+                   "SIZE on disk (e.g. 500MB, 10GB; default 1GB).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success (and no progress bar).")
 @_user_errors
-def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_trace: bool, quiet: bool) -> None:
+def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_trace: bool, max_trace, quiet: bool) -> None:
     """Simulate SCENARIO (a file, or a shipped scenario's name) and write summary.json and
-    flows/events/timeseries.parquet to OUT."""
-    from . import outdir
+    flows/events/timeseries.parquet to OUT.
+
+    Ctrl-C stops the run within a second: the results so far are written, marked
+    "partial": true in summary.json, and tcplab exits with status 130."""
+    from . import longrun, outdir
+    from .api import load_scenario
     from .api import run as api_run
 
+    try:
+        limit = longrun.DEFAULT_MAX_TRACE if max_trace is None else longrun.parse_size(max_trace)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--max-trace") from None
+    outdir.check(out, overwrite=overwrite)
+    sc = load_scenario(scenario, overrides)
+    if not no_trace:
+        est = longrun.trace_estimate(sc)
+        if est["bytes"] > limit:
+            click.echo(
+                f"tcplab: warning: this run's trace would be about {longrun.fmt_bytes(est['bytes'])} "
+                f"({est['event_rows']:.3g} event rows), more than --max-trace {longrun.fmt_bytes(limit)}; "
+                f"--no-trace skips it",
+                err=True,
+            )
+    progress = not quiet and sys.stderr.isatty()
     with outdir.staged(out, overwrite=overwrite, command="run") as tmp:
-        res = api_run(scenario, seed=seed, overrides=overrides, out=tmp, pcap=pcap, trace=not no_trace)
+        res = api_run(sc, seed=seed, out=tmp, pcap=pcap, trace=not no_trace, progress=progress,
+                      partial_on_interrupt=True)
     if not quiet:
         _print_summary(res.summary, out)
+    if res.summary["partial"]:
+        click.echo(
+            f"tcplab: interrupted at {res.summary['sim_time_s']:.3f} s simulated; "
+            f"partial results in {_shown(out)}/ (\"partial\": true in summary.json)",
+            err=True,
+        )
+        sys.exit(130)
 
 
 @main.command()
@@ -290,7 +323,8 @@ def check(scenario: Path, overrides) -> None:
               help="Analysis: the connection id to draw (default: the one with most retransmissions).")
 @click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Image file (.png, .pdf, .svg).")
-@click.option("--start", type=float, default=None, help="Start of the time axis (s).")
+@click.option("--start", type=float, default=None,
+              help="Start of the time axis (s; for an analysis, since the connection's first packet).")
 @click.option("--end", type=float, default=None, help="End of the time axis (s).")
 @click.option("--metric", default=None, help="plot sweep: the flows column to draw (per-run mean over flows).")
 @click.option("--x", "x_key", default=None, metavar="KEY", help="plot sweep: the swept key on the x axis.")
@@ -314,6 +348,8 @@ def plot(results: Path, sweep_dir, flow, conn, out: Path, start, end, metric, x_
         return
     from .plot.capture import is_analysis_dir, plot_capture
 
+    if not results.is_dir():
+        raise ScenarioError(f"{results}: no such directory (a `tcplab run` or `tcplab analyze` output)")
     if is_analysis_dir(results):
         if flow is not None:
             raise click.UsageError(f"{results} is an analysis: choose a connection with --conn, not --flow")
@@ -390,8 +426,11 @@ def profiles(as_json: bool) -> None:
 @click.option("--runs", type=click.IntRange(1, 10_000), default=None,
               help="Repetitions per configuration where the paper used several (default: the paper's).")
 @click.option("--list", "list_", is_flag=True, help="List the experiment sets.")
+@click.option("--workers", type=click.IntRange(0, 4096), default=None,
+              help="Local worker processes for the runs (0: in this process; default: one per core, "
+                   "0 with --quick). Sets built on the experiment layer only.")
 @_user_errors
-def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> None:
+def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool, workers) -> None:
     """Re-run a source paper's experiments: writes OUT/report.md and OUT/results.csv."""
     from . import reproduce as rp
 
@@ -414,7 +453,14 @@ def reproduce(name, out, overwrite: bool, quick: bool, runs, list_: bool) -> Non
 
     with outdir.staged(out, overwrite=overwrite, command="reproduce") as tmp:
         with tqdm(desc=f"reproduce {name}", unit="run", disable=None) as bar:
-            report = mod.run(tmp, quick=quick, runs=runs, progress=bar)
+            kw = {}
+            if workers is not None:
+                import inspect
+
+                if "workers" not in inspect.signature(mod.run).parameters:
+                    raise click.UsageError(f"--workers: reproduce {name} does not run on the experiment layer")
+                kw["workers"] = workers
+            report = mod.run(tmp, quick=quick, runs=runs, progress=bar, **kw)
         path = report.write()
     click.echo(f"wrote {_shown(out / path.name)} and {_shown(out / 'results.csv')}")
 
@@ -453,7 +499,9 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     click.echo(res.table())
     line = f"{_plural(s.runs, 'run')}: {s.executed} ran now, {s.reused} reused; {s.wall_s:.1f} s"
     if s.outside_fraction is not None:
-        line += f" on {_plural(s.workers, 'worker')}, {100 * s.outside_fraction:.1f} % of worker time outside the simulator"
+        # The measure and what it is made of, so that a short study's ~100 % reads as what it is.
+        line += (f" on {_plural(s.workers, 'worker')}: {s.sim_s:.2f} of {s.workers * s.wall_s:.1f} worker-seconds "
+                 f"in the simulator, {100 * s.outside_fraction:.1f} % outside it")
     click.echo(line)
     if s.executed:
         click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, "
@@ -499,9 +547,13 @@ def _print_analysis(summary: dict, out: Path) -> None:
               help="Sender the replay emulates: rfc, or an engine profile (tcplab profiles).")
 @click.option("--tlp/--no-tlp", default=None,
               help="The sender sends tail loss probes (RFC 8985 §7). Default: the model's setting.")
+@click.option("--scenario", "scenario", default=None, metavar="RUN_DIR|SCENARIO",
+              type=click.Path(path_type=Path),
+              help="The capture was simulated: replay the senders of this scenario (a tcplab run "
+                   "output directory, whose provenance names it, or a scenario file) instead of --model.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
 @_user_errors
-def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp, quiet: bool) -> None:
+def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp, scenario, quiet: bool) -> None:
     """Classify the retransmissions in CAPTURES (pcap/pcapng, also gzip/zstd/xz-compressed):
     cause, spurious, durations.
 
@@ -514,9 +566,11 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
     from .analyze import CaptureError
     from .analyze import analyze as api_analyze
 
+    if scenario is not None and click.get_current_context().get_parameter_source("model") == click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--model and --scenario exclude each other (the scenario names the senders)")
     outdir.check(out, overwrite=overwrite)  # refuse a bad output path before reading anything
     try:
-        res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp)
+        res = api_analyze(list(captures), vantage=vantage, model=model, tlp=tlp, scenario=scenario)
     except CaptureError as e:
         if len(e.errors) > 1:
             for line in e.errors:
@@ -529,23 +583,87 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
         res.write(tmp)
     if not quiet:
         _print_analysis(res.summary, out)
+        other = res.summary.get("model_from_scenario", {}).get("other_flows")
+        if other:
+            click.echo(f"note: flows {', '.join(map(str, other))} of the scenario have other [tcp] settings; "
+                       f"the analyzer replays one sender, the one most flows use")
 
 
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("analyze_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("analyze_dir", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the scores and the confusion as JSON.")
 @_user_errors
-def compare(run_dir: Path, analyze_dir: Path, as_json: bool) -> None:
+def compare(run_dir: Path, analyze_dir, as_json: bool) -> None:
     """Score an analysis of a simulated capture against the simulator's ground truth.
 
     RUN_DIR: a `tcplab run --pcap LINK` output (with its trace); ANALYZE_DIR: `tcplab analyze`
-    of that run's captures. Prints per capture the retransmissions found, matched, cause
+    of that run's captures. Without ANALYZE_DIR, RUN_DIR's captures are analysed first with the
+    run's own senders as the model (the scenario in its provenance, as `tcplab analyze
+    --scenario RUN_DIR`). Prints per capture the retransmissions found, matched, cause
     accuracy and spurious precision/recall, and the per-cause confusion (docs/validation.md)."""
-    from .compare import compare as api_compare, format_result, to_json
+    import tempfile
 
-    res = api_compare(run_dir, analyze_dir)
+    from .compare import analyze_run, compare as api_compare, format_result, to_json
+
+    if analyze_dir is None:
+        with tempfile.TemporaryDirectory(prefix="tcplab-compare-") as tmp:
+            analyze_run(run_dir, Path(tmp) / "analysis")
+            res = api_compare(run_dir, Path(tmp) / "analysis")
+    else:
+        res = api_compare(run_dir, analyze_dir)
     click.echo(to_json(res) if as_json else format_result(res))
+
+
+@main.command()
+@click.argument("captures", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@_out_option()
+@_overwrite_option
+@click.option("--grid", "grid_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="TOML grid of [[point]] tables (D, a, b, m, k, min_rto). Default: 003's 725-point study.")
+@click.option("--only", default=None, metavar="PARAMS",
+              help="Cross 003's values of these parameters only, e.g. D,k (others the model's own).")
+@click.option("--model", default="auto", show_default=True, metavar="NAME",
+              help="Sender model: auto (inferred per connection), rfc, or an engine profile (tcplab profiles).")
+@click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
+              show_default=True, help="Where the capture was taken (auto: from each handshake).")
+@click.option("--no-report", is_flag=True, help="Write the tables only (no figures, no report.md).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@_user_errors
+def whatif(captures, out: Path, overwrite: bool, grid_file, only, model: str, vantage: str, no_report: bool, quiet: bool) -> None:
+    """Replay every connection in CAPTURES under other loss-detection parameters (D, a, b,
+    m, k, minRTO; Rewaskar, Kaur & Smith §IV-C/D) and estimate how much sooner or later it
+    would have finished.
+
+    Writes whatif.parquet/.csv (one row per connection and grid point), retransmissions and
+    connections tables, summary.json and a report (report.md, Table IV/V CSVs, Figs 2-7) to
+    OUT. Exit status 2 when no capture could be read or the grid is bad.
+    """
+    from . import outdir
+    from .analyze import CaptureError
+    from .whatif import whatif as api_whatif
+
+    outdir.check(out, overwrite=overwrite)
+    try:
+        res = api_whatif(list(captures), model=model, vantage=vantage, grid=grid_file, only=only)
+    except CaptureError as e:
+        if len(e.errors) > 1:
+            for line in e.errors:
+                click.echo(f"tcplab: skipped: {line}", err=True)
+        raise
+    for c in res.summary["captures"]:
+        if c.get("error"):
+            click.echo(f"tcplab: skipped: {c['error']}", err=True)
+    with outdir.staged(out, overwrite=overwrite, command="whatif") as tmp:
+        res.write(tmp)
+        if not no_report and res.summary["rows"] > 0:
+            from .whatif.report import write_report
+
+            write_report(tmp, res.retransmissions, res.whatif, title=f"({model})")
+    if not quiet:
+        s = res.summary
+        click.echo(f"{s['connections']} connections x {s['grid_points']} grid points = {s['rows']} rows")
+        click.echo(f"results in {_shown(out)}/")
 
 
 @main.command()

@@ -65,6 +65,9 @@ class CompareResult:
     scores: pd.DataFrame
     confusion: pd.DataFrame
     pairs: pd.DataFrame
+    #: The sender model the analysis replayed (its summary.json ``model``; ``scenario:NAME``
+    #: when it was the run's own, ``tcplab analyze --scenario``), ``None`` if not recorded.
+    model: str | None = None
 
 
 def _read(path: Path, what: str) -> pd.DataFrame:
@@ -201,7 +204,30 @@ def compare(run_dir: str | os.PathLike, analyze_dir: str | os.PathLike) -> Compa
                 total[k] += v
     scores.append({"capture": "all", **_rates(total)})
     conf = pd.DataFrame(confusion_rows, columns=["capture", "truth", "analyzer", "count"])
-    return CompareResult(pd.DataFrame(scores), conf, pd.DataFrame(pair_rows))
+    return CompareResult(pd.DataFrame(scores), conf, pd.DataFrame(pair_rows), _analysis_model(adir))
+
+
+def _analysis_model(analyze_dir: Path) -> str | None:
+    try:
+        return str(json.loads((analyze_dir / "summary.json").read_text(encoding="utf-8"))["model"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def analyze_run(run_dir: str | os.PathLike, out: str | os.PathLike):
+    """Analyse every capture of RUN_DIR (``*.pcap``, from ``tcplab run --pcap``) into ``out``
+    with the run's own senders as the model (``tcplab.analyze(..., scenario=RUN_DIR)``: the
+    scenario recorded in RUN_DIR's provenance), for ``tcplab compare RUN_DIR`` without an
+    analysis. Returns the :class:`tcplab.analyze.AnalysisResult`."""
+    from .analyze import analyze
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise CompareError(f"{run_dir}: not a directory (expected the output of tcplab run)")
+    pcaps = sorted(run_dir.glob("*.pcap"))
+    if not pcaps:
+        raise CompareError(f"{run_dir}: no captures; run it with --pcap LINK")
+    return analyze(pcaps, scenario=run_dir, out=out)
 
 
 def _ratio(a: int, b: int) -> float:
@@ -228,6 +254,8 @@ def _f(x: float) -> str:
 def format_result(res: CompareResult) -> str:
     """The per-capture scores and the per-cause confusion (truth rows × analyzer columns)."""
     lines = []
+    if res.model is not None:
+        lines.append(f"analysis replayed sender model {res.model}")
     head = f"{'capture':<24} {'truth':>6} {'seen':>6} {'matched':>7} {'extra':>6} {'unseen':>6} {'cause acc':>9} {'sp P':>6} {'sp R':>6} {'sp undecided':>12}"
     lines.append(head)
     for r in res.scores.to_dict("records"):
@@ -256,6 +284,7 @@ def to_json(res: CompareResult) -> str:
 
     return json.dumps(
         {
+            "model": res.model,
             "scores": [{k: clean(v) for k, v in r.items()} for r in res.scores.to_dict("records")],
             "confusion": res.confusion.to_dict("records"),
         },

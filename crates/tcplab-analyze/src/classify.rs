@@ -20,7 +20,8 @@
 //!    → `fast_retransmit`, and so is a retransmission of a segment the model's RACK (RFC 8985
 //!    §6.2 step 5, §6.3) had marked lost; else elapsed ≥ the minimum RTO fraction → `rto` (where the timer
 //!    cannot be read — away from the sender without timestamps — a retransmission of SND.UNA
-//!    with no fast-retransmit trigger is `rto` when the model has no other trigger); else, when the
+//!    with no fast-retransmit trigger is `rto` when the model has no other trigger, and so is
+//!    one after a tail loss probe that no ACK has answered yet, RFC 8985 §7.3); else, when the
 //!    model has tail loss probes and this is the highest segment sent with no duplicate ACK
 //!    (RFC 8985 §7.3) → `tlp`; else `unknown` (never a guess).
 
@@ -92,6 +93,11 @@ pub struct CauseInput {
     /// The timer cannot be read here: away from the sender without timestamps, the time
     /// the sender waited is hidden by the queueing between it and the capture point.
     pub timer_unobservable: bool,
+    /// A tail loss probe was sent and no ACK has arrived since: RFC 8985 §7.3 allows no
+    /// second probe ("there is no other previous loss probe still in flight"; "the sender has
+    /// obtained an RTT measurement since the last loss probe"), and no ACK-driven trigger can
+    /// have fired.
+    pub probe_unanswered: bool,
 }
 
 /// The decision, and whether it starts a new loss episode (a new "loss detection" in the
@@ -115,8 +121,13 @@ fn timer_could_have_fired(i: &CauseInput) -> bool {
 /// ACK and SACK block the sender can have seen (ACKs lost beyond the capture point only
 /// remove some), so with too few for a fast retransmit, a retransmission of SND.UNA by a
 /// sender whose model has no other trigger (no tail loss probe) was sent by its timer.
+///
+/// The same elimination after an unanswered loss probe: the probe timer cannot fire again
+/// before an ACK (RFC 8985 §7.3), no ACK came to clock a fast retransmit, so a retransmission
+/// of SND.UNA was sent by the retransmission timer, whatever its minimum (a per-route
+/// `rto_min` below the profile's, real kernel `rto-min-50ms`, is invisible on the wire).
 fn timeout_by_elimination(i: &CauseInput) -> bool {
-    i.timer_unobservable && i.at_una && !i.tlp_model
+    i.at_una && ((i.timer_unobservable && !i.tlp_model) || (i.tlp_model && i.probe_unanswered))
 }
 
 /// Applies the rules of the module documentation.
@@ -171,6 +182,7 @@ mod tests {
             is_tail: false,
             tlp_model: false,
             timer_unobservable: false,
+            probe_unanswered: false,
         }
     }
 
@@ -228,6 +240,21 @@ mod tests {
         assert_eq!(classify_cause(&CauseInput { elapsed_ns: S / 4, ..open() }).cause, Cause::Unknown);
         let tlp = CauseInput { elapsed_ns: S / 4, is_tail: true, tlp_model: true, ..open() };
         assert_eq!(classify_cause(&tlp).cause, Cause::Tlp);
+    }
+
+    // timeout_by_elimination after a probe: RFC 8985 §7.3 allows no second probe before an
+    // RTT sample, so with no ACK since the probe only the timer can resend SND.UNA, even
+    // before the profile's minimum RTO has passed (a per-route rto_min).
+    #[test]
+    fn after_an_unanswered_loss_probe_a_retransmission_of_snd_una_is_the_timer() {
+        let after_probe = CauseInput { tlp_model: true, probe_unanswered: true, elapsed_ns: S / 4, ..open() };
+        let d = classify_cause(&after_probe);
+        assert_eq!((d.cause, d.next_phase, d.timer_expiry), (Cause::Rto, PhaseKind::Timeout, true));
+        // Not of SND.UNA, or the probe was answered: no deduction.
+        assert_eq!(classify_cause(&CauseInput { at_una: false, ..after_probe }).cause, Cause::Unknown);
+        assert_eq!(classify_cause(&CauseInput { probe_unanswered: false, ..after_probe }).cause, Cause::Unknown);
+        // An ACK-driven trigger still decides first.
+        assert_eq!(classify_cause(&CauseInput { rack_lost: true, ..after_probe }).cause, Cause::FastRetransmit);
     }
 
     #[test]

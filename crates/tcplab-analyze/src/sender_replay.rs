@@ -226,6 +226,9 @@ pub struct DirReplay {
     handshake_rtt_ns: Option<u64>,
     min_rto_ns: u64,
     tlp_model: bool,
+    /// A retransmission was classified `tlp` and no ACK has been seen since (RFC 8985 §7.3:
+    /// no second probe before an RTT sample), see `CauseInput::probe_unanswered`.
+    probe_unanswered: bool,
     /// The receiver reports duplicates with D-SACK: assumed from the handshake (SACK
     /// permitted, with a model whose receivers send D-SACK), proven once this connection
     /// showed one (RFC 2883 §4 is then in use, RFC 3708 §3 applies).
@@ -319,6 +322,7 @@ impl DirReplay {
             handshake_rtt_ns: None,
             min_rto_ns: model.config().rto.min.as_nanos(),
             tlp_model: model.tail_loss_probe(),
+            probe_unanswered: false,
             dsack_receiver: model.dsack_receiver(),
             started: false,
             base: 0,
@@ -673,6 +677,7 @@ impl DirReplay {
             is_tail: rend >= self.snd_max,
             tlp_model: self.tlp_model,
             timer_unobservable: !silent_enough || ack_held,
+            probe_unanswered: self.probe_unanswered,
         };
         let d = classify_cause(&input);
         // What the model's observer said about this retransmission, for the OS inference
@@ -694,6 +699,9 @@ impl DirReplay {
             new_episode: d.new_episode,
             timer_unobservable: input.timer_unobservable,
         });
+        if d.cause == Cause::Tlp {
+            self.probe_unanswered = true;
+        }
         let trigger = trigger_of(d.cause, &input, ex.as_ref());
         if let Some(e) = ex.filter(|e| d.cause == Cause::FastRetransmit && e.dupacks >= e.dupack_threshold) {
             if let Some(t) = e.dupthresh_at {
@@ -811,6 +819,7 @@ impl DirReplay {
             return;
         }
         let ack = unwrap_seq(self.snd_max, rel_ack).min(self.snd_max);
+        self.probe_unanswered = false;
         // Before this ACK: had SND.UNA met a fast-retransmit trigger (DupThresh duplicate
         // ACKs or RFC 6675 IsLost), and when?
         let dupthresh_before = self.obs.as_ref().and_then(|o| {

@@ -59,6 +59,8 @@ fn a_smaller_min_rto_detects_timeouts_sooner() {
     assert!(sooner < 0.0, "min RTO 200 ms: {sooner}");
     assert!(later > 0.0, "min RTO 3 s: {later}");
     assert!(w.rows.iter().filter(|r| r.point == 0).map(|r| r.delta_s).sum::<f64>() < 0.0);
+    // Best-Case: the needed timeouts waited ~1 s on a path whose RTT is ~45 ms.
+    assert!(w.rows.iter().filter(|r| r.point == 0).map(|r| r.conn.best_case_s).sum::<f64>() < -0.5);
 }
 
 /// 3 s delay spikes make the 1 s-minimum timer fire spuriously; a 5 s minimum RTO outlasts
@@ -70,4 +72,32 @@ fn a_timer_longer_than_the_delay_spikes_avoids_their_spurious_timeouts() {
     let caused: u32 = w.rows.iter().map(|r| r.effects.spurious_rto_caused).sum();
     assert!(avoided > 0, "no spurious timeout avoided");
     assert_eq!(caused, 0);
+    // Best-Case: each spurious timeout avoided saves R(x) RTTs.
+    assert!(w.rows.iter().map(|r| r.conn.best_case_s).sum::<f64>() < 0.0);
+}
+
+/// `--model auto`: each connection is replayed with the model its inference picked (named,
+/// or the best-scoring candidate when the evidence is not decisive); a simulated FreeBSD 5
+/// sender's timeout (1.2 s minimum RTO) scores best as `freebsd-5`, fourth in tie order.
+#[test]
+fn with_auto_each_connection_uses_its_inferred_model() {
+    let case = corpus::cases().into_iter().find(|c| c.name == "tail-loss/sack+ts").unwrap();
+    let dir = std::env::temp_dir().join(format!("tcplab-whatif-{}-auto", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut case = case;
+    let tcp = tcplab_tcp::Profile::FREEBSD_5.config();
+    for f in case.spec.flows.iter_mut() {
+        f.tcp = tcplab_tcp::TcpConfig { mss: f.tcp.mss, sack: true, timestamps: true, recv_buffer: f.tcp.recv_buffer, window_scale: true, trace: true, ..tcp.clone() };
+    }
+    let _ = corpus::simulate(&case, &dir, 1);
+    let analyze = AnalyzeConfig { vantage: VantageChoice::Sender, ..AnalyzeConfig::auto() };
+    let w = whatif_paths(&[dir.join("sender.pcap")], &WhatIfConfig { analyze, grid: vec![custom(200)] }).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(w.auto && w.models.len() > 1);
+    let lossy: Vec<_> = w.rows.iter().filter(|r| r.conn.detections > 0).collect();
+    assert!(!lossy.is_empty());
+    for r in lossy {
+        assert_eq!(w.models[r.model as usize].0, "freebsd-5", "{:?}", r.conn.model_source);
+        assert_ne!(r.conn.model_source, tcplab_analyze::whatif::ModelSource::Forced);
+    }
 }

@@ -18,7 +18,7 @@ use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
 
 /// Names accepted by [`bench_case`].
-pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G", "10k-short"];
+pub const BENCH_CASES: &[&str] = &["1x100M", "10x1G", "100x1G", "1000x1G", "10k-short", "web", "10k-short-pta"];
 
 /// `10k-short`: connections of the Poisson workload (issue 13: "thousands of connections in
 /// one run cost no more per packet than today's long flows").
@@ -28,6 +28,12 @@ pub const SHORT_FLOWS: u64 = 10_000;
 pub const SHORT_MEAN_INTERARRIVAL: SimDuration = SimDuration::from_millis(1);
 /// `10k-short`: Pareto sizes of 004's traffic profile 1 (mean 40 KB, shape 1.5).
 pub const SHORT_SIZE: SizeDist = SizeDist::Pareto { mean: 40_000.0, shape: 1.5 };
+
+/// `web`: sessions of the web workload (35 × 30 pages × 10 objects = 10 500 connections).
+pub const WEB_SESSIONS: u32 = 35;
+/// `web`: objects above this many packets are cut to it, so that the run ends (the thesis's
+/// Pareto-II of shape 1.002 has no usable upper bound).
+pub const WEB_MAX_PACKETS: u64 = 10_000;
 
 /// MSS of the benchmark flows: 1500-byte MTU − 20 (IPv4) − 20 (TCP) − 12 (timestamps).
 pub const BENCH_MSS: u16 = 1448;
@@ -44,6 +50,12 @@ pub const BENCH_RECV_BUFFER: u64 = 64 << 20;
 pub fn bench_case(name: &str) -> Option<SimSpec> {
     if name == "10k-short" {
         return Some(short_flows_case());
+    }
+    if name == "web" {
+        return Some(web_case());
+    }
+    if name == "10k-short-pta" {
+        return Some(short_flows_pta_case());
     }
     let (n, bw, secs) = match name {
         "1x100M" => (1, Bandwidth::mbps(100), 20),
@@ -93,6 +105,54 @@ fn short_flows_case() -> SimSpec {
         max_flows: Some(SHORT_FLOWS),
         tcp: bench_tcp(),
     }));
+    spec
+}
+
+/// `web`: the 10x1G dumbbell with its bulk flows replaced by a web workload (002 §6.4's
+/// parameters: 30 pages per session 0.8 s apart, 10 objects per page, Pareto-II objects of mean
+/// 400 packets and shape 1.002, cut at [`WEB_MAX_PACKETS`]) of [`WEB_SESSIONS`] sessions from
+/// the ten senders (servers) to the ten receivers (clients); 40 s. Most objects are one packet:
+/// the case with the most connection set-up per data packet.
+fn web_case() -> SimSpec {
+    use crate::spec::WebSpec;
+    let mut spec = bench_case("10x1G").unwrap_or_else(|| unreachable!("a fixed case"));
+    spec.name = "bench-web".into();
+    spec.duration = SimDuration::from_secs(40);
+    let (senders, receivers) = spec.flows.iter().map(|f| (f.src, f.dst)).unzip();
+    spec.flows.clear();
+    spec.workloads.push(WorkloadSpec::Web(WebSpec {
+        name: "web".into(),
+        senders,
+        receivers,
+        sessions: WEB_SESSIONS,
+        pages_per_session: crate::sim::traffic::web::WEB_PAGES_PER_SESSION,
+        inter_page: crate::sim::traffic::web::WEB_INTER_PAGE,
+        objects_per_page: crate::sim::traffic::web::WEB_OBJECTS_PER_PAGE,
+        inter_object: crate::sim::traffic::web::WEB_INTER_OBJECT,
+        object_mean_packets: crate::sim::traffic::web::WEB_OBJECT_MEAN_PACKETS,
+        object_shape: crate::sim::traffic::web::WEB_OBJECT_SHAPE,
+        object_max_packets: Some(WEB_MAX_PACKETS),
+        start: SimDuration::ZERO,
+        stop: None,
+        tcp: bench_tcp(),
+    }));
+    spec
+}
+
+/// `10k-short-pta`: `10k-short` with every connection running the Pathlet Transport
+/// Architecture (seed 004): both dumbbell routers are pathlet routers, the connections
+/// negotiate ECN and share the senders' pathlet tables (`sim/pathlet/`); the bottleneck stays
+/// drop-tail, so congestion reaches the tables as losses.
+fn short_flows_pta_case() -> SimSpec {
+    let mut spec = short_flows_case();
+    spec.name = "bench-10k-short-pta".into();
+    spec.pathlet.routers = (0..spec.nodes.len()).filter(|&i| spec.nodes[i].kind == NodeKind::Router).collect();
+    for w in &mut spec.workloads {
+        if let WorkloadSpec::Poisson(p) = w {
+            p.tcp.sharing = tcplab_tcp::StateSharing::Pathlet;
+            p.tcp.ecn = true;
+        }
+    }
     spec
 }
 

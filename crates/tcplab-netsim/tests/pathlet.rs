@@ -190,3 +190,16 @@ fn pathlet_runs_are_deterministic() {
     let s = scenario("pathlet", "2Mbps", false, &flows, "");
     assert_eq!(go(&s).summary, go(&s).summary);
 }
+
+#[test]
+fn bad_pathlet_keys_are_one_line_errors() {
+    let err = |extra: &str| -> String {
+        let s = scenario("pathlet", "100Mbps", false, &flow("d1", "0s", "1KB"), "").replace("routers = [\"p1\", \"p2\", \"p3\"]", extra);
+        load_str(&s, "t", &[]).map(|_| String::new()).unwrap_or_else(|e| e.to_string())
+    };
+    assert!(err("routers = [\"s\"]").contains("pathlet.routers[0]: \"s\" is a host"), "{}", err("routers = [\"s\"]"));
+    assert!(err("routers = [\"p9\"]").starts_with("pathlet.routers[0]"), "{}", err("routers = [\"p9\"]"));
+    assert!(err("slots = 9").contains("pathlet.slots: 9 is out of range (1 to 8"), "{}", err("slots = 9"));
+    assert!(err("share = \"evenly\"").contains("pathlet.share"), "{}", err("share = \"evenly\""));
+    assert!(!err("slots = 9").contains('\n'));
+}

@@ -95,3 +95,42 @@ fn a_break_before_make_handoff_triggers_a_second_request_sized_for_egprs() {
     assert!(wlan.drops_ab >= 20, "{wlan:?}");
     assert!(f.bytes_delivered > 1_000_000, "{}", f.bytes_delivered);
 }
+
+/// Fig 6.6: 5 Mb/s, 50 ms one-way, a 20-packet queue, two "broken" routers approving the
+/// 2 MB/s request (1.28 MB/s quantised: about 88 segments paced at twice the bottleneck), 300
+/// packets. `failure`: the response to the QS failure; `None`: no Quick-Start.
+fn fig_6_6(failure: Option<tcplab_tcp::startup::quickstart::QsFailureResponse>) -> SimSpec {
+    use tcplab_netsim::sim::quickstart::algorithm::QsAlgorithm;
+    let mut spec = fig_6_2(failure.is_some(), &[]);
+    let l = &mut spec.links[0];
+    l.bandwidth = Bandwidth::mbps(5);
+    l.delay = SimDuration::from_millis(50);
+    l.queue = tcplab_netsim::spec::QueueSpec::DropTail { limit: QueueLimit::Packets(20) };
+    spec.flows[0].size = Some(300 * MSS);
+    if let Some(f) = failure {
+        spec.flows[0].tcp.quick_start.failure = f;
+        for name in ["left", "right"] {
+            let node = spec.nodes.iter().position(|n| n.name == name).expect("node");
+            let config = QsRouterConfig { algorithm: QsAlgorithm::Broken, ..QsRouterConfig::default() };
+            spec.quick_start.routers.push(QsRouterSpec { node, links: vec![], config });
+        }
+    }
+    spec
+}
+
+/// §3.6 / thesis L4145–4165: after a QS failure, "slow start using the default initial window"
+/// costs about 2 RTTs against not using Quick-Start: cwnd restarts at the IW and grows as in
+/// slow start while the QS packets' losses are repaired (not one IW of holes per RTT).
+#[test]
+fn a_quick_start_failure_restarts_slow_start_from_the_initial_window() {
+    use tcplab_tcp::startup::quickstart::QsFailureResponse;
+    let (plain, _) = fct(&fig_6_6(None));
+    let (iw, sum) = fct(&fig_6_6(Some(QsFailureResponse::InitialWindow)));
+    let q = sum.flows[0].quick_start.as_ref().expect("qs summary");
+    assert_eq!((q.approvals, q.failures), (1, 1), "{q:?}");
+    assert_eq!(sum.flows[0].timeouts, 0);
+    let rtt = 0.104;
+    assert!(iw < plain + 4.0 * rtt, "initial-window response {iw:.3} s vs no Quick-Start {plain:.3} s");
+    let (halve, _) = fct(&fig_6_6(Some(QsFailureResponse::Halve)));
+    assert!(halve < iw, "halving keeps more of the window here: {halve:.3} vs {iw:.3}");
+}

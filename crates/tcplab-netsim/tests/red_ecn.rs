@@ -46,6 +46,9 @@ fn with_ecn_red_marks_instead_of_dropping_and_the_senders_back_off_without_retra
     assert_eq!(out.summary.links[0].drops_ab, 0, "{red:?}");
     assert_eq!(rexmits, 0);
     assert!(red.avg_end < 15.0, "{red:?}");
+    // The queue arriving packets found: above zero (the flows fill it), below the buffer and
+    // no higher than the largest queue seen.
+    assert!(red.mean_queue > 0.0 && red.mean_queue <= out.summary.links[0].max_queue_ab as f64, "{red:?}");
     let q = out.queues.expect("queues table");
     assert!(q.num_rows() as u64 >= out.summary.links[0].packets_ab);
 }

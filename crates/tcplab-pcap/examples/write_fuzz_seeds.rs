@@ -143,7 +143,8 @@ fn malformed_seeds(cap: &std::path::Path, syn: &TcpSpec) -> std::io::Result<()> 
 
 /// Seeds for the paths added by issue 15 item 3 and the Quick-Start decoders: a zstd capture
 /// in two frames with a skippable frame between them (RFC 8878 §3.1.2), a gzip capture in two
-/// members, and a SYN carrying the IPv4 Quick-Start option (type 25) and the TCP
+/// members, an xz capture (no corpus input of this campaign decompressed any xz data), and a SYN carrying
+/// the IPv4 Quick-Start option (type 25) and the TCP
 /// Quick-Start Response (kind 27), RFC 4782 §3.1 and §4.2.
 fn compressed_and_quickstart_seeds(cap: &std::path::Path, small: &[u8], syn: &TcpSpec) -> std::io::Result<()> {
     use std::io::Write;
@@ -161,6 +162,9 @@ fn compressed_and_quickstart_seeds(cap: &std::path::Path, small: &[u8], syn: &Tc
         gz.extend(e.finish()?);
     }
     std::fs::write(cap.join("two_members.pcap.gz"), &gz)?;
+    let mut xz = Vec::new();
+    lzma_rs::xz_compress(&mut &small[..], &mut xz)?;
+    std::fs::write(cap.join("synthetic.pcap.xz"), &xz)?;
 
     let qs_tcp = TcpSpec { options: vec![27, 8, 0x06, 200, 0, 0, 0, 4], ..syn.clone() };
     let mut ip = synth::ipv4_tcp(&qs_tcp);

@@ -29,6 +29,10 @@ struct PyAnalysis {
     #[pyo3(get)]
     summary_json: String,
     tables: Vec<Table>,
+    /// With a scenario's model (`scenario_model`): the flows whose `[tcp]` settings are not
+    /// the ones replayed.
+    #[pyo3(get)]
+    other_flows: Vec<usize>,
 }
 
 #[pymethods]
@@ -43,7 +47,7 @@ impl PyAnalysis {
 /// The sender model named `model`: `rfc` (the engine's defaults: RFC 5681/6675/6298) or one
 /// of the engine's OS profiles (`tcplab profiles`); `tlp` overrides whether it sends tail
 /// loss probes (RFC 8985 §7).
-fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
+pub(crate) fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
     let mut cfg = if model == RFC_MODEL {
         TcpConfig::default()
     } else {
@@ -78,23 +82,75 @@ fn analyze_config(vantage: VantageChoice, model: &str, tlp: Option<bool>) -> PyR
     Ok(AnalyzeConfig { vantage, candidates: Some(candidates.into()), ..Default::default() })
 }
 
+/// The sender model of the scenario that made the capture (`tcplab analyze --scenario`,
+/// issue 14 part 6): the `[tcp]` settings of its flows as resolved (profile, `[tcp]`,
+/// per-flow `tcp`), so the replay applies the rules the simulated sender applied. The
+/// analyzer replays one sender, so when flows differ (the dumbbell's flow 5 has another
+/// initial window) the settings most flows share are replayed (a tie: the earliest flow's),
+/// and the ids of the other flows are returned so that the caller can say so. `text` is the
+/// scenario as TOML (a file, or the `provenance.scenario` of a run's summary.json).
+fn scenario_model(text: &str, name: &str, tlp: Option<bool>) -> PyResult<(ConfigModel, Vec<usize>)> {
+    let r = tcplab_netsim::scenario::resolve_str(text, name, &[])
+        .map_err(|e| ModelError::new_err(format!("--scenario: {e}")))?;
+    let spec = &r.spec;
+    let all: Vec<&TcpConfig> = spec.flows.iter().map(|f| &f.tcp).chain(spec.workloads.iter().map(|w| w.tcp())).collect();
+    // (settings, flows with them) in order of first appearance.
+    let mut distinct: Vec<(&TcpConfig, usize)> = Vec::new();
+    for c in &all {
+        match distinct.iter_mut().find(|(d, _)| d == c) {
+            Some(e) => e.1 += 1,
+            None => distinct.push((c, 1)),
+        }
+    }
+    let most = distinct.iter().map(|d| d.1).max().unwrap_or(0);
+    let Some(&(chosen, _)) = distinct.iter().find(|d| d.1 == most) else {
+        return Err(ModelError::new_err(format!("--scenario: scenario {:?} has no flows", spec.name)));
+    };
+    let others = spec.flows.iter().enumerate().filter(|(_, f)| &f.tcp != chosen).map(|(i, _)| i).collect();
+    let mut cfg = chosen.clone();
+    if let Some(t) = tlp {
+        cfg.tlp = t;
+    }
+    Ok((ConfigModel::new(format!("scenario:{}", spec.name), cfg), others))
+}
+
 /// Analyses the captures (GIL released). `paths`: any path (`str` with surrogate escapes
 /// for bytes that are not UTF-8, as `os.fsdecode` gives; PyO3 turns them back into the same
 /// bytes). `vantage`: auto, sender, receiver or middle; `model`: `auto` (infer each
 /// connection's sender, [`analyze_config`]) or a name for [`sender_model`].
+///
+/// `scenario`: `(toml_text, name)` of the scenario that made the captures; its senders'
+/// settings are the model (see [`scenario_model`]) and `model` is not used.
 #[pyfunction]
-#[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None))]
-fn analyze(py: Python<'_>, paths: Vec<PathBuf>, vantage: &str, model: &str, tlp: Option<bool>) -> PyResult<PyAnalysis> {
+#[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None, scenario = None))]
+fn analyze(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    vantage: &str,
+    model: &str,
+    tlp: Option<bool>,
+    scenario: Option<(String, String)>,
+) -> PyResult<PyAnalysis> {
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
     })?;
-    let cfg = analyze_config(v, model, tlp)?;
+    let (cfg, other_flows) = match &scenario {
+        Some((text, name)) => {
+            let (m, others) = scenario_model(text, name, tlp)?;
+            (AnalyzeConfig { vantage: v, model: Arc::new(m), ..Default::default() }, others)
+        }
+        None => (analyze_config(v, model, tlp)?, Vec::new()),
+    };
     let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| {
         let msg = e.to_string();
         let AnalyzeError::NothingAnalysable { errors } = e;
         CaptureError::new_err((msg, errors))
     })?;
-    Ok(PyAnalysis { summary_json: a.summary_json(), tables: vec![a.retransmissions_table(), a.connections_table()] })
+    Ok(PyAnalysis {
+        summary_json: a.summary_json(),
+        tables: vec![a.retransmissions_table(), a.connections_table()],
+        other_flows,
+    })
 }
 
 /// Adds the analyzer's function, class and exception to `tcplab._core`.

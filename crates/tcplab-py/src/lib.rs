@@ -6,7 +6,8 @@
 //! | `load_scenario(text, name, overrides)` | `tcplab_netsim::scenario::resolve_str` |
 //! | `load_scenario_json(json, name, overrides)` | JSON → TOML value → `resolve_str` |
 //! | `validate_overrides(text, name, overrides, is_json)` | `tcplab_netsim::scenario::validate_overrides` |
-//! | `run(spec, seed, trace, pcap)` | `tcplab_netsim::run` (GIL released) |
+//! | `run(spec, seed, trace, pcap, hooks)` | `tcplab_netsim::run_with` (GIL released; `hooks`: see `hooks.rs`) |
+//! | `Spec.trace_estimate` | `tcplab_netsim::sim::trace_size::estimate` |
 //! | `bench_cases()`, `bench_spec(name)` | `tcplab_netsim::bench` |
 //! | `schema()`, `schema_markdown()` | `tcplab_netsim::scenario::{json_schema, key_tables_markdown}` |
 //! | `profiles()` | `tcplab_tcp::Profile::ALL` through `tcplab_netsim::scenario::profile_values` |
@@ -14,7 +15,9 @@
 //! | `__git_revision__`, `__git_dirty__` | `git rev-parse HEAD` / `git status` at build time (`build.rs`) |
 
 mod analyze;
+mod hooks;
 mod packets;
+mod whatif;
 mod tables;
 mod rto_table;
 
@@ -80,6 +83,18 @@ impl PySpec {
     fn flow_names(&self) -> Vec<Option<String>> {
         self.flow_names.clone()
     }
+    /// Simulated duration in nanoseconds.
+    #[getter]
+    fn duration_ns(&self) -> u64 {
+        self.spec.duration.as_nanos()
+    }
+    /// The trace's size estimated before the run (`tcplab_netsim::sim::trace_size`):
+    /// `(event_rows, timeseries_rows, segments)`.
+    #[getter]
+    fn trace_estimate(&self) -> PyResult<(f64, f64, f64)> {
+        let e = tcplab_netsim::sim::trace_size::estimate(&self.spec).map_err(scenario_err)?;
+        Ok((e.event_rows, e.timeseries_rows, e.segments))
+    }
 }
 
 /// The raw output of one run.
@@ -88,6 +103,9 @@ struct PyRunOutput {
     #[pyo3(get)]
     summary_json: String,
     tables: Vec<Table>,
+    /// The hooks stopped the run before its end: the results are partial.
+    #[pyo3(get)]
+    stopped: bool,
 }
 
 #[pymethods]
@@ -151,24 +169,33 @@ fn load_scenario_json(json: &str, name: &str, overrides: Vec<String>) -> PyResul
     Ok(PySpec::resolved(r))
 }
 
+/// Runs `spec`. `hooks` (optional) is the Python object of `tcplab.longrun.Hooks`; with or
+/// without it, Python's signal handlers run about every 100 ms of the run (`hooks.rs`), so
+/// Ctrl-C is never held until the run ends.
 #[pyfunction]
-#[pyo3(signature = (spec, seed, trace, pcap))]
+#[pyo3(signature = (spec, seed, trace, pcap, hooks = None))]
 fn run(
     py: Python<'_>,
     spec: &PySpec,
     seed: u64,
     trace: bool,
     pcap: Vec<(String, PathBuf)>,
+    hooks: Option<Py<PyAny>>,
 ) -> PyResult<PyRunOutput> {
     // Paths arrive as PathBuf: any byte string, not only UTF-8 (surrogate escapes from Python).
     let opts = tcplab_netsim::RunOptions { seed, trace, pcap };
     let spec = &spec.spec;
-    let out = py.detach(|| tcplab_netsim::run(spec, &opts)).map_err(scenario_err)?;
+    let mut hooks = hooks::PyHooks::new(py, hooks)?;
+    let out = py.detach(|| tcplab_netsim::run_with(spec, &opts, &mut hooks));
+    if let Some(e) = hooks.error.take() {
+        return Err(e);
+    }
+    let out = out.map_err(scenario_err)?;
     let summary_json = serde_json::to_string(&out.summary)
         .map_err(|e| PyValueError::new_err(format!("summary serialization: {e}")))?;
     let mut tables = vec![out.flows, out.events, out.timeseries];
     tables.extend(out.queues);
-    Ok(PyRunOutput { summary_json, tables })
+    Ok(PyRunOutput { summary_json, tables, stopped: out.stopped })
 }
 
 #[pyfunction]
@@ -274,6 +301,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(validate_overrides, m)?)?;
     analyze::register(m)?;
+    whatif::register(m)?;
     m.add_function(wrap_pyfunction!(rto_table::fig6_rto_table, m)?)?;
     m.add_function(wrap_pyfunction!(packets::capture_packets, m)?)?;
     Ok(())

@@ -44,7 +44,9 @@ struct ConnState {
 fn unwrap(prev: Option<i64>, rel: u32) -> i64 {
     match prev {
         None => i64::from(rel as i32),
-        Some(p) => p + i64::from(rel.wrapping_sub(p as u32) as i32),
+        // Saturating: a capture cannot hold 2^32 wraps of one direction, but its bytes are
+        // outside data and must not overflow.
+        Some(p) => p.saturating_add(i64::from(rel.wrapping_sub(p as u32) as i32)),
     }
 }
 

@@ -616,6 +616,12 @@ pub struct TcpConfig {
     /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
     /// cache); none by default.
     pub sharing: StateSharing,
+    /// Today's Linux receiver: the SACK block of an out-of-order segment that carries the FIN
+    /// includes the FIN's sequence number (Linux `tcp_data_queue_ofo` keys its SACK blocks on
+    /// `TCP_SKB_CB(skb)->end_seq`, which `tcp_v4_fill_cb` sets to "seq + syn + fin + len");
+    /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
+    /// profile `linux` (no scenario key).
+    pub sack_covers_fin: bool,
     /// Record `TcpEvent`s for the driver to drain. Off in benchmarks.
     pub trace: bool,
 }
@@ -656,6 +662,7 @@ impl Default for TcpConfig {
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
             sharing: StateSharing::None,
+            sack_covers_fin: false,
             trace: true,
         }
     }

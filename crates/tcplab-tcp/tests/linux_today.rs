@@ -72,3 +72,107 @@ fn the_probes_sack_lets_rack_mark_the_hole_at_once_with_min_rtt_from_the_handsha
     assert_eq!(r[1], (t_probe + ms(20), 8 * MSS, RetransCause::FastRetransmit));
     assert_eq!(h.a.stats().timeouts, 0);
 }
+
+// Real kernel, `rto-min-50ms`: the last three segments and the loss probe are lost. The RTO
+// retransmits the first hole (F-RTO step 1, `tcp_frto=2`); its ACK has no new data to send, so
+// F-RTO falls back to conventional recovery (tcp_process_loss: "Otherwise fall back to the
+// conventional recovery", REXMIT_LOST). The probed segment was retransmitted before the RTO and
+// is still in RACK's time-ordered queue (Linux keeps `tsorted_sent_queue` across the RTO;
+// tcp_timeout_mark_lost only tags segments): RACK finds the probe lost on that same ACK
+// (sent before the acknowledged retransmission, RACK.rtt + reo_wnd ago), so both remaining
+// holes leave at once, as the kernel sent them (346.0 and 346.1 ms), instead of waiting for a
+// second, backed-off RTO.
+#[test]
+fn after_an_rto_a_lost_loss_probe_is_resent_on_the_first_ack_not_after_a_second_rto() {
+    let mut h = Harness::new(linux(true), receiver(), ms(10));
+    h.set_fate(|p| {
+        let seg_no = p.rel_seq / MSS + 1;
+        let lost = p.dir == Dir::AtoB && p.seg.len > 0 && seg_no >= 8 && (p.rtx.is_none() || p.rtx == Some(RetransCause::Tlp));
+        if lost {
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(10 * u64::from(MSS));
+    assert!(h.run());
+    let r = retransmissions(&h);
+    assert_eq!(r.len(), 4, "{r:?}");
+    let (t_probe, seq, cause) = r[0];
+    assert_eq!((seq, cause), (9 * MSS, RetransCause::Tlp));
+    let (t_rto, seq, cause) = r[1];
+    assert_eq!((seq, cause), (7 * MSS, RetransCause::Rto));
+    assert!(t_rto > t_probe);
+    // The RTO retransmission is acknowledged one RTT later; both holes leave on that ACK.
+    assert_eq!(r[2], (t_rto + ms(20), 8 * MSS, RetransCause::Rto));
+    assert_eq!(r[3], (t_rto + ms(20), 9 * MSS, RetransCause::Rto));
+    assert_eq!(h.a.stats().timeouts, 1);
+}
+
+/// The tail-loss exchange with the FIN on segment 10 (the application closes, as the real
+/// harness's sender does), against a receiver with or without `sack_covers_fin`.
+fn tail_loss_with_fin(sack_covers_fin: bool) -> Harness {
+    let b = TcpConfig { sack_covers_fin, ..receiver() };
+    let mut h = Harness::new(linux(true), b, ms(10));
+    h.set_fate(tail_fate);
+    h.a.send(10 * u64::from(MSS));
+    h.a.close();
+    assert!(h.run());
+    h
+}
+
+// Real kernel, `tail-loss`: the probe is the last segment with the FIN ("Flags [FP.], seq
+// 143353:144801"), and the Linux receiver's SACK of it includes the FIN ("sack 1
+// {143353:144802}": tcp_data_queue_ofo works on end_seq = seq + fin + len). That block covers
+// the whole probe segment, so RACK advances to it and repairs the hole 20 ms after the probe.
+// A receiver that SACKs the data bytes only ([143353, 144801)) never covers the FIN segment:
+// the sender sees no newly SACKed segment and the hole waits for the RTO.
+#[test]
+fn a_linux_receiver_sacks_the_fin_so_the_probe_of_the_fin_segment_repairs_the_tail() {
+    let h = tail_loss_with_fin(true);
+    let r = retransmissions(&h);
+    assert_eq!(r.len(), 2, "{r:?}");
+    let (t_probe, seq, cause) = r[0];
+    assert_eq!((seq, cause), (9 * MSS, RetransCause::Tlp));
+    assert_eq!(r[1], (t_probe + ms(20), 8 * MSS, RetransCause::FastRetransmit));
+    let sack = h.acks_from(Dir::BtoA).find(|p| p.t > t_probe).map(|p| p.seg.options.sack.as_slice().to_vec());
+    let fin_end = tcplab_tcp::SeqNum(1000 + 1 + 10 * MSS + 1);
+    assert_eq!(sack.and_then(|b| b.first().map(|b| b.right)), Some(fin_end), "the block includes the FIN");
+    assert_eq!(h.a.stats().timeouts, 0);
+
+    let without = tail_loss_with_fin(false);
+    let r = retransmissions(&without);
+    assert_eq!(r[1].2, RetransCause::Rto, "{r:?}");
+}
+
+// Real kernel, `reorder`: three segments delayed 8 ms each (RTT 20 ms) cost one spurious
+// retransmission, not three. Linux tcp_try_undo_partial: on a partial ACK in recovery that
+// echoes a TSval older than the first retransmission (tcp_packet_delayed), "Plain luck! Hole
+// if filled with delayed packet" -> tcp_check_sack_reordering -> reord_seen, so RACK keeps its
+// reordering window (min_RTT/4, doubled by the D-SACK of the spurious copy) instead of 0.
+// Here (timestamps on): segment 5 is delayed 8 ms, three SACKs arrive at 40 ms and RACK
+// (window 0 with 3 segments SACKed) retransmits it; the cumulative ACK the delayed original
+// triggered (echoing 20 ms) is partial, since the ACKs of 1-4 sent segments 11-18 first.
+// Segment 27 (sent at 60 ms with 28-31), delayed alike, is then waited for: the D-SACK of
+// the spurious copy (60 ms) made the window 2 * min_RTT/4 = 10 ms, its original's ACK
+// returns at 88 ms, before 60 + 20 + 10. Without the reordering evidence the window is 0
+// with three segments SACKed and segment 27 is resent spuriously at 80 ms.
+#[test]
+fn a_hole_filled_by_the_delayed_original_teaches_rack_the_reordering() {
+    let mut a = linux(true);
+    a.timestamps = true;
+    let b = TcpConfig { timestamps: true, ..receiver() };
+    let mut h = Harness::new(a, b, ms(10));
+    h.set_fate(|p| {
+        let seg_no = p.rel_seq / MSS + 1;
+        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && (seg_no == 5 || seg_no == 27) {
+            Fate::Delay(ms(8))
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(40 * u64::from(MSS));
+    assert!(h.run());
+    let r = retransmissions(&h);
+    assert_eq!(r, vec![(at_ms(40), 4 * MSS, RetransCause::FastRetransmit)]);
+}

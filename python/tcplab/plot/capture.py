@@ -29,7 +29,9 @@ Ambiguities resolved here:
 - Duplicate ACK (RFC 5681 §2): a packet of the ACK direction that carries no data and no
   SYN/FIN/RST, acknowledges the same number as the previous packet of that direction and
   advertises the same window, while data is outstanding (the highest byte of the data
-  direction seen so far is above the ACK).
+  direction seen so far is above the ACK). With SACK the sender itself counts by RFC 6675 §2
+  (a duplicate must also carry new SACK information); that count is the analyzer's replay's,
+  not in its outputs.
 - RTT sample (RFC 6298 §3, Karn): a data segment seen exactly once whose end is the new
   cumulative ACK of a later packet; the sample is the time between the two at the capture
   point (a full RTT only at the sender; elsewhere the part beyond the capture point). The
@@ -52,7 +54,7 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from .common import (
     ACK_COLOUR, CAUSE_COLOURS, DUPACK_COLOUR, KB, RWND_COLOUR, SACK_COLOUR, SEGMENT_COLOUR, check_image_path,
-    check_range, fit_axis, plt, retransmission_marks, rug, save,
+    check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
 )
 
 #: Files of an analysis directory this plot reads (docs/outputs.md "Outputs of tcplab analyze").
@@ -228,6 +230,7 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
                  label="duplicate ACK", zorder=3)
     if not mine.empty:
         retransmission_marks(ax1, mine.t, mine.seq, mine.len, mine["cause"].astype(str), mine["spurious"])
+    fit_sequence_axis(ax1, [segs.seq, segs.seq + segs.len, ack_line.ack, sack.right if not sack.empty else []])
     ax1.set_ylabel("sequence (KB, relative)")
     if ax1.get_legend_handles_labels()[0]:
         ax1.legend(loc="upper left", fontsize=7, ncol=2)
@@ -235,8 +238,9 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
 
     # --- RTT / RTO panel
     if not samples.empty:
+        at_sender = str(row.get("vantage", "")) == "sender"
         ax_rtt.plot(samples.t, samples.rtt_s, linestyle="none", marker=".", markersize=3, color=SEGMENT_COLOUR,
-                    label="RTT sample (Karn)")
+                    label="RTT sample (Karn)" if at_sender else "sample beyond the capture point (Karn)")
     for col, style, label in (("rtt_handshake_ns", ":", "handshake RTT"), ("srtt_ns", "-", "SRTT (end)")):
         v = row.get(col)
         if v is not None and not (isinstance(v, float) and math.isnan(v)):

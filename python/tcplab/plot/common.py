@@ -74,6 +74,25 @@ def fit_axis(first: float, last: float, t_start, t_end) -> tuple[float, float]:
     return lo, hi
 
 
+#: Head room above the highest byte sent or acknowledged on a time-sequence panel.
+SEQ_HEADROOM = 0.08
+
+
+def fit_sequence_axis(ax, series) -> None:
+    """The sequence axis spans the bytes sent and acknowledged in view (plus
+    :data:`SEQ_HEADROOM`), not the receive-window line, which would otherwise squash the data
+    whenever the window is much larger than what is in flight; that line is clipped."""
+    vals = [np.asarray(v, dtype=float) for v in series if len(v)]
+    vals = [v[np.isfinite(v)] for v in vals]
+    vals = [v for v in vals if len(v)]
+    if not vals:
+        return
+    lo = min(float(v.min()) for v in vals) / KB
+    hi = max(float(v.max()) for v in vals) / KB
+    pad = max(hi - lo, 1e-3) * SEQ_HEADROOM
+    ax.set_ylim(lo - pad, hi + pad)
+
+
 def rug(ax, y: float, t, colours, label: str) -> str:
     """Hash marks at height y; thinned to at most RUG_MAX_MARKS. Returns the row's label."""
     n = len(t)

@@ -47,12 +47,16 @@ import pyarrow.parquet as pq
 from ..errors import ScenarioError
 from .common import (  # noqa: F401 - CAUSE_COLOURS, IMAGE_FORMATS, RUG_MAX_MARKS: public names
     ACK_COLOUR, CAUSE_COLOURS, DROP_COLOUR, DUPACK_COLOUR, IMAGE_FORMATS, KB, RUG_MAX_MARKS, RWND_COLOUR,
-    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, plt, retransmission_marks, rug, save,
+    SEGMENT_COLOUR, check_image_path, check_range, fit_axis, fit_sequence_axis, plt, retransmission_marks, rug, save,
 )
 
 INF_SSTHRESH = 2**62
 #: RFC 9293 §3.1: the window field is 16 bits (the receiver's clamp without scaling).
 MAX_UNSCALED_WINDOW = 65_535
+
+#: The RTT/RTO panel switches to a log axis when its largest value exceeds the median this
+#: many times (RTTs would otherwise be a flat line at the bottom under the RTO).
+RTT_PANEL_LOG_RATIO = 10
 
 # Kept under their old names (tests and callers use them).
 _check_image_path = check_image_path
@@ -185,6 +189,7 @@ def flow_figure(results: Path, flow: int, t_start=None, t_end=None):
         if not ack_drops.empty:
             ax1.scatter(ack_drops.t, ack_drops.ack / KB, marker="x", s=16, color=ACK_COLOUR, label="ACK dropped",
                         zorder=5)
+    fit_sequence_axis(ax1, [sent.seq, sent.seq + sent.len, rexmit.seq, acks.ack])
     ax1.set_ylabel("sequence (KB, relative)")
     if ax1.get_legend_handles_labels()[0]:
         ax1.legend(loc="upper left", fontsize=7, ncol=2)
@@ -246,7 +251,20 @@ def rtt_panel(ax, samples: pd.DataFrame, ts: pd.DataFrame, rtos: pd.DataFrame) -
         ax.plot(rtos.t[ok], ts.rto_ns.to_numpy()[at[ok]] / 1e9, "o", color="black", markersize=5,
                 label="timeout")
     ax.set_ylabel("RTT / RTO (s)")
-    ax.set_ylim(bottom=0)
+    ys = [l.get_ydata() for l in ax.get_lines()]
+    ys = np.concatenate([np.asarray(y, dtype=float) for y in ys]) if ys else np.array([])
+    ys = ys[np.isfinite(ys) & (ys > 0)]
+    if len(ys) and ys.max() / np.median(ys) > RTT_PANEL_LOG_RATIO:
+        # A minimum RTO of 200 ms-1 s over RTTs of tens of ms: a linear axis flattens the RTTs.
+        from matplotlib.ticker import FuncFormatter, LogLocator
+
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+    else:
+        ax.set_ylim(bottom=0)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="upper right", fontsize=7, framealpha=0.9)
     ax.grid(alpha=0.3)

@@ -21,7 +21,9 @@ from types import ModuleType
 EXPERIMENTS: dict[str, str] = {
     "aron98": ".aron98",
     "frto": ".frto",
+    "pta": ".pta",
     "quickstart": ".quickstart",
+    "rewaskar": ".rewaskar",
 }
 
 

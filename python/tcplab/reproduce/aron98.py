@@ -162,6 +162,20 @@ def _timeout_delays(res, t0: float, t1: float, flows) -> dict[int, list[float]]:
     return out
 
 
+def _s(v: float, fmt: str = ".2f", unit: str = " s") -> str:
+    """A measured value for a note: formatted, or "none" when the run has no such event."""
+    return "none" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:{fmt}}{unit}"
+
+
+def _span(vals, fmt: str = ".2f") -> str:
+    """``a-b`` (or ``a`` when equal) of the finite values, for notes."""
+    v = [x for x in vals if not math.isnan(x)]
+    if not v:
+        return "n/a"
+    lo, hi = f"{min(v):{fmt}}", f"{max(v):{fmt}}"
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
 def _fmt_mb(v: float) -> str:
     return f"{v / MB:.3g} MB"
 
@@ -205,16 +219,19 @@ def fig3(rep: Report, data, quick: bool):
         "8 × 45.3 MB = 362 MB is 62 % of 155 Mb/s × 30 s, the paper says 68.65 %); we compute both from "
         "the same delivered bytes, so our two columns are consistent with each other."
     )
-    f.note(
-        "Shape: effective throughput grows with the simulation time to about 70 % at 30 s, as in the paper, and "
-        "from 10 s on ours is within about 3-8 points of the paper (full run: 33 / 64 / 75 % vs 30.5 / 56.4 / "
-        "68.7 %). Two differences: (1) at 1 s ours is 17.9 % against 6.6 % — our slow start is faster: its first "
-        "losses come at 0.87 s instead of 1.2 s (Fig 4 rows) and each sender has 421 KB after 1 s against the "
-        "paper's 146 KB. Our delayed-ACK slow start grows by 1.5× per RTT from one segment; the paper's senders "
-        "grew more slowly and we do not know which detail of x-kernel's TCP Lite caused it (we did not tune "
-        "anything to close the gap). (2) Hence our dip at 5 s (15.1 % < 17.9 %): the ~1.4 s idle before the "
-        "timeout weighs on a 5 s run after a fast start, while the paper's slower start had delivered less by then."
-    )
+    effs, avgs = dict(zip(xs, ours)), {T: float(np.mean(values(data["fig3"], "bytes_delivered", x=T))) for T in xs}
+    text = "Ours vs the paper: " + ", ".join(f"{T:g} s {effs[T]:.1f} % ({FIG3_PAPER[T][0]} %)" for T in xs) + "."
+    if effs[1] > FIG3_PAPER[1][0]:
+        text += (f" At 1 s ours is {effs[1] / FIG3_PAPER[1][0]:.1f}× the paper's: our slow start is faster (its first "
+                 f"losses: Fig 4 rows) and each sender has {avgs[1] / 1e3:.0f} KB after 1 s against the paper's 146 KB. "
+                 "Our delayed-ACK slow start grows by 1.5× per RTT from one segment; the paper's senders grew more "
+                 "slowly and we do not know which detail of x-kernel's TCP Lite caused it (we did not tune anything "
+                 "to close the gap).")
+    if 5 in effs and effs[5] < effs[1]:
+        text += (f" Hence our dip at 5 s ({effs[5]:.1f} % < {effs[1]:.1f} %): the idle before the timeout (Fig 4, "
+                 "idle_before_rto_s) weighs on a 5 s run after a fast start, while the paper's slower start had "
+                 "delivered less by then.")
+    f.note(text)
     _line_plot(f, {"ours": (xs, ours), "paper": (list(FIG3_PAPER), [v[0] for v in FIG3_PAPER.values()])},
                "simulation time (s)", "effective throughput (%)")
     return f
@@ -283,13 +300,21 @@ def fig45(rep: Report, data, quick: bool):
             "losses occur; idle until the timeout at 2.8 s (\"a delay of almost 1.6s between the timeout and the "
             "previous packet sent\"); slow start to ssthresh, congestion avoidance from 3.4 s; a single loss "
             "at 26.5 s repaired by fast retransmit.")
-    f4.note("Ours shows the same sequence (full run): established at 60 ms; slow start until multiple losses "
-            "(0.87 s); no transmission until the timeout at 2.5 s (idle 1.41 s, paper 1.6 s: the BSD RTO of 3-4 "
-            "ticks on the 500 ms clock); slow start to ssthresh and congestion avoidance from 3.05 s; later single "
-            "losses repaired by fast retransmit. Everything before the timeout is about 0.3 s earlier than in the "
-            "paper because our slow start is faster (see Fig 3). The next fast retransmit comes at 17.1 s, not "
-            "26.5 s: when the pipe overflows depends on the windows all eight senders reach in congestion "
-            "avoidance after the timeout, which started from different ssthresh values.")
+    m = metrics[0]
+    text = (f"Ours (S1): established at {_s(m['established_s'] * 1e3, '.0f', ' ms')}; slow start until the first "
+            f"losses at {_s(m['first_drop_s'])}; no transmission until the timeout at {_s(m['first_rto_s'])} (idle "
+            f"{_s(m['idle_before_rto_s'])}, paper 1.6 s: the BSD RTO of 3-4 ticks on the 500 ms clock); slow start to "
+            f"ssthresh and congestion avoidance from {_s(m['congestion_avoidance_s'])}; "
+            + ("no later fast retransmit in the run" if math.isnan(m["next_fast_retransmit_s"]) else
+               f"the next fast retransmit at {_s(m['next_fast_retransmit_s'], '.1f')}") + " (paper 26.5 s).")
+    if m["first_drop_s"] < paper["first_drop_s"] and m["first_rto_s"] < paper["first_rto_s"]:
+        text += (f" The first drop and the timeout come {paper['first_drop_s'] - m['first_drop_s']:.2f} s and "
+                 f"{paper['first_rto_s'] - m['first_rto_s']:.2f} s earlier than in the paper: our slow start is "
+                 "faster (see Fig 3).")
+    if not math.isnan(m["next_fast_retransmit_s"]) and m["next_fast_retransmit_s"] != paper["next_fast_retransmit_s"]:
+        text += (" When the pipe overflows again depends on the windows all eight senders reach in congestion "
+                 "avoidance after the timeout, which started from different ssthresh values.")
+    f4.note(text)
     # The picture needs the whole trace: the same run once more, traced, in the driver.
     exp = next(e for e in data.experiments if e.name == "fig45")
     res = trace_run(exp, exp.points[0])
@@ -520,13 +545,21 @@ def fig7(rep: Report, data, quick: bool, runs: int | None):
     f.note("Paper (§5.1.1): both S1 and S2 time out; average timeout delay nearly 2 s with orig-timer, always < 1 s "
            "with prop-timer (the paper column holds that bound as max_timeout_delay_s = 1.0), 1.5 s with "
            "Brakmo-Peterson; prop-timer transfers about 170 KB more, 44 % → 66 %; Brakmo-Peterson 55 %.")
-    f.note("Ours (full run): the timeout delays match — orig 2.03 s, Brakmo-Peterson 1.41 s, prop 0.86 s with every "
-           "prop delay ≤ 1.05 s (an RTO of 2 ticks fires 0.5-1 s after arming, plus the time from the last "
-           "transmission to arming) — and so does the ranking of effective throughput (orig < Brakmo-Peterson < "
-           "prop) and prop's gain (+146 KB vs +170 KB). Our levels are higher (70 / 77 / 86 % vs 44 / 55 / 66 %): "
-           "fewer timeouts per run (1.3-1.6 of the 2 senders time out, the paper says both always did), and "
-           "the paper does not report what else reduced its throughput in the window.")
+    o, b, p = r["orig-timer"], r["brakmo-peterson"], r["prop-timer"]
+    f.note(f"Ours: average timeout delay orig {_s(o['avg_delay'])}, Brakmo-Peterson {_s(b['avg_delay'])}, prop "
+           f"{_s(p['avg_delay'])} with every prop delay ≤ {_s(p['max_delay'])} (an RTO of 2 ticks fires 0.5-1 s after "
+           "arming, plus the time from the last transmission to arming); effective throughput "
+           f"{o['eff']:.0f} / {b['eff']:.0f} / {p['eff']:.0f} % (orig / Brakmo-Peterson / prop) vs 44 / 55 / 66 %, "
+           f"ranked {_ranking(r)} (paper: orig < Brakmo-Peterson < prop); prop transfers "
+           f"{(p['data'] - o['data']) / 1e3:+.0f} KB vs orig (paper +170 KB); {_span([x['with_to'] for x in r.values()], '.1f')} "
+           "of the 2 senders time out per run (the paper says both always did) -- the paper does not report what "
+           "else reduced its throughput in the window.")
     return r
+
+
+def _ranking(results: dict) -> str:
+    """The timer variants in increasing effective throughput, as ``a < b < c``."""
+    return " < ".join(sorted(results, key=lambda n: results[n]["eff"]))
 
 
 def fig8_setup(quick: bool, runs: int | None):
@@ -551,12 +584,17 @@ def fig8(rep: Report, data, quick: bool, runs: int | None):
            "always < 1 s (prop), about 950 ms (Brakmo-Peterson); prop transfers about 1.5 MB more; less than "
            "20 MB in the 5 s, about 20 % utilisation (the paper's effective-throughput and data rows are "
            "upper bounds).")
-    f.note("Ours (full run): 5.6 of the 7 running senders time out (paper 6); average timeout delays 1.69 s "
-           "(orig), 0.82 s (prop, all ≤ 1.01 s), 0.84 s (Brakmo-Peterson) against 1.5 / 0.7 / 0.95 s — the ranking "
-           "and sizes match. The amounts do not: orig moves 36 MB in the 5 s (paper < 20 MB) and prop 25 MB more "
-           "(paper 1.5 MB). After the timeout our slow start refills the pipe faster (as in Figs 3-4), so every "
-           "second of idle saved is worth more data. Brakmo-Peterson equals prop here: with a 60 ms RTT its samples "
-           "are 0 or 1 ticks and its RTO settles at the 2-tick minimum, the same timeout as eq. 2 gives.")
+    o, b, p = r["orig-timer"], r["brakmo-peterson"], r["prop-timer"]
+    text = (f"Ours: {o['with_to']:.1f} of the 7 running senders time out with orig (paper 6); average timeout delays "
+            f"{_s(o['avg_delay'])} (orig), {_s(p['avg_delay'])} (prop, all ≤ {_s(p['max_delay'])}), "
+            f"{_s(b['avg_delay'])} (Brakmo-Peterson) against 1.5 / 0.7 / 0.95 s. Orig moves "
+            f"{o['data'] / MB:.0f} MB in the 5 s (paper < 20 MB) and prop {(p['data'] - o['data']) / MB:+.1f} MB vs orig "
+            "(paper +1.5 MB); after the timeout our slow start refills the pipe faster (as in Figs 3-4), so every "
+            "second of idle saved is worth more data.")
+    if abs(b["avg_delay"] - p["avg_delay"]) < 0.05:
+        text += (" Brakmo-Peterson equals prop here: with a 60 ms RTT its samples are 0 or 1 ticks and its RTO "
+                 "settles at the 2-tick minimum, the same timeout as eq. 2 gives.")
+    f.note(text)
     if quick:
         f.note("Quick mode: S8 starts at 20 s instead of 50 s.")
     return r
@@ -643,17 +681,23 @@ def fig9(rep: Report, data, quick: bool):
         if T < 5:
             f.add("prop-Lite-10ms/prop-Lite-500ms", T, "ratio", round(p10[T] / p5[T], 2), 5)
     # 1.5 Mb/s × 580 ms; the paper: "a high bandwidth delay path of size 116KB".
-    _estimate_rows(f, data, "fig9", FIG9_ESTIMATE_T, 116, 1.5e6 / 8 * 0.58)
+    est = _estimate_rows(f, data, "fig9", FIG9_ESTIMATE_T, 116, 1.5e6 / 8 * 0.58)
     f.note("Paper (§5.2.1): orig-Lite reaches at most 18 % in the time shown (multiple window decreases, then an "
            "expensive timeout); prop-Lite-500ms ≈ 5× orig for simulations longer than 20 s, \"primarily due to the "
            "ssthresh estimation\" (\"pacing is not effective due to the large value of clock granularity\"); "
            "prop-Lite-10ms ≈ 5× prop-Lite-500ms for simulations shorter than 5 s.")
-    f.note("Ours matches all three (full run): orig-Lite peaks at 19 % (loss-driven window decreases, then a "
-           "timeout; with Reno's recovery); prop-Lite-500ms is 4.8-4.9× orig at 20-40 s (the estimate, 101 KB, is "
-           "close to the 109 KB pipe, so slow start stops before the 70-packet buffer overflows); prop-Lite-10ms "
-           "is 5.7-7.5× prop-Lite-500ms at 2-3 s. At 1 s all curves are equal: the handshake and the first RTT take "
-           "1.16 s, before any estimate exists. On the 500 ms clock RTT·f_ev = ⌊580/500⌋ = 1, so prop-Lite-500ms "
-           "paces at most one segment per round — \"not effective\", as the paper says.")
+    long_t = [T for T in times if T >= 20]
+    short_t = [T for T in times if T < 5]
+    text = (f"Ours: orig-Lite peaks at {max(o.values()):.0f} % (paper at most 18 %); prop-Lite-500ms is "
+            f"{_span([p5[T] / o[T] for T in long_t], '.1f')}× orig at {', '.join(f'{T:g}' for T in long_t)} s (paper ≈ 5×; "
+            f"the estimate, {np.mean(est) / 1e3 if est else float('nan'):.0f} KB, against the 109 KB pipe); prop-Lite-10ms is "
+            f"{_span([p10[T] / p5[T] for T in short_t], '.1f')}× prop-Lite-500ms at {', '.join(f'{T:g}' for T in short_t)} s "
+            "(paper ≈ 5×).")
+    if 1 in times and len({round(e[1], 6) for e in eff.values()}) == 1:
+        text += " At 1 s all curves are equal: the handshake and the first RTT take two 580 ms round trips, before any estimate exists."
+    text += (" On the 500 ms clock RTT·f_ev = ⌊580/500⌋ = 1, so prop-Lite-500ms paces at most one segment per round "
+             "— \"not effective\", as the paper says.")
+    f.note(text)
     return eff
 
 
@@ -672,22 +716,25 @@ def fig10(rep: Report, data, quick: bool):
     f.add("prop-Lite-2ms/prop-Lite-500ms", 0.7, "ratio", round(p2[0.7] / p5[0.7], 2), 1.85)
     # 155 Mb/s × 60 ms / 8 senders; the paper (§3.3): "145KB (this is the pipe size available to
     # a sender if we assume that the bandwidth is distributed fairly amongst all 8 senders)".
-    _estimate_rows(f, data, "fig10", FIG10_ESTIMATE_T, 145, 155e6 / 8 * 0.06 / 8)
+    est = _estimate_rows(f, data, "fig10", FIG10_ESTIMATE_T, 145, 155e6 / 8 * 0.06 / 8)
     f.note("Paper (§5.2.2): ssthresh estimation gives nearly a 10-fold increase over orig-Lite for simulation times "
            "below 5 s; slow start ends after 0.7 s; \"in this period\" pacing on a 10 ms clock adds 20 % and on a "
            "2 ms clock 85 % over prop-Lite-500ms (compared here at a 0.7 s simulation time).")
-    f.note("Ours does not show the 10-fold gain: prop-Lite-500ms is 1.0-1.15× orig-Lite below 5 s. The reason is the "
-           "estimate: 282 KB per sender on average against a fair share of 145 KB. The ACKs of one sender's "
-           "3-segment bursts come back spaced by the bottleneck only partly interleaved with the other seven "
-           "senders' bursts, so they measure about twice the fair-share bandwidth (the paper itself warns that "
-           "without fair queueing packet-pair estimates are inflated); the second estimate falls within 10 % of "
-           "the first, so that value is final. The estimated ssthresh then lies above the window at which the "
-           "buffer overflows (in Fig 4, S1's window reaches about 300 KB before its first losses), and slow start ends with the same "
-           "losses as orig-Lite. Pacing (10 ms: +17 % at 0.7 s, paper +20 %) lets all eight windows reach pthresh "
-           "together; the synchronised overflow then makes every sender time out, so prop-Lite-10ms/2ms fall below "
-           "prop-Lite-500ms from 1 s on (2 ms: 0.84× at 0.7 s, paper 1.85×). Our orig-Lite is also far from the "
-           "paper's implied level (10× below prop): it reaches 24 % at 0.7 s because our slow start is faster (Fig 3). "
-           "We did not change the estimator to get closer; the rule and its tcplab reading are in "
+    short_t = [T for T in times if T < 5]
+    est_kb = np.mean(est) / 1e3 if est else float("nan")
+    below = [T for T in times if p10[T] < p5[T] and p2[T] < p5[T]]
+    f.note(f"Ours: prop-Lite-500ms is {_span([p5[T] / o[T] for T in short_t])}× orig-Lite below 5 s (paper nearly "
+           f"10×). The estimate is {est_kb:.0f} KB per sender on average against a fair share of 145 KB "
+           f"({est_kb / 145:.1f}×): the ACKs of one sender's 3-segment bursts come back spaced by the bottleneck only "
+           "partly interleaved with the other seven senders' bursts, so they measure more than the fair-share "
+           "bandwidth (the paper itself warns that without fair queueing packet-pair estimates are inflated). An "
+           "estimated ssthresh above the window at which the buffer overflows ends slow start with the same losses "
+           f"as orig-Lite. Pacing at 0.7 s: 10 ms {100 * (p10[0.7] / p5[0.7] - 1):+.0f} % (paper +20 %), 2 ms "
+           f"{p2[0.7] / p5[0.7]:.2f}× (paper 1.85×)"
+           + (f"; both fall below prop-Lite-500ms at {', '.join(f'{T:g}' for T in below)} s (pacing lets all eight "
+              "windows reach pthresh together, and the synchronised overflow makes every sender time out)" if below else "")
+           + f". Our orig-Lite reaches {o[0.7]:.0f} % at 0.7 s because our slow start is faster (Fig 3). We did not "
+           "change the estimator to get closer; the rule and its tcplab reading are in "
            "`crates/tcplab-tcp/src/startup/ssthresh_estimation.rs`.")
     return eff
 
@@ -733,7 +780,9 @@ class _Data(dict):
         self.experiments = experiments
 
 
-def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
+def run(out: Path, quick: bool, runs: int | None, progress, workers: int | None = None) -> Report:
+    """``workers``: local worker processes (0: in this process); default: none with ``quick``,
+    else one per core."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -747,7 +796,9 @@ def run(out: Path, quick: bool, runs: int | None, progress) -> Report:
                "recovery), overriding the scenario files' `newreno`. Effective throughput = bytes delivered / (bottleneck rate × time × MSS/(MSS+40))."),
     )
     exps = experiments(quick, runs)
-    data = _Data(run_experiments(exps, out, progress=progress, workers=QUICK_WORKERS if quick else None), exps)
+    if workers is None:
+        workers = QUICK_WORKERS if quick else None
+    data = _Data(run_experiments(exps, out, progress=progress, workers=workers), exps)
     fig3(rep, data, quick)
     fig45(rep, data, quick)
     fig6(rep)

@@ -338,7 +338,8 @@ def run_experiments(
                     "key": r.key, "experiment": r.experiment.name, "series": r.point.series,
                     "x": _jsonable(r.point.x), "params": _jsonable(r.point.params),
                     "overrides": list(r.point.overrides), "scenario": r.task.name, "seed": r.seed,
-                    "tcplab_version": _version(), "rows": len(o.rows), "wall_s": round(o.wall_s, 6),
+                    "tcplab_version": _version(), "git_revision": _git_revision(), "trace": r.experiment.trace,
+                    "rows": len(o.rows), "wall_s": round(o.wall_s, 6),
                     "worker": o.worker, "finished_utc": L.now_utc(),
                 }
                 led.record(entry, pa.Table.from_pylist(o.rows))
@@ -375,6 +376,12 @@ def _version() -> str:
     from .. import _core
 
     return _core.__version__
+
+
+def _git_revision() -> str:
+    from .. import _core
+
+    return _core.__git_revision__
 
 
 def _frame(exp: Experiment, runs: list[_Run], rows: dict[str, list[dict[str, Any]]]) -> "pd.DataFrame":

@@ -356,7 +356,9 @@ def _pct(a: float, b: float) -> str:
     return f"{100.0 * (a - b) / b:+.0f} %" if b else "n/a"
 
 
-def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
+def run(out: Path, quick: bool, runs: int | None, progress=None, workers: int | None = None) -> Report:
+    """``workers``: local worker processes (0: in this process); default: none with ``quick``,
+    else one per core."""
     runs = runs or (QUICK_RUNS if quick else PAPER_RUNS)
     rep = Report(
         "frto",
@@ -376,7 +378,9 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             "reached the receiver); the thesis has no such column."
         ),
     )
-    data = run_experiments(experiments(runs), out, progress=progress, workers=QUICK_WORKERS if quick else None)
+    if workers is None:
+        workers = QUICK_WORKERS if quick else None
+    data = run_experiments(experiments(runs), out, progress=progress, workers=workers)
 
     t41 = _ch4_table(
         rep, "table4.1", "Sudden delays (Table 4.1, Fig. 4.5)",

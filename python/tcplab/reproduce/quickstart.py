@@ -10,9 +10,11 @@ hand-off (Fig 7.1), the 188 KB WLAN transfer (Fig 7.2, variants none / slowstart
 qsthresh, with a diagnosis of `none`) and both hand-off directions against the hand-off time
 (Figs 7.3/7.4).
 
-Every simulated number comes from ``tcplab.run`` on a scenario built here as a dict (the
-Ch. 7 path is the shipped ``quickstart-handoff.toml`` without its hand-off); metrics are
-computed from the run summary. Repetitions over seeds give mean and standard deviation as the
+Every simulated number comes from a run of a scenario built here as a dict (the Ch. 7 path is
+the shipped ``quickstart-handoff.toml`` without its hand-off), stated as data on the
+experiment layer (``experiments()``: points x seeds, measured on the sweep engine's workers by
+``measure_transfer``, ``measure_handoff`` and ``quickstart_web.measure_web``); the figures
+read the rows. Repetitions over seeds give mean and standard deviation as the
 thesis reports (12 in Ch. 6, L3858-3861); single transfers on an idle path depend on the seed
 only through the ISS, so their spread is 0 -- reported, not hidden.
 """
@@ -139,30 +141,20 @@ def ch7(variant: str, size: int | None, handoff: bool) -> dict[str, Any]:
     return sc
 
 
-def _run(sc: dict[str, Any], seed: int) -> dict[str, Any]:
-    import tcplab
-
-    return tcplab.run(sc, seed=seed, trace=False).summary
-
-
-#: Worker threads for the web-traffic runs (`tcplab.run` releases the GIL; the issue's
-#: machine has 2 cores).
-WORKERS = 2
-
-
-def _run_all(jobs: list[tuple[dict[str, Any], int]], progress=None) -> list[dict[str, Any]]:
-    """The summaries of `jobs` ((scenario, seed) pairs), in order; runs are independent and
-    each a pure function of its (scenario, seed), so running them on threads changes nothing."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(job: tuple[dict[str, Any], int]) -> dict[str, Any]:
-        out = _run(*job)
-        if progress is not None:
-            progress.update(1)
-        return out
-
-    with ThreadPoolExecutor(max_workers=WORKERS) as ex:
-        return list(ex.map(one, jobs))
+def measure_transfer(res, point) -> dict[str, Any]:
+    """One single-transfer run's row (on a worker): flow 0's completion (SYN to last byte; NaN
+    unfinished), packets dropped on every link, its timeouts, the approved Quick-Start rate
+    (0 without an approval) and its Quick-Start failures."""
+    s = res.summary
+    f = s["flows"][0]
+    q = f.get("quick_start")
+    return {
+        "fct_s": f["fct_s"] if f["fct_s"] is not None else math.nan,
+        "losses": _losses(s),
+        "timeouts": f["timeouts"],
+        "approved_bps": q["approved_bps"] if q and q["approvals"] else 0,
+        "qs_failures": q["failures"] if q else 0,
+    }
 
 
 def on_egprs(sc: dict[str, Any]) -> dict[str, Any]:
@@ -186,15 +178,14 @@ def handoff(variant: str, at: float, make_before_break: bool) -> dict[str, Any]:
     return sc
 
 
-def handoff_metrics(sc: dict[str, Any], seed: int, at: float) -> dict[str, float]:
-    """Fig 7.3/7.4's three panels: long-term throughput over the 13 s run (bytes delivered * 8 /
-    13 s), packet losses in the run, and data sent in the 3 s after the hand-off (payload bytes
-    of every data segment, retransmissions included: the thesis does not say which)."""
-    import tcplab
-
-    res = tcplab.run(sc, seed=seed, trace=True)
+def measure_handoff(res, point) -> dict[str, float]:
+    """Fig 7.3/7.4's three panels (on a worker, traced run): long-term throughput over the 13 s
+    run (bytes delivered * 8 / 13 s), packet losses in the run, and data sent in the 3 s after
+    the hand-off at `point.params["at"]` (payload bytes of every data segment, retransmissions
+    included: the thesis does not say which)."""
     s = res.summary
     ev = res.events
+    at = point.params["at"]
     t0, t1 = int(at * 1e9), int((at + 3.0) * 1e9)
     kinds = ev["kind"].isin(["segment_sent", "segment_retransmitted"])
     sent = ev[kinds & (ev["flow"] == 0) & (ev["t_ns"] >= t0) & (ev["t_ns"] < t1)]
@@ -209,18 +200,13 @@ def _ms(vals: list[float]) -> tuple[float, float]:
     return float(st.fmean(vals)), float(st.stdev(vals)) if len(vals) > 1 else 0.0
 
 
-def _fct(summary: dict[str, Any]) -> float:
-    f = summary["flows"][0]
-    return f["fct_s"] if f["fct_s"] is not None else math.nan
-
-
 def _losses(summary: dict[str, Any]) -> int:
     return sum(l["drops_ab"] + l["drops_ba"] for l in summary["links"])
 
 
-def _approved(summary: dict[str, Any]) -> int:
-    q = summary["flows"][0].get("quick_start")
-    return q["approved_bps"] if q and q["approvals"] else 0
+def _rows(df, series: str, x: Any) -> list[dict[str, Any]]:
+    """The rows (one per seed, in seed order) of point (series, x)."""
+    return df[(df["series"] == series) & (df["x"] == x)].to_dict("records")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +235,72 @@ def _plot_handoff(fig_obj, title: str, times: list[float], agg: dict[str, dict[s
     plt.close(fig)
 
 
-def fig_6_6(rep: Report, seeds: list[int], run_all) -> None:
+# ---------------------------------------------------------------------------------------------
+# The runs as data (`experiment.py`): every simulated point of the report x seeds.
+
+#: Fig 6.3's transfer sizes (packets).
+SIZES63 = [3, 10, 20, 30, 50, 100, 200, 300, 1000]
+SIZES63_QUICK = [3, 10, 30, 100, 300]
+#: Figs 7.3/7.4's hand-off times (s).
+TIMES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+TIMES_QUICK = [2.0, 5.0, 9.0]
+#: Fig 6.6's variants: the failure response, or no Quick-Start.
+FIG66_VARIANTS: dict[str, dict[str, Any] | None] = {
+    "halve": {"request": True, "rate": CH7_REQUEST, "failure": "halve"},
+    "initial-window": {"request": True, "rate": CH7_REQUEST, "failure": "initial-window"},
+    "noqs": None,
+}
+#: Fig 7.2's diagnosis of `none`: the same transfer with recovery that cannot use SACK.
+FIG72_DIAG = {"none-newreno": {"sack": False}, "none-reno": {"sack": False, "recovery": "reno"}}
+
+
+def _fig71_scenario(variant: str, link: str, size: int) -> dict[str, Any]:
+    sc = ch7(variant, size, handoff=False)
+    sc["simulation"]["duration"] = "120s"
+    return on_egprs(sc) if link == "egprs" else sc
+
+
+def experiments(quick: bool, runs: int):
+    """Every simulated run of the reproduction as experiments (points x seeds 1..runs): the
+    single transfers and hand-off sweeps here, the web-traffic figures from quickstart_web."""
+    from .experiment import Experiment, Point
+
+    seeds = list(range(1, runs + 1))
+    sizes63 = SIZES63_QUICK if quick else SIZES63
+    sizes71 = FIG71_SIZES_QUICK if quick else FIG71_SIZES
+    times = TIMES_QUICK if quick else TIMES
+    qs2 = {"request": True, "rate": CH7_REQUEST}
+    qs20 = {"request": True, "rate": FIG63_REQUEST}
+    bw, delay, queue = FIG66_PATH
+    fig72 = [Point(v, FIG72_BYTES, scenario=ch7(v, FIG72_BYTES, handoff=False)) for v in CH7_VARIANTS]
+    for name, extra in FIG72_DIAG.items():
+        sc = ch7("none", FIG72_BYTES, handoff=False)
+        sc["tcp"].update(extra)
+        fig72.append(Point(name, FIG72_BYTES, scenario=sc))
+    exps = [
+        Experiment("fig6.2", [Point("slowstart", 30, scenario=chain("384kbps", "498ms", None, 30 * MSS)),
+                              Point("qs", 30, scenario=chain("384kbps", "498ms", qs2, 30 * MSS))],
+                   measure_transfer, seeds=seeds),
+        Experiment("fig6.3", [Point(series, n, scenario=chain("384kbps", "498ms", req, n * MSS, duration="600s"))
+                              for n in sizes63 for series, req in (("noqs", None), ("qs", qs20))],
+                   measure_transfer, seeds=seeds),
+        Experiment("fig6.6", [Point(name, FIG66_PACKETS, scenario=chain(bw, delay, req, FIG66_PACKETS * MSS, duration="60s",
+                                                                       queue=queue, router={"algorithm": "broken"}))
+                              for name, req in FIG66_VARIANTS.items()],
+                   measure_transfer, seeds=seeds),
+        Experiment("fig7.1", [Point(f"{v}-{link}", size, scenario=_fig71_scenario(v, link, size))
+                              for link, xs in sizes71.items() for v in ("none", "qs", "qsthresh") for size in xs],
+                   measure_transfer, seeds=seeds),
+        Experiment("fig7.2", fig72, measure_transfer, seeds=seeds),
+    ]
+    for key, mbb in (("fig7.3", True), ("fig7.4", False)):
+        exps.append(Experiment(key, [Point(v, at, scenario=handoff(v, at, mbb), params={"at": at})
+                                     for v in CH7_VARIANTS for at in times],
+                               measure_handoff, seeds=seeds, trace=True))
+    return exps + web.experiments(quick, seeds)
+
+
+def fig_6_6(rep: Report, df) -> None:
     """Fig 6.6: the response to a Quick-Start failure (a loss among the QS packets)."""
     bw, delay, queue = FIG66_PATH
     fig = rep.figure(
@@ -260,25 +311,18 @@ def fig_6_6(rep: Report, seeds: list[int], run_all) -> None:
         "only the ordinary loss response (Fig 6.6 top, fast recovery halves); initial-window: RFC 4782's response, "
         "back to the initial window and slow start (middle); noqs: slow start without Quick-Start (bottom). "
         "completion_s = SYN to last byte.")
-    broken = {"algorithm": "broken"}
-    variants = {
-        "halve": {"request": True, "rate": CH7_REQUEST, "failure": "halve"},
-        "initial-window": {"request": True, "rate": CH7_REQUEST, "failure": "initial-window"},
-        "noqs": None,
-    }
     got = {}
-    for name, req in variants.items():
-        out = run_all([(chain(bw, delay, req, FIG66_PACKETS * MSS, duration="60s", queue=queue, router=broken), seed)
-                       for seed in seeds])
-        ts = [_fct(s) for s in out]
-        fails = [(s["flows"][0].get("quick_start") or {}).get("failures", 0) for s in out]
+    for name in FIG66_VARIANTS:
+        out = _rows(df, name, FIG66_PACKETS)
+        ts = [r["fct_s"] for r in out]
+        fails = [r["qs_failures"] for r in out]
         m, sd = _ms(ts)
         got[name] = m
         fig.add(name, FIG66_PACKETS, "completion_s", round(m, 4), None)
         fig.add(name, FIG66_PACKETS, "completion_s_sd", round(sd, 4), None)
         fig.add(name, FIG66_PACKETS, "qs_failures", st.fmean(fails), None)
-        fig.add(name, FIG66_PACKETS, "losses", round(st.fmean(_losses(s) for s in out), 2), None)
-        fig.add(name, FIG66_PACKETS, "timeouts", round(st.fmean(s["flows"][0]["timeouts"] for s in out), 2), None)
+        fig.add(name, FIG66_PACKETS, "losses", round(st.fmean(r["losses"] for r in out), 2), None)
+        fig.add(name, FIG66_PACKETS, "timeouts", round(st.fmean(r["timeouts"] for r in out), 2), None)
     rtt = 2 * (1 + 50 + 1) / 1000
     fig.note(
         f"Completion: halve {got['halve']:.3f} s, initial-window {got['initial-window']:.3f} s, noqs {got['noqs']:.3f} s "
@@ -287,7 +331,7 @@ def fig_6_6(rep: Report, seeds: list[int], run_all) -> None:
         "right rate sooner than halving and linear growth.")
 
 
-def fig_7_1(rep: Report, seeds: list[int], sizes: dict[str, list[int]], run_all) -> None:
+def fig_7_1(rep: Report, df, sizes: dict[str, list[int]]) -> None:
     """Fig 7.1: start-up throughput against file size on WLAN and EGPRS, no hand-off."""
     fig = rep.figure(
         "fig7.1", "Fig. 7.1: throughput without hand-offs against file size (WLAN and EGPRS)",
@@ -297,15 +341,9 @@ def fig_7_1(rep: Report, seeds: list[int], sizes: dict[str, list[int]], run_all)
     agg: dict[str, dict[str, list[float]]] = {}
     for link, xs in sizes.items():
         for v in ("none", "qs", "qsthresh"):
-            def build(size: int) -> dict[str, Any]:
-                sc = ch7(v, size, handoff=False)
-                sc["simulation"]["duration"] = "120s"
-                return on_egprs(sc) if link == "egprs" else sc
-            out = run_all([(build(size), seed) for size in xs for seed in seeds])
-            k = len(seeds)
             ys = []
-            for i, size in enumerate(xs):
-                tp = [size * 8 / _fct(s) for s in out[i * k:(i + 1) * k]]
+            for size in xs:
+                tp = [size * 8 / r["fct_s"] for r in _rows(df, f"{v}-{link}", size)]
                 m, sd = _ms(tp)
                 ys.append(m)
                 fig.add(f"{v}-{link}", size, "throughput_bps", round(m, 1), None)
@@ -347,14 +385,8 @@ def _plot_sizes(fig_obj, sizes: dict[str, list[int]], agg: dict[str, dict[str, l
 
 def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     runs = runs or (QUICK_RUNS if quick else PAPER_RUNS)
-    sizes63 = [3, 10, 30, 100, 300] if quick else [3, 10, 20, 30, 50, 100, 200, 300, 1000]
+    sizes63 = SIZES63_QUICK if quick else SIZES63
     sizes71 = FIG71_SIZES_QUICK if quick else FIG71_SIZES
-    n71 = sum(len(v) for v in sizes71.values()) * 3
-    if progress is not None:
-        n_times = 3 if quick else 10
-        progress.total = runs * (2 + 2 * len(sizes63) + 3 + len(CH7_VARIANTS) + 2 + n71 + 2 * n_times * len(CH7_VARIANTS)) \
-            + web.count_runs(quick, runs)
-        progress.refresh()
     rep = Report(
         "quickstart",
         "Sarolahti, TCP over wireless links (dissertation, seed 002): Quick-Start (Ch. 6) and "
@@ -373,6 +405,13 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         ),
     )
 
+    # Every run, as data on the experiment layer (points x seeds; on the sweep engine's
+    # workers, in this process for --quick); the figures below read the rows.
+    from .experiment import QUICK_WORKERS, run_experiments
+
+    data = run_experiments(experiments(quick, runs), out, progress=progress if progress is not None else False,
+                           workers=QUICK_WORKERS if quick else None)
+
     # Eq. 6.2 and Fig 6.2.
     f62 = rep.figure(
         "eq6.2", "Eq. 6.2: RTTs of slow start to send N packets (Fig. 6.2)",
@@ -390,14 +429,9 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         "SYN sent to last byte delivered; rtts = completion / 1 s (the thesis: 5 vs 3 RTTs including the "
         "handshake).")
     res62: dict[str, list[float]] = {}
-    for series, req in (("slowstart", None), ("qs", {"request": True, "rate": CH7_REQUEST})):
-        vals, appr = [], []
-        for seed in range(1, runs + 1):
-            s = _run(chain("384kbps", "498ms", req, 30 * MSS), seed)
-            vals.append(_fct(s))
-            appr.append(_approved(s))
-            if progress is not None:
-                progress.update(1)
+    for series in ("slowstart", "qs"):
+        rows = _rows(data["fig6.2"], series, 30)
+        vals, appr = [r["fct_s"] for r in rows], [r["approved_bps"] for r in rows]
         m, sd = _ms(vals)
         res62[series] = vals
         fig62.add(series, 30, "completion_s", round(m, 4), None)
@@ -422,13 +456,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     best = (0.0, 0)
     for n in sizes63:
         t = {}
-        for series, req in (("noqs", None), ("qs", {"request": True, "rate": FIG63_REQUEST})):
-            vals = []
-            for seed in range(1, runs + 1):
-                vals.append(_fct(_run(chain("384kbps", "498ms", req, n * MSS, duration="600s"), seed)))
-                if progress is not None:
-                    progress.update(1)
-            t[series] = st.fmean(vals)
+        for series in ("noqs", "qs"):
+            t[series] = st.fmean(r["fct_s"] for r in _rows(data["fig6.3"], series, n))
         imp = t["noqs"] / t["qs"]
         best = max(best, (imp, n))
         f63.add("384kbps-1s", n, "improvement", round(imp, 3), None)
@@ -453,15 +482,13 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     f64.note("Eq. 6.3's bound: as N grows past M the ceil(N/M) term dominates and the improvement falls back "
              "towards 1; for N <= M and a large W, R bottoms out at 2 (§9 item 5).")
 
-    seeds = list(range(1, runs + 1))
-    run_all = lambda jobs: _run_all(jobs, progress)  # noqa: E731
-    web.fig_6_5(rep, seeds, quick, run_all)
-    fig_6_6(rep, seeds, run_all)
-    web.fig_6_7(rep, seeds, quick, run_all)
-    web.fig_6_8(rep, seeds, quick, run_all)
-    web.fig_6_11_14(rep, seeds, quick, run_all)
-    web.fig_6_15_17(rep, seeds, quick, run_all)
-    fig_7_1(rep, seeds, sizes71, run_all)
+    web.fig_6_5(rep, data, quick)
+    fig_6_6(rep, data["fig6.6"])
+    web.fig_6_7(rep, data, quick)
+    web.fig_6_8(rep, data, quick)
+    web.fig_6_11_14(rep, data, quick)
+    web.fig_6_15_17(rep, data, quick)
+    fig_7_1(rep, data["fig7.1"], sizes71)
 
     # Fig 7.2.
     f72 = rep.figure(
@@ -472,13 +499,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         "(SYN to last byte) and losses (packets dropped on every link).")
     res72: dict[str, tuple[float, float]] = {}
     for v in CH7_VARIANTS:
-        ts, ls = [], []
-        for seed in range(1, runs + 1):
-            s = _run(ch7(v, FIG72_BYTES, handoff=False), seed)
-            ts.append(_fct(s))
-            ls.append(_losses(s))
-            if progress is not None:
-                progress.update(1)
+        rows = _rows(data["fig7.2"], v, FIG72_BYTES)
+        ts, ls = [r["fct_s"] for r in rows], [r["losses"] for r in rows]
         (mt, sdt), (ml, sdl) = _ms(ts), _ms(ls)
         res72[v] = (mt, ml)
         p = PAPER_FIG72.get(v, (None, None))
@@ -493,17 +515,14 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         f"Basic qs: {res72['qs'][0]:.3f} s, {res72['qs'][1]:.1f} losses; slowstart equals none without a hand-off "
         f"({res72['slowstart'][0]:.3f} s).")
     # Why `none` is not the thesis's 1.6 s: the same transfer with weaker loss recovery.
-    diag = {"none-newreno": {"sack": False}, "none-reno": {"sack": False, "recovery": "reno"}}
     dres = {}
-    for name, extra in diag.items():
-        sc = ch7("none", FIG72_BYTES, handoff=False)
-        sc["tcp"].update(extra)
-        out = _run_all([(sc, seed) for seed in seeds], progress)
-        ts = [_fct(s) for s in out]
-        rtos = [s["flows"][0]["timeouts"] for s in out]
+    for name in FIG72_DIAG:
+        out = _rows(data["fig7.2"], name, FIG72_BYTES)
+        ts = [r["fct_s"] for r in out]
+        rtos = [r["timeouts"] for r in out]
         dres[name] = (st.fmean(ts), st.fmean(rtos))
         f72.add(name, FIG72_BYTES, "completion_s", round(st.fmean(ts), 4), None)
-        f72.add(name, FIG72_BYTES, "losses", round(st.fmean(_losses(s) for s in out), 2), None)
+        f72.add(name, FIG72_BYTES, "losses", round(st.fmean(r["losses"] for r in out), 2), None)
         f72.add(name, FIG72_BYTES, "timeouts", round(st.fmean(rtos), 2), None)
     f72.note(
         f"Why `none` takes {none_t:.2f} s and not 1.6 s: the thesis explains its 1.6 s by a retransmission timeout "
@@ -524,7 +543,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         "keeps it out of the overshoot (seed-002-part2 §7.3 [INTERP]).")
 
     # Figs 7.3 and 7.4: against the hand-off time.
-    times = [2.0, 5.0, 9.0] if quick else [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+    times = TIMES_QUICK if quick else TIMES
     for key, mbb, title in (
         ("fig7.3", True, "Fig. 7.3: make-before-break hand-off EGPRS -> WLAN against hand-off time"),
         ("fig7.4", False, "Fig. 7.4: break-before-make hand-off WLAN -> EGPRS (500 ms gap) against hand-off time"),
@@ -537,11 +556,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
         for v in CH7_VARIANTS:
             agg[v] = {"throughput_bps": [], "losses": [], "sent_3s_bytes": []}
             for at in times:
-                rows = []
-                for seed in range(1, runs + 1):
-                    rows.append(handoff_metrics(handoff(v, at, mbb), seed, at))
-                    if progress is not None:
-                        progress.update(1)
+                rows = _rows(data[key], v, at)
                 for m in agg[v]:
                     mean, sd = _ms([r[m] for r in rows])
                     agg[v][m].append(mean)

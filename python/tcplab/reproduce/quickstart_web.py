@@ -191,17 +191,91 @@ def mean_sd(vals: list[float]) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------------------------------------
-# The figures. Each takes the report, the seeds, the quick flag and a runner
-# (`run_all(jobs) -> summaries`, jobs = (scenario, seed) pairs).
+# The runs as data (`experiment.py`): every web figure is an experiment of points (series, x:
+# a scenario built by web_scenario) x seeds, measured by `measure_web` on the sweep engine's
+# workers. The figure functions read the rows.
 
 
-def _sweep(configs: dict[str, Any], xs: list[int], seeds: list[int], build, run_all) -> dict[tuple[str, int], list[dict[str, Any]]]:
-    """Summaries of every (series, x) point over `seeds`: `build(config, x)` gives the scenario."""
-    keys = [(name, x) for name in configs for x in xs]
-    jobs = [(build(configs[name], x), seed) for name, x in keys for seed in seeds]
-    out = run_all(jobs)
-    k = len(seeds)
-    return {key: out[i * k:(i + 1) * k] for i, key in enumerate(keys)}
+def measure_web(res, point) -> dict[str, Any]:
+    """One run's row: R1 -> R2 utilisation and drop rate, the forward connections' Quick-Start
+    counts, and with `params["per_object"]` each forward object's size (packets), start and
+    duration (NaN: unfinished) for Fig 6.8."""
+    s = res.summary
+    row: dict[str, Any] = {**link_metrics(s), **qs_metrics(s)}
+    fw = forward(s)
+    row["approved_conns"] = sum(1 for f in fw if (f.get("quick_start") or {}).get("approvals"))
+    if point.params.get("per_object"):
+        row["obj_packets"] = [math.ceil(f["bytes_requested"] / MSS) for f in fw]
+        row["obj_start"] = [f["start_s"] for f in fw]
+        row["obj_fct"] = [f["fct_s"] if f["fct_s"] is not None else math.nan for f in fw]
+    return row
+
+
+def _plan(quick: bool) -> dict[str, tuple[dict[str, Any], list[Any], bool]]:
+    """Each web experiment: {series: (qs, router, web_scenario keywords)}, its x values (the
+    number of servers N, or Fig 6.8's bottleneck), and whether it is a router sweep (fewer
+    seeds)."""
+    z = sizes_for_progress(quick)
+    d = z["duration"]
+    base = dict(TARGET)
+    plan: dict[str, tuple[dict[str, Any], list[Any], bool]] = {
+        "fig6.5": ({"static": (STATIC, None, {"object_packets": SMALL_OBJECT_PACKETS}),
+                    "ideal": (IDEAL_REQUEST, None, {"object_packets": SMALL_OBJECT_PACKETS})}, [z["n65"]], False),
+        "fig6.7": ({"noqs": (None, None, {}), "qs": (IDEAL_REQUEST, None, {})}, z["xs67"], False),
+        "fig6.8": ({"noqs": (None, None, {}), "qs": (IDEAL_REQUEST, None, {})}, ["10Mbps", "100Mbps"], False),
+        "fig6.11": ({f"share-{a}": (IDEAL_REQUEST, {**base, "algorithm": "share", "alloc_rate": a}, {})
+                     for a in z["share"]}, z["xs_router"], True),
+        "fig6.12": ({f"target-{t}": (IDEAL_REQUEST, {**base, "qs_thresh": t}, {}) for t in z["target"]},
+                    z["xs_router"], True),
+        "fig6.13": ({f"ewma-w{w}-{-1 / math.log(1 - w):.0f}pkts": (IDEAL_REQUEST, {**base, "estimator": "ewma", "ewma_weight": w}, {})
+                     for w in z["ewma"]}, z["xs_router"], True),
+        "fig6.14": ({f"peak-{k}x150ms": (IDEAL_REQUEST, {**base, "intervals": k}, {}) for k in z["peak"]},
+                    z["xs_router"], True),
+    }
+    # Fig 6.15/6.16: RTTs 80-120 ms: 80 ms over the two 20 ms links, plus 0-40 ms of access
+    # round trip (one-way access delays spread over 0-10 ms on each side).
+    access = {"access_ms": EXTREME_ACCESS_MS}
+    for key, memory, qs, extra in (("fig6.15", "100ms", IDEAL_REQUEST, {}), ("fig6.16", "1.5s", IDEAL_REQUEST, {}),
+                                   ("fig6.17", "150ms", STATIC, {"usage_score": True, "usage_weight": 0.2})):
+        basic = {**TARGET, "approval_memory": memory}
+        extreme = {**TARGET, "approval_memory": memory, "extreme": True, "flow_rtt": "100ms", **extra}
+        plan[key] = ({"basic": (qs, basic, access), "extreme": (qs, extreme, access)}, z["xs_extreme"], True)
+    for key, (series, xs, sweep) in plan.items():
+        for name, (qs, router, kw) in series.items():
+            kw.setdefault("duration_s", d)
+    return plan
+
+
+#: Figs 6.15/6.16's one-way access delays (ms), spread over each side's hosts.
+EXTREME_ACCESS_MS = (0.0, 10.0)
+
+
+def experiments(quick: bool, seeds: list[int]):
+    """Every web run of the reproduction, as experiments (points x seeds)."""
+    from .experiment import Experiment, Point
+
+    z = sizes_for_progress(quick)
+    exps = []
+    for key, (series, xs, sweep) in _plan(quick).items():
+        points = []
+        for name, (qs, router, kw) in series.items():
+            for x in xs:
+                if key == "fig6.8":
+                    sc = web_scenario(z["n68"], qs=qs, router=router, bottleneck=x, **kw)
+                else:
+                    sc = web_scenario(x, qs=qs, router=router, **kw)
+                points.append(Point(name, x, scenario=sc, params={"per_object": True} if key == "fig6.8" else {}))
+        exps.append(Experiment(key, points, measure_web, seeds=seeds[:z["sweep_runs"]] if sweep else seeds))
+    return exps
+
+
+def _rows(df, series: str, x: Any) -> list[dict[str, Any]]:
+    """The rows (one per seed, in seed order) of point (series, x)."""
+    return df[(df["series"] == series) & (df["x"] == x)].to_dict("records")
+
+
+def _sweep(df, configs, xs) -> dict[tuple[str, Any], list[dict[str, Any]]]:
+    return {(name, x): _rows(df, name, x) for name in configs for x in xs}
 
 
 def _add_ms(fig, series: str, x: Any, metric: str, vals: list[float], digits: int = 4, paper: Any = None) -> float:
@@ -211,14 +285,19 @@ def _add_ms(fig, series: str, x: Any, metric: str, vals: list[float], digits: in
     return m
 
 
+#: Seeds of each point of the router sweeps (Figs 6.11-6.17): 6 of the thesis's 12, so that
+#: the full reproduction stays within minutes on 2 cores (about 300 runs of up to 20 servers).
+SWEEP_RUNS = 6
+
+
 def sizes_for_progress(quick: bool) -> dict[str, Any]:
     """The sweep sizes (also for the progress bar's total)."""
     if quick:
         return {"n65": 3, "xs67": [3], "xs_router": [10], "share": [0.5], "target": [0.9], "ewma": [0.01],
-                "peak": [5], "xs_extreme": [10], "duration": 40, "n68": 3}
-    return {"n65": 3, "xs67": [1, 3, 5, 10, 20], "xs_router": [5, 10, 20, 40], "share": [0.25, 0.5, 0.9],
+                "peak": [5], "xs_extreme": [10], "duration": 40, "n68": 3, "sweep_runs": 1}
+    return {"n65": 3, "xs67": [1, 3, 5, 10, 20], "xs_router": [5, 10, 20], "share": [0.25, 0.5, 0.9],
             "target": [0.5, 0.7, 0.9], "ewma": [0.001, 0.01, 0.1], "peak": [3, 5, 10, 20], "xs_extreme": [5, 10, 20],
-            "duration": DURATION_S, "n68": 3}
+            "duration": DURATION_S, "n68": 3, "sweep_runs": SWEEP_RUNS}
 
 
 def count_runs(quick: bool, runs: int) -> int:
@@ -226,13 +305,12 @@ def count_runs(quick: bool, runs: int) -> int:
     n = 2  # Fig 6.5
     n += 2 * len(z["xs67"])
     n += 4  # Fig 6.8: two bottlenecks, with and without
-    n += (len(z["share"]) + len(z["target"])) * len(z["xs_router"])
-    n += (len(z["ewma"]) + len(z["peak"])) * len(z["xs_router"])
-    n += 2 * 2 * len(z["xs_extreme"]) + 2 * len(z["xs_extreme"])
-    return n * runs
+    sweep = (len(z["share"]) + len(z["target"]) + len(z["ewma"]) + len(z["peak"])) * len(z["xs_router"])
+    sweep += 3 * 2 * len(z["xs_extreme"])
+    return n * runs + sweep * min(runs, z["sweep_runs"])
 
 
-def fig_6_5(rep, seeds: list[int], quick: bool, run_all) -> None:
+def fig_6_5(rep, data, quick: bool) -> None:
     z = sizes_for_progress(quick)
     n = z["n65"]
     fig = rep.figure(
@@ -242,13 +320,11 @@ def fig_6_5(rep, seeds: list[int], quick: bool, run_all) -> None:
         "the object in one RTT (size = \"data\", at most 2 MB/s), no request when it fits in the IW of 3 segments. "
         "Forward connections only: requests, approved_frac (approvals / requests), approved_conns (approved "
         "connections), qs_bytes_frac (share of the forward payload sent as QS packets).")
-    res = _sweep({"static": STATIC, "ideal": IDEAL_REQUEST}, [n], seeds,
-                 lambda qs, x: web_scenario(x, qs=qs, object_packets=SMALL_OBJECT_PACKETS, duration_s=z["duration"]),
-                 run_all)
+    res = _sweep(data["fig6.5"], ["static", "ideal"], [n])
     got = {}
     for series in ("static", "ideal"):
-        ms = [qs_metrics(s) for s in res[(series, n)]]
-        appr = [sum(1 for f in forward(s) if f["quick_start"]["approvals"]) for s in res[(series, n)]]
+        ms = res[(series, n)]
+        appr = [m["approved_conns"] for m in ms]
         _add_ms(fig, series, n, "requests", [m["requests"] for m in ms], 1)
         got[series] = (_add_ms(fig, series, n, "approved_frac", [m["approved_frac"] for m in ms]),
                        _add_ms(fig, series, n, "approved_conns", [float(a) for a in appr], 1),
@@ -262,7 +338,7 @@ def fig_6_5(rep, seeds: list[int], quick: bool, run_all) -> None:
         "Pareto-II median is 1 packet), so there are fewer requests.")
 
 
-def fig_6_7(rep, seeds: list[int], quick: bool, run_all) -> dict[str, Any]:
+def fig_6_7(rep, data, quick: bool) -> dict[str, Any]:
     z = sizes_for_progress(quick)
     xs = z["xs67"]
     fig = rep.figure(
@@ -271,18 +347,17 @@ def fig_6_7(rep, seeds: list[int], quick: bool, run_all) -> dict[str, Any]:
         f"object {OBJECT_PACKETS} packets, {z['duration']} s. R1 -> R2: utilisation (bytes transmitted * 8 / "
         "capacity / run time) and drop rate (drops / (transmitted + drops)); qs_bytes_frac = share of the forward "
         "payload sent as QS packets (the thesis's \"QS Bandwidth\").")
-    res = _sweep({"noqs": None, "qs": IDEAL_REQUEST}, xs, seeds,
-                 lambda qs, x: web_scenario(x, qs=qs, duration_s=z["duration"]), run_all)
+    res = _sweep(data["fig6.7"], ["noqs", "qs"], xs)
     agg: dict[str, dict[str, list[float]]] = {"noqs": {"utilisation": [], "drop_rate": []},
                                               "qs": {"utilisation": [], "drop_rate": [], "qs_bytes_frac": []}}
     for series in ("noqs", "qs"):
         for x in xs:
-            lm = [link_metrics(s) for s in res[(series, x)]]
+            lm = res[(series, x)]
             for m in ("utilisation", "drop_rate"):
                 agg[series][m].append(_add_ms(fig, series, x, m, [v[m] for v in lm]))
             if series == "qs":
                 agg[series]["qs_bytes_frac"].append(
-                    _add_ms(fig, series, x, "qs_bytes_frac", [qs_metrics(s)["qs_bytes_frac"] for s in res[(series, x)]]))
+                    _add_ms(fig, series, x, "qs_bytes_frac", [s["qs_bytes_frac"] for s in res[(series, x)]]))
     du = max(abs(a - b) for a, b in zip(agg["qs"]["utilisation"], agg["noqs"]["utilisation"]))
     dd = [(a, b) for a, b in zip(agg["qs"]["drop_rate"], agg["noqs"]["drop_rate"])]
     fig.note(
@@ -299,7 +374,7 @@ def fig_6_7(rep, seeds: list[int], quick: bool, run_all) -> dict[str, Any]:
     return agg
 
 
-def fig_6_8(rep, seeds: list[int], quick: bool, run_all) -> None:
+def fig_6_8(rep, data, quick: bool) -> None:
     z = sizes_for_progress(quick)
     n = z["n68"]
     fig = rep.figure(
@@ -310,20 +385,19 @@ def fig_6_8(rep, seeds: list[int], quick: bool, run_all) -> None:
         "packets, above the previous class), duration_s = mean duration (SYN to last byte), speedup = median of "
         "duration without / duration with Quick-Start, objects = number compared (summed over seeds).")
     bws = ["10Mbps", "100Mbps"]
-    res = _sweep({"noqs": None, "qs": IDEAL_REQUEST}, bws, seeds,  # type: ignore[arg-type]
-                 lambda qs, bw: web_scenario(n, qs=qs, bottleneck=bw, duration_s=z["duration"]), run_all)
+    res = _sweep(data["fig6.8"], ["noqs", "qs"], bws)
     speed: dict[str, dict[int, float]] = {}
     for bw in bws:
         pairs: dict[int, list[tuple[float, float]]] = {}
         for s0, s1 in zip(res[("noqs", bw)], res[("qs", bw)]):
-            for a, b in zip(s0["flows"], s1["flows"]):
-                if (a["src"], a["dst"], a["bytes_requested"], a["start_s"]) != (b["src"], b["dst"], b["bytes_requested"], b["start_s"]):
-                    raise RuntimeError("web objects differ with and without Quick-Start (the workload must not)")
-                if not a["src"].startswith("srv") or a["fct_s"] is None or b["fct_s"] is None:
+            if (s0["obj_packets"], s0["obj_start"]) != (s1["obj_packets"], s1["obj_start"]):
+                raise RuntimeError("web objects differ with and without Quick-Start (the workload must not)")
+            for pk, fa, fb in zip(s0["obj_packets"], s0["obj_fct"], s1["obj_fct"]):
+                if math.isnan(fa) or math.isnan(fb):
                     continue
-                e = size_bin(math.ceil(a["bytes_requested"] / MSS))
+                e = size_bin(pk)
                 if e is not None:
-                    pairs.setdefault(e, []).append((a["fct_s"], b["fct_s"]))
+                    pairs.setdefault(e, []).append((fa, fb))
         speed[bw] = {}
         for e in SIZE_BINS:
             p = pairs.get(e, [])
@@ -341,38 +415,32 @@ def fig_6_8(rep, seeds: list[int], quick: bool, run_all) -> None:
         "one- to three-packet objects cannot gain (they fit in the IW and ideal requests skip them).")
 
 
-def fig_6_11_14(rep, seeds: list[int], quick: bool, run_all) -> None:
+def fig_6_11_14(rep, data, quick: bool) -> None:
     z = sizes_for_progress(quick)
+    plan = _plan(quick)
     xs = z["xs_router"]
-    base = dict(TARGET)
     groups = [
-        ("fig6.11", "Fig. 6.11: the Share algorithm for a range of ALLOC_RATE",
-         {f"share-{a}": {**base, "algorithm": "share", "alloc_rate": a} for a in z["share"]}),
-        ("fig6.12", "Fig. 6.12: the Target algorithm for a range of qs_thresh",
-         {f"target-{t}": {**base, "qs_thresh": t} for t in z["target"]}),
-        ("fig6.13", "Fig. 6.13: Target 90 % with the moving-average (EWMA) utilisation estimator",
-         {f"ewma-w{w}-{-1 / math.log(1 - w):.0f}pkts": {**base, "estimator": "ewma", "ewma_weight": w} for w in z["ewma"]}),
-        ("fig6.14", "Fig. 6.14: Target 90 % with peak utilisation over a range of 150 ms intervals",
-         {f"peak-{k}x150ms": {**base, "intervals": k} for k in z["peak"]}),
+        ("fig6.11", "Fig. 6.11: the Share algorithm for a range of ALLOC_RATE", plan["fig6.11"][0]),
+        ("fig6.12", "Fig. 6.12: the Target algorithm for a range of qs_thresh", plan["fig6.12"][0]),
+        ("fig6.13", "Fig. 6.13: Target 90 % with the moving-average (EWMA) utilisation estimator", plan["fig6.13"][0]),
+        ("fig6.14", "Fig. 6.14: Target 90 % with peak utilisation over a range of 150 ms intervals", plan["fig6.14"][0]),
     ]
     figs, aggs = {}, {}
     for key, title, configs in groups:
         fig = figs[key] = rep.figure(
             key, title,
             f"web_scenario(N) for N web servers (x), 10 Mb/s, mean object {OBJECT_PACKETS} packets, {z['duration']} s, "
-            "ideal requests; every router with the series' algorithm (peak over 5 x 150 ms and a 150 ms "
+            f"{len(set(data[key]['seed']))} seeds per point, ideal requests; every router with the series' algorithm (peak over 5 x 150 ms and a 150 ms "
             "recent_qs_approvals unless the series says otherwise). utilisation of R1 -> R2; approved_frac = "
             "approvals / requests; failed_frac = approved requests whose QS packets saw a loss / approvals "
             "(forward connections). EWMA series are labelled with w and the estimation interval -1/ln(1-w) in "
             "departures, as the thesis's legend.")
-        res = _sweep(configs, xs, seeds, lambda r, x: web_scenario(x, qs=IDEAL_REQUEST, router=r, duration_s=z["duration"]),
-                     run_all)
+        res = _sweep(data[key], configs, xs)
         agg: dict[str, dict[str, list[float]]] = aggs.setdefault(key, {})
         for name in configs:
             agg[name] = {"utilisation": [], "approved_frac": [], "failed_frac": []}
             for x in xs:
-                lm = [link_metrics(s) for s in res[(name, x)]]
-                qm = [qs_metrics(s) for s in res[(name, x)]]
+                lm = qm = res[(name, x)]
                 agg[name]["utilisation"].append(_add_ms(fig, name, x, "utilisation", [v["utilisation"] for v in lm]))
                 agg[name]["approved_frac"].append(_add_ms(fig, name, x, "approved_frac", [v["approved_frac"] for v in qm]))
                 agg[name]["failed_frac"].append(_add_ms(fig, name, x, "failed_frac", [v["failed_frac"] for v in qm]))
@@ -403,12 +471,9 @@ def fig_6_11_14(rep, seeds: list[int], quick: bool, run_all) -> None:
         "above 50 servers, with 20 hardly any, and 10 or more intervals approve noticeably less.")
 
 
-def fig_6_15_17(rep, seeds: list[int], quick: bool, run_all) -> None:
+def fig_6_15_17(rep, data, quick: bool) -> None:
     z = sizes_for_progress(quick)
     xs = z["xs_extreme"]
-    # Fig 6.15/6.16: RTTs 80-120 ms: 80 ms over the two 20 ms links, plus 0-40 ms of access
-    # round trip (one-way access delays spread over 0-10 ms on each side).
-    access = (0.0, 10.0)
     for key, title, memory, qs, extra in (
         ("fig6.15", "Fig. 6.15: Extreme vs basic Quick-Start, tuned (RTT 80-120 ms, recent_qs_approvals 100 ms)",
          "100ms", IDEAL_REQUEST, {}),
@@ -417,26 +482,22 @@ def fig_6_15_17(rep, seeds: list[int], quick: bool, run_all) -> None:
         ("fig6.17", "Fig. 6.17: static 2 MB/s requests for every connection: basic vs Extreme with the usage score",
          "150ms", STATIC, {"usage_score": True, "usage_weight": 0.2}),
     ):
-        basic = {**TARGET, "approval_memory": memory}
-        extreme = {**TARGET, "approval_memory": memory, "extreme": True, "flow_rtt": "100ms", **extra}
         fig = rep.figure(
             key, title,
-            f"web_scenario(N) for N web servers (x), 10 Mb/s, {z['duration']} s, one-way access delays spread over "
+            f"web_scenario(N) for N web servers (x), 10 Mb/s, {z['duration']} s, {len(set(data[key]['seed']))} seeds per point, one-way "
+            "access delays spread over "
             f"0-10 ms each side (RTTs 80-120 ms); basic = Target 0.9 with peak "
             f"utilisation (5 x 150 ms) and recent_qs_approvals {memory}; extreme = the same with Extreme Quick-Start's "
             "per-flow accounting (router RTT estimate 100 ms)"
             + (" and the usage score S(H) (eq. 6.5, w = 0.2)" if extra else "")
             + ". Requests: " + ("static 2 MB/s" if qs is STATIC else "ideal") + ". utilisation of R1 -> R2; "
             "qs_bytes_frac = share of the forward payload sent as QS packets; approved_frac = approvals / requests.")
-        res = _sweep({"basic": basic, "extreme": extreme}, xs, seeds,
-                     lambda r, x: web_scenario(x, qs=qs, router=r, duration_s=z["duration"], access_ms=access),
-                     run_all)
+        res = _sweep(data[key], ["basic", "extreme"], xs)
         agg: dict[str, dict[str, list[float]]] = {}
         for name in ("basic", "extreme"):
             agg[name] = {"utilisation": [], "qs_bytes_frac": [], "approved_frac": []}
             for x in xs:
-                lm = [link_metrics(s) for s in res[(name, x)]]
-                qm = [qs_metrics(s) for s in res[(name, x)]]
+                lm = qm = res[(name, x)]
                 agg[name]["utilisation"].append(_add_ms(fig, name, x, "utilisation", [v["utilisation"] for v in lm]))
                 agg[name]["qs_bytes_frac"].append(_add_ms(fig, name, x, "qs_bytes_frac", [v["qs_bytes_frac"] for v in qm]))
                 agg[name]["approved_frac"].append(_add_ms(fig, name, x, "approved_frac", [v["approved_frac"] for v in qm]))

@@ -52,6 +52,22 @@ def chunk_size(n_runs: int, n_workers: int) -> int:
     return max(1, min(MAX_RUNS_PER_TASK, n_runs // max(1, n_workers * TASKS_PER_WORKER)))
 
 
+def chunks(n_runs: int, n_workers: int) -> list[range]:
+    """The runs (indices) of each Dask task, in submission order: :func:`chunk_size` runs
+    per task while many remain, then ever smaller tasks ("guided self-scheduling",
+    Polychronopoulos & Kuck 1987: a task takes at most the remaining runs / (2 x workers)),
+    so that the last tasks are short and a worker that finishes first idles for about one
+    run at the end instead of up to a whole task of MAX_RUNS_PER_TASK runs."""
+    size = chunk_size(n_runs, n_workers)
+    out, start = [], 0
+    while start < n_runs:
+        left = n_runs - start
+        n = max(1, min(size, -(-left // (2 * max(1, n_workers)))))
+        out.append(range(start, start + n))
+        start += n
+    return out
+
+
 class SweepError(TcplabError):
     """Runs of the sweep failed (one line: how many, and the first one's error)."""
 
@@ -111,7 +127,10 @@ class SweepStats:
 
     @property
     def outside_fraction(self) -> float | None:
-        """Share of the workers' wall time (workers × wall) not spent in the simulator."""
+        """Share of the workers' wall time (workers × wall of the whole invocation: cluster
+        start, runs, tabulation) not spent in the simulator — the issue's measure. For a
+        study of short runs it is close to 1: 20 runs of 3 ms simulate 0.06 s of the 26
+        worker-seconds of a 13 s command that spends 6 s starting its 2 workers."""
         if not self.executed or not self.workers or self.wall_s <= 0:
             return None
         return 1.0 - self.sim_s / (self.workers * self.wall_s)
@@ -333,10 +352,9 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
     ex.start_s = time.perf_counter() - t_start
     try:
         ex.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        size = chunk_size(len(jobs), ex.workers)
-        chunks = [list(range(i, min(i + size, len(jobs)))) for i in range(0, len(jobs), size)]
-        by_key = {f"tcplab-runs-{jobs[c[0]][0]}-{len(c)}": c for c in chunks}
-        payloads = [[jobs[i][1] for i in c] for c in chunks]
+        tasks = [list(c) for c in chunks(len(jobs), ex.workers)]
+        by_key = {f"tcplab-runs-{jobs[c[0]][0]}-{len(c)}": c for c in tasks}
+        payloads = [[jobs[i][1] for i in c] for c in tasks]
         t0 = time.perf_counter()
         futures = client.map(fn, payloads, key=list(by_key), pure=False)
         for fut in as_completed(futures):

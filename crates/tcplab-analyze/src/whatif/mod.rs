@@ -33,15 +33,12 @@ pub mod replay;
 pub mod trace;
 
 use std::path::Path;
-use std::sync::Arc;
-
 use rustc_hash::FxHashMap;
 use tcplab_pcap::{ConnRecord, ConnTracker, Dir, SegKind};
 use tcplab_tcp::{SeqNum, TcpConfig, TcpFlags};
 use tcplab_time::{SimDuration, SimTime};
 
 use crate::analyzer::{AnalyzeConfig, ConnRow, FileAnalyzer, RetxRow};
-use crate::model::SenderModel;
 use crate::output::CaptureNames;
 use crate::rtt::handshake_rtt_ns;
 use crate::AnalyzeError;
@@ -72,9 +69,33 @@ pub struct WhatIfRow {
     pub conn: ConnFacts,
 }
 
+/// Where a connection's model came from (column `model_source`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum ModelSource {
+    /// Named by the user (`--model NAME`).
+    #[default]
+    Forced,
+    /// `--model auto`: the inference named it (`infer`).
+    Inferred,
+    /// `--model auto`, the inference said `unknown`: the best-scoring candidate's replay
+    /// (the one that classified the connection) is used.
+    BestCandidate,
+}
+
+impl ModelSource {
+    pub const fn name(self) -> &'static str {
+        match self {
+            ModelSource::Forced => "forced",
+            ModelSource::Inferred => "inferred",
+            ModelSource::BestCandidate => "best_candidate",
+        }
+    }
+}
+
 /// What the report needs about the connection itself (repeated on each of its rows).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct ConnFacts {
+    pub model_source: ModelSource,
     pub duration_s: f64,
     pub rtt_mean_s: Option<f64>,
     pub rtt_max_s: Option<f64>,
@@ -101,6 +122,8 @@ pub struct WhatIf {
     pub connections: Vec<ConnRow>,
     pub rows: Vec<WhatIfRow>,
     pub models: Vec<(String, TcpConfig)>,
+    /// `--model auto`: the models are the candidates and each connection uses its inferred one.
+    pub auto: bool,
     pub grid: Vec<GridPoint>,
 }
 
@@ -113,21 +136,32 @@ impl WhatIf {
     }
     pub fn connections_table(&self) -> tcplab_record::Table {
         // What-if replays the one model it was given: every connection's model is forced.
-        crate::output::connections_table(&self.connections, &self.captures, self.models.first().map(|m| m.0.as_str()))
+        crate::output::connections_table(&self.connections, &self.captures, self.models.first().filter(|_| !self.auto).map(|m| m.0.as_str()))
     }
 }
 
 /// The smallest timeout any point can arm: its minimum RTO less one tick of its timer clock
 /// (a coarse clock may fire up to a tick early).
-fn timer_floor(base: &TcpConfig, grid: &[GridPoint]) -> SimDuration {
-    std::iter::once(&GridPoint::BASELINE)
-        .chain(grid)
-        .map(|p| {
-            let c = p.apply(base);
-            SimDuration(c.rto.min.0.saturating_sub(tcplab_tcp::timer::TimerClock::granularity(&c.timers.slow).0))
+fn timer_floor(models: &[(String, TcpConfig)], grid: &[GridPoint]) -> SimDuration {
+    models
+        .iter()
+        .flat_map(|(_, base)| {
+            std::iter::once(&GridPoint::BASELINE).chain(grid).map(|p| {
+                let c = p.apply(base);
+                SimDuration(c.rto.min.0.saturating_sub(tcplab_tcp::timer::TimerClock::granularity(&c.timers.slow).0))
+            })
         })
         .min()
         .unwrap_or(SimDuration(0))
+}
+
+/// The models connections are recorded with: the forced one, or every candidate of
+/// `--model auto` (each connection then uses the one its inference picked).
+fn models_of(cfg: &AnalyzeConfig) -> Vec<(String, TcpConfig)> {
+    match &cfg.candidates {
+        Some(c) => c.iter().map(|m| (m.name().to_string(), m.config().clone())).collect(),
+        None => vec![(cfg.model.name().to_string(), cfg.model.config().clone())],
+    }
 }
 
 /// Per-connection recording state.
@@ -138,19 +172,20 @@ struct ConnRec {
     synack_first_ns: Option<u64>,
     ack_ns: Option<u64>,
     offered: [Option<(bool, bool)>; 2],
-    dirs: [Option<Recorder>; 2],
+    /// Per direction, one recorder per model (one unless `--model auto`).
+    dirs: [Option<Vec<Recorder>>; 2],
 }
 
 /// Runs the what-if study over each capture in turn (one streaming pass each).
 pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<WhatIf, AnalyzeError> {
-    let model: Arc<dyn SenderModel> = cfg.analyze.model.clone();
     let mut out = WhatIf {
         captures: Vec::new(),
         errors: Vec::new(),
         retransmissions: Vec::new(),
         connections: Vec::new(),
         rows: Vec::new(),
-        models: vec![(model.name().to_string(), model.config().clone())],
+        models: models_of(&cfg.analyze),
+        auto: cfg.analyze.candidates.is_some(),
         grid: cfg.grid.clone(),
     };
     for (i, p) in paths.iter().enumerate() {
@@ -188,16 +223,19 @@ struct FileRun<'a> {
     tracker: ConnTracker,
     conns: FxHashMap<u64, ConnRec>,
     verdicts: FxHashMap<u64, FxHashMap<u64, Verdict>>,
+    /// `--model auto`: the model index and source each finished connection's inference gave.
+    inferred: FxHashMap<u64, (usize, ModelSource)>,
+    models: Vec<(String, TcpConfig)>,
     floor: SimDuration,
-    /// Configurations of the grid points for the model (built once).
-    point_cfgs: Vec<TcpConfig>,
+    /// Configurations of the grid points for each model (built once).
+    point_cfgs: Vec<Vec<TcpConfig>>,
     scratch: Vec<Option<SimTime>>,
     base_deadlines: Vec<Option<SimTime>>,
 }
 
 impl<'a> FileRun<'a> {
     fn new(capture: u32, cfg: &'a WhatIfConfig) -> FileRun<'a> {
-        let base = cfg.analyze.model.config().clone();
+        let models = models_of(&cfg.analyze);
         FileRun {
             capture,
             cfg,
@@ -205,8 +243,10 @@ impl<'a> FileRun<'a> {
             tracker: ConnTracker::new(cfg.analyze.tracker),
             conns: FxHashMap::default(),
             verdicts: FxHashMap::default(),
-            floor: timer_floor(&base, &cfg.grid),
-            point_cfgs: cfg.grid.iter().map(|p| p.apply(&base)).collect(),
+            inferred: FxHashMap::default(),
+            floor: timer_floor(&models, &cfg.grid),
+            point_cfgs: models.iter().map(|(_, base)| cfg.grid.iter().map(|p| p.apply(base)).collect()).collect(),
+            models,
             scratch: Vec::new(),
             base_deadlines: Vec::new(),
         }
@@ -219,6 +259,15 @@ impl<'a> FileRun<'a> {
                 .or_default()
                 .insert(r.r.frame, Verdict { spurious: r.r.spurious, detection_ns: r.r.detection_ns });
             out.retransmissions.push(r);
+        }
+        if self.cfg.analyze.candidates.is_some() {
+            for row in &self.fa.connections {
+                if let Some(inf) = crate::infer::infer_connection(row) {
+                    let idx = self.models.iter().position(|(n, _)| *n == inf.replayed).unwrap_or(0);
+                    let src = if inf.model.is_some() { ModelSource::Inferred } else { ModelSource::BestCandidate };
+                    self.inferred.insert(row.record.conn_id, (idx, src));
+                }
+            }
         }
         out.connections.append(&mut self.fa.connections);
     }
@@ -233,7 +282,7 @@ impl<'a> FileRun<'a> {
         }
         let t = seg.ts_ns;
         let s = &seg.segment;
-        let base = self.cfg.analyze.model.config();
+        let models = &self.models;
         let floor = self.floor;
         let c = self.conns.entry(obs.conn_id).or_default();
         let d = obs.dir;
@@ -261,7 +310,7 @@ impl<'a> FileRun<'a> {
             }
         }
         if s.flags.contains(TcpFlags::ACK) && !s.flags.contains(TcpFlags::RST) {
-            if let Some(r) = c.dirs[d.reverse().index()].as_mut() {
+            for r in c.dirs[d.reverse().index()].iter_mut().flatten() {
                 r.on_ack(SimTime(t), s);
             }
         }
@@ -271,14 +320,21 @@ impl<'a> FileRun<'a> {
                     (Some(a), Some(b)) => (a.0 && b.0, a.1 && b.1),
                     _ => (true, s.options.timestamps.is_some()),
                 };
-                let mut r = Recorder::new(base, s.seq, sack, ts, floor);
-                if let Some(h) = handshake_rtt_ns(c.syn_ns, c.synack_first_ns, c.synack_ns, c.ack_ns) {
-                    r.on_handshake_rtt(SimTime(t), SimDuration(h));
-                }
-                c.dirs[d.index()] = Some(r);
+                let hs = handshake_rtt_ns(c.syn_ns, c.synack_first_ns, c.synack_ns, c.ack_ns);
+                let recs = models
+                    .iter()
+                    .map(|(_, base)| {
+                        let mut r = Recorder::new(base, s.seq, sack, ts, floor);
+                        if let Some(h) = hs {
+                            r.on_handshake_rtt(SimTime(t), SimDuration(h));
+                        }
+                        r
+                    })
+                    .collect();
+                c.dirs[d.index()] = Some(recs);
             }
-            if let Some(r) = c.dirs[d.index()].as_mut() {
-                let fin = s.flags.contains(TcpFlags::FIN);
+            let fin = s.flags.contains(TcpFlags::FIN);
+            for r in c.dirs[d.index()].iter_mut().flatten() {
                 r.on_data(SimTime(t), seg.frame, SeqNum(s.seq.0), s.len, fin);
             }
         }
@@ -288,25 +344,37 @@ impl<'a> FileRun<'a> {
         let Some(mut c) = self.conns.remove(&rec.conn_id) else { return };
         let verdicts = self.verdicts.remove(&rec.conn_id).unwrap_or_default();
         let verdict = |frame: u64| verdicts.get(&frame).copied();
-        let traces: Vec<DirTrace> = c.dirs.iter_mut().filter_map(Option::take).map(Recorder::finish).collect();
+        let (mi, source) = match self.cfg.analyze.candidates {
+            Some(_) => self.inferred.remove(&rec.conn_id).unwrap_or((0, ModelSource::BestCandidate)),
+            None => (0, ModelSource::Forced),
+        };
+        let traces: Vec<DirTrace> = c
+            .dirs
+            .iter_mut()
+            .filter_map(Option::take)
+            .filter_map(|recs| recs.into_iter().nth(mi))
+            .map(Recorder::finish)
+            .collect();
         let duration_s = rec.last_ns.saturating_sub(rec.first_ns) as f64 * 1e-9;
         // The connection's RTT: the mean of the samples of its main data direction.
         let main = traces.iter().max_by_key(|t| t.samples);
         let rtt_mean_s = main.and_then(DirTrace::mean_rtt).map(|d| d.as_secs_f64());
         let rtt_max_s = main.filter(|t| t.samples > 0).map(|t| t.sample_max_ns as f64 * 1e-9);
         let mut facts = ConnFacts {
+            model_source: source,
             duration_s,
             rtt_mean_s,
             rtt_max_s,
             data_bytes: rec.dirs[0].unique_bytes + rec.dirs[1].unique_bytes,
             ..Default::default()
         };
-        let base_cfg = self.cfg.analyze.model.config();
+        let base_cfg = &self.models[mi].1;
+        let mut timers = replay::timers_for(base_cfg);
         // The model's own replay, once per direction.
         let mut base: Vec<Vec<(Detect, bool, f64)>> = Vec::with_capacity(traces.len());
         let (mut bc_ns, mut bc_rtts) = (0u64, 0.0f64);
         for tr in &traces {
-            replay::deadlines(tr, base_cfg, &mut self.base_deadlines);
+            replay::deadlines(tr, base_cfg, &mut timers, &mut self.base_deadlines);
             let mut v = Vec::with_capacity(tr.episodes.len());
             for (ep, dl) in tr.episodes.iter().zip(&self.base_deadlines) {
                 let lost = replay::head_lost(ep, &verdict);
@@ -331,10 +399,14 @@ impl<'a> FileRun<'a> {
         facts.best_case_s = -(bc_ns as f64 * 1e-9 + bc_rtts * rtt);
         facts.best_case_rtts = rtt_mean_s.filter(|r| *r > 0.0).map(|r| facts.best_case_s / r);
         facts.best_case_pct = (duration_s > 0.0).then(|| 100.0 * facts.best_case_s / duration_s);
-        for (pi, pcfg) in self.point_cfgs.iter().enumerate() {
+        // Nothing a configuration could change (no episode kept): every point is the model.
+        let nothing = traces.iter().all(|t| t.episodes.is_empty());
+        for (pi, pcfg) in self.point_cfgs[mi].iter().enumerate() {
             let mut e = Effects::default();
-            for (tr, b) in traces.iter().zip(&base) {
-                replay::deadlines(tr, pcfg, &mut self.scratch);
+            let same = nothing || (pcfg.rto == base_cfg.rto && pcfg.dupack_threshold == base_cfg.dupack_threshold);
+            for (tr, b) in traces.iter().zip(&base).filter(|_| !same) {
+                debug_assert!(pcfg.timers == base_cfg.timers, "a grid point changes no clock");
+                replay::deadlines(tr, pcfg, &mut timers, &mut self.scratch);
                 for ((ep, dl), &(bdet, lost, x)) in tr.episodes.iter().zip(&self.scratch).zip(b) {
                     let det = replay::detect(ep, lost, *dl, replay::threshold(pcfg, ep, tr.smss));
                     if det != bdet {
@@ -346,7 +418,7 @@ impl<'a> FileRun<'a> {
             out.rows.push(WhatIfRow {
                 capture: self.capture,
                 conn_id: rec.conn_id,
-                model: 0,
+                model: mi as u32,
                 point: pi as u32,
                 effects: e,
                 delta_s,

@@ -22,12 +22,26 @@ fn nullable_f64(t: &mut Table, name: &str, v: impl Iterator<Item = Option<f64>>)
     t.push_nullable(name, ColumnData::F64(data), valid);
 }
 
+/// A (model, point)'s column values.
+struct PointLabels {
+    set: &'static str,
+    d: String,
+    estimator: String,
+    a: f64,
+    b: f64,
+    m: f64,
+    k: f64,
+    min_rto_ms: f64,
+    is_model: bool,
+}
+
 pub fn whatif_table(w: &WhatIf) -> Table {
     let rows = &w.rows;
     let mut t = Table::new("whatif");
     let mut capture = DictBuilder::new();
     let mut capture_name = DictBuilder::new();
     let mut model = DictBuilder::new();
+    let mut source = DictBuilder::new();
     let mut set = DictBuilder::new();
     let mut d = DictBuilder::new();
     let mut estimator = DictBuilder::new();
@@ -38,23 +52,44 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     let mut k = Vec::with_capacity(rows.len());
     let mut min_rto = Vec::with_capacity(rows.len());
     let mut baseline = Vec::with_capacity(rows.len());
+    // Per (model, point): the effective configuration's labels, computed once.
+    let n_points = w.grid.len();
+    let labels: Vec<PointLabels> = w
+        .models
+        .iter()
+        .flat_map(|(_, mcfg)| {
+            w.grid.iter().map(move |p| {
+                let cfg = p.apply(mcfg);
+                PointLabels {
+                    set: p.set.name(),
+                    d: d_name(cfg.dupack_threshold),
+                    estimator: format!("{:?}", cfg.rto_estimator).to_lowercase(),
+                    a: ratio(cfg.rto.gain_a),
+                    b: ratio(cfg.rto.gain_b),
+                    m: ratio(cfg.rto.m),
+                    k: ratio(cfg.rto.k),
+                    min_rto_ms: cfg.rto.min.as_secs_f64() * 1e3,
+                    is_model: cfg.dupack_threshold == mcfg.dupack_threshold && cfg.rto == mcfg.rto,
+                }
+            })
+        })
+        .collect();
     for r in rows {
         let c = w.captures.get(r.capture as usize);
         capture.push(c.map_or("", |c| c.path.as_str()));
         capture_name.push(c.map_or("", |c| c.name.as_str()));
-        let (mname, mcfg) = &w.models[r.model as usize];
-        model.push(mname);
-        let p = w.grid[r.point as usize];
-        set.push(p.set.name());
-        let cfg = p.apply(mcfg);
-        d.push(&d_name(cfg.dupack_threshold));
-        estimator.push(&format!("{:?}", cfg.rto_estimator).to_lowercase());
-        a.push(ratio(cfg.rto.gain_a));
-        b.push(ratio(cfg.rto.gain_b));
-        m.push(ratio(cfg.rto.m));
-        k.push(ratio(cfg.rto.k));
-        min_rto.push(cfg.rto.min.as_secs_f64() * 1e3);
-        baseline.push(cfg.dupack_threshold == mcfg.dupack_threshold && cfg.rto == mcfg.rto);
+        model.push(&w.models[r.model as usize].0);
+        source.push(r.conn.model_source.name());
+        let l = &labels[r.model as usize * n_points + r.point as usize];
+        set.push(l.set);
+        d.push(&l.d);
+        estimator.push(&l.estimator);
+        a.push(l.a);
+        b.push(l.b);
+        m.push(l.m);
+        k.push(l.k);
+        min_rto.push(l.min_rto_ms);
+        baseline.push(l.is_model);
     }
     let u = |f: &dyn Fn(&WhatIfRow) -> u32| ColumnData::U32(rows.iter().map(f).collect());
     let fl = |f: &dyn Fn(&WhatIfRow) -> f64| ColumnData::F64(rows.iter().map(f).collect());
@@ -62,6 +97,7 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     t.push("capture_name", capture_name.finish());
     t.push("conn_id", ColumnData::U64(rows.iter().map(|r| r.conn_id).collect()));
     t.push("model", model.finish());
+    t.push("model_source", source.finish());
     t.push("rto_estimator", estimator.finish());
     t.push("point", u(&|r| r.point));
     t.push("grid_set", set.finish());

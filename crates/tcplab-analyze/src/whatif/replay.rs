@@ -62,11 +62,17 @@ pub fn head_lost(ep: &Episode, verdict: &dyn Fn(u64) -> Option<Verdict>) -> bool
     ep.detection.is_some_and(|d| verdict(d.frame).and_then(|v| v.spurious) != Some(true))
 }
 
-/// Each episode's retransmission deadline under `cfg` (None: no timer started).
-pub fn deadlines(trace: &DirTrace, cfg: &TcpConfig, out: &mut Vec<Option<SimTime>>) {
+/// The retransmission timer of `cfg`'s clocks (a grid point changes no clock, so one serves
+/// every point of a model: arming it replaces the deadline).
+pub fn timers_for(cfg: &TcpConfig) -> Timers {
+    Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast))
+}
+
+/// Each episode's retransmission deadline under `cfg` (None: no timer started), armed on
+/// `timers` (of `cfg`'s clocks, [`timers_for`]).
+pub fn deadlines(trace: &DirTrace, cfg: &TcpConfig, timers: &mut Timers, out: &mut Vec<Option<SimTime>>) {
     out.clear();
     let mut est: Box<dyn RttEstimator> = tcplab_tcp::rtt::build(cfg);
-    let mut timers = Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast));
     let mut cursor = 0;
     for ep in &trace.episodes {
         while cursor < ep.inputs_before.min(trace.inputs.len()) {
@@ -207,4 +213,73 @@ pub fn compare(base: Detect, new: Detect, lost: bool, x: f64, e: &mut Effects) {
 /// Half the episode's flight in segments (x of eqs. 1-3).
 pub fn episode_x(ep: &Episode, smss: u64) -> f64 {
     cost::half_flight(ep.flight_bytes.div_ceil(smss.max(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::whatif::trace::{Detection, MAX_DUPACK_TIMES};
+
+    fn ms(v: u64) -> SimTime {
+        SimTime(v * 1_000_000)
+    }
+
+    /// An episode whose timer started at 0 with duplicate ACKs at `dups` ms, ended at `end`.
+    fn ep(dups: &[u64], end: Option<u64>, retransmitted: bool) -> Episode {
+        let mut at = [SimTime(0); MAX_DUPACK_TIMES];
+        for (i, d) in dups.iter().enumerate() {
+            at[i] = ms(*d);
+        }
+        Episode {
+            timer_start: Some(SimTime(0)),
+            inputs_before: 0,
+            flight_bytes: 8 * 1000,
+            dupacks: dups.len() as u32,
+            dupack_at: at,
+            detection: retransmitted.then_some(Detection { at: ms(300), frame: 7, trigger: Trigger::Rto }),
+            end: end.map(ms),
+            in_recovery: false,
+        }
+    }
+
+    // 003 §IV-C (i): a lost segment is detected by FR/R when the D-th duplicate ACK comes
+    // before the timer, else by the timer.
+    #[test]
+    fn a_lost_head_is_detected_by_the_dth_dupack_or_the_timer() {
+        let e = ep(&[10, 11, 12], None, true);
+        assert_eq!(detect(&e, true, Some(ms(200)), 3), Detect::Fr(ms(12)));
+        assert_eq!(detect(&e, true, Some(ms(200)), 2), Detect::Fr(ms(11)));
+        assert_eq!(detect(&e, true, Some(ms(200)), 4), Detect::Rto(ms(200)));
+        assert_eq!(detect(&e, true, Some(ms(11)), 3), Detect::Rto(ms(11)));
+    }
+
+    // 003 §IV-C (ii)/(iii): a segment that was not lost is retransmitted spuriously when the
+    // D-th duplicate ACK or the timer comes before the ACK that covered it.
+    #[test]
+    fn a_head_that_arrived_is_spurious_only_before_its_ack() {
+        let e = ep(&[10, 11], Some(100), false);
+        assert_eq!(detect(&e, false, Some(ms(150)), 3), Detect::Nothing);
+        assert_eq!(detect(&e, false, Some(ms(80)), 3), Detect::Rto(ms(80)));
+        assert_eq!(detect(&e, false, Some(ms(150)), 2), Detect::Fr(ms(11)));
+        assert_eq!(detect(&e, false, Some(ms(5)), 2), Detect::Rto(ms(5)));
+    }
+
+    // 003 §IV-D: the events and their costs, x = 4 (a flight of 8).
+    #[test]
+    fn each_change_costs_what_003_iv_d_says() {
+        let mut e = Effects::default();
+        compare(Detect::Rto(ms(200)), Detect::Fr(ms(12)), true, 4.0, &mut e);
+        assert_eq!((e.rto_to_fr, e.delta_time_ns), (1, -188_000_000));
+        assert_eq!(e.delta_rtt_units, -cost::rf(4.0));
+        let mut e = Effects::default();
+        compare(Detect::Rto(ms(200)), Detect::Rto(ms(120)), true, 4.0, &mut e);
+        assert_eq!((e.rto_detection_delta_ns, e.delta_rtt_units), (-80_000_000, 0.0));
+        let mut e = Effects::default();
+        compare(Detect::Nothing, Detect::Rto(ms(80)), false, 4.0, &mut e);
+        assert_eq!((e.spurious_rto_caused, e.delta_rtt_units, e.delta_time_ns), (1, cost::r(4.0), 0));
+        let mut e = Effects::default();
+        compare(Detect::Fr(ms(11)), Detect::Nothing, false, 4.0, &mut e);
+        assert_eq!((e.spurious_fr_avoided, e.delta_rtt_units), (1, -cost::f(4.0)));
+        assert_eq!(e.delta_s(0.1), -cost::f(4.0) * 0.1);
+    }
 }

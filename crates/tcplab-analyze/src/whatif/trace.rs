@@ -22,9 +22,15 @@
 //! - An episode that can never meet any grid point's timer (it ended sooner than the
 //!   smallest RTO any point can arm, [`Recorder::new`]'s `floor`) and saw no duplicate ACK
 //!   and no retransmission is not kept: it cannot change under any point.
+//! - An episode that begins inside a recovery (the observer's phase is fast recovery or the
+//!   timeout's go-back-N when SND.UNA advances) is part of that recovery: its
+//!   retransmissions (partial-ACK repairs, go-back-N) are not new detections and are not
+//!   re-evaluated (003 §V-A-2-b: the parameters do not affect recovery). A retransmission
+//!   lost during a recovery is therefore not replayed.
 //! - At most [`MAX_DUPACK_TIMES`] duplicate-ACK times are kept (a larger D than that is
 //!   refused by the grid reader).
 
+use tcplab_tcp::loss::RecoveryPhase;
 use tcplab_tcp::observe::{Observer, Trigger};
 use tcplab_tcp::rtt::RttSampleEvent;
 use tcplab_tcp::{Segment, SeqNum, TcpConfig, TcpFlags};
@@ -65,6 +71,9 @@ pub struct Episode {
     pub detection: Option<Detection>,
     /// The ACK that advanced SND.UNA past the episode's head, if the capture shows one.
     pub end: Option<SimTime>,
+    /// The episode began inside a recovery (fast recovery or after a timeout): its
+    /// retransmissions are that recovery's, not a new detection (not kept, module doc).
+    pub in_recovery: bool,
 }
 
 impl Episode {
@@ -77,6 +86,7 @@ impl Episode {
             dupack_at: [SimTime(0); MAX_DUPACK_TIMES],
             detection: None,
             end: None,
+            in_recovery: false,
         }
     }
 
@@ -87,11 +97,21 @@ impl Episode {
     }
 }
 
+/// A retransmission timer expiry of the captured sender (any episode, recoveries included):
+/// the retransmission it sent and the flight when it fired (003 §V-A-3 counts every one).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Expiry {
+    pub at: SimTime,
+    pub frame: u64,
+    pub flight_bytes: u64,
+}
+
 /// One data direction's record.
 #[derive(Clone, Debug)]
 pub struct DirTrace {
     pub inputs: Vec<EstimatorInput>,
     pub episodes: Vec<Episode>,
+    pub expiries: Vec<Expiry>,
     pub smss: u64,
     /// RTT samples taken: count, sum, max (the connection's mean and maximum RTT).
     pub samples: u64,
@@ -123,7 +143,7 @@ impl Recorder {
             obs: Observer::new(cfg, first_seq, sack, ts),
             floor,
             open: Episode::new(),
-            trace: DirTrace { inputs: Vec::new(), episodes: Vec::new(), smss: u64::from(cfg.mss.max(1)), samples: 0, sample_sum_ns: 0, sample_max_ns: 0 },
+            trace: DirTrace { inputs: Vec::new(), episodes: Vec::new(), expiries: Vec::new(), smss: u64::from(cfg.mss.max(1)), samples: 0, sample_sum_ns: 0, sample_max_ns: 0 },
         }
     }
 
@@ -158,6 +178,7 @@ impl Recorder {
     /// A data segment as the capture shows it.
     pub fn on_data(&mut self, now: SimTime, frame: u64, seq: SeqNum, len: u32, fin: bool) {
         let backoff = self.obs.rtt().backoff();
+        let flight = self.flight();
         let ex = self.obs.on_transmit(now, seq, len, fin);
         if let Some(ex) = ex {
             if self.open.detection.is_none() && self.open.timer_start.is_some() {
@@ -166,6 +187,7 @@ impl Recorder {
         }
         if self.obs.rtt().backoff() > backoff {
             self.trace.inputs.push(EstimatorInput::Backoff);
+            self.trace.expiries.push(Expiry { at: now, frame, flight_bytes: flight });
         }
         self.trace.smss = self.obs.smss();
         self.note_timer();
@@ -191,6 +213,7 @@ impl Recorder {
                 self.note_sample(RttSampleEvent { now, rtt, snd_una: self.obs.snd_una(), snd_nxt: self.obs.snd_nxt() });
             }
             self.close_episode(Some(now));
+            self.open.in_recovery = matches!(self.obs.phase(), RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. });
         }
         self.note_timer();
     }
@@ -199,6 +222,9 @@ impl Recorder {
         let mut ep = std::mem::replace(&mut self.open, Episode::new());
         ep.end = end;
         let Some(start) = ep.timer_start else { return };
+        if ep.in_recovery {
+            return;
+        }
         let quiet = ep.dupacks == 0 && ep.detection.is_none();
         let short = end.is_some_and(|e| e.saturating_since(start) < self.floor);
         if quiet && (short || end.is_none()) {

@@ -21,6 +21,8 @@ pub const SECTIONS: &[(&str, Option<&str>)] = &[
     ("routes", Some("RawRoute")),
     ("flows", Some("RawFlow")),
     ("workloads", Some("RawWorkload")),
+    ("pathlet", Some("RawPathlet")),
+    ("host_cache", Some("RawHostCache")),
 ];
 
 /// Tagged choices documented as one row per variant: marker name, `$defs` entry, tag key.

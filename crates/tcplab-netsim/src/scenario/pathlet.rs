@@ -57,7 +57,7 @@ pub struct RawPathlet {
     /// left, at least 1 segment), `none` (all get ICW). Default from: `split`, the paper's
     /// "distribute the initial window evenly" as far as a sender can know.
     #[serde(default)]
-    #[schemars(schema_with = "share_names")]
+    #[schemars(schema_with = "share_names", extend("default" = "split"))]
     pub share: Option<String>,
     /// 004 §V-C: a retransmission (a loss without pathlet information) counts as a congestion
     /// indication on every pathlet of the path. Default from: the paper's rule, on.

@@ -3,7 +3,7 @@
 //! ```toml
 //! [[workloads]]
 //! name = "web"                      # label (errors, --set)
-//! kind = "poisson"                  # the only kind so far
+//! kind = "poisson"                  # or "web" (below)
 //! senders = ["s1", "s2"]            # each connection picks one sender ...
 //! receivers = ["g1r1", "g1r2"]      # ... and one receiver, uniformly at random
 //! mean_interarrival = "100ms"       # exponential inter-arrival times of this mean
@@ -119,18 +119,9 @@ pub struct RawObjectSize {
     pub max: Option<u64>,
 }
 
-/// 002 §6.4: "an average of 30 web pages per session".
-pub const WEB_PAGES_PER_SESSION: u32 = 30;
-/// 002 §6.4: "an inter-page parameter of 0.8" (seconds, the exponential mean).
-pub const WEB_INTER_PAGE: SimDuration = SimDuration::from_millis(800);
-/// 002 §6.4: "an average page size of 10 objects".
-pub const WEB_OBJECTS_PER_PAGE: u32 = 10;
-/// Not given by 002; ns-2's WebTraf examples (`tcl/ex/web-traffic.tcl`): `interObj avg_ 0.01`.
-pub const WEB_INTER_OBJECT: SimDuration = SimDuration::from_millis(10);
-/// 002 §6.4: "an average object size of 400 packets".
-pub const WEB_OBJECT_MEAN_PACKETS: f64 = 400.0;
-/// 002 §6.4: "a ParetoII shape parameter of 1.002".
-pub const WEB_OBJECT_SHAPE: f64 = 1.002;
+pub use crate::sim::traffic::web::{
+    WEB_INTER_OBJECT, WEB_INTER_PAGE, WEB_OBJECTS_PER_PAGE, WEB_OBJECT_MEAN_PACKETS, WEB_OBJECT_SHAPE, WEB_PAGES_PER_SESSION,
+};
 
 /// `size`: `"40KB"` or `{ dist = "pareto", mean = "40KB", shape = 1.5 }`.
 #[derive(Debug, Clone, Copy)]

@@ -17,6 +17,9 @@ pub enum SimError {
     PcapCreate { path: PathBuf, source: std::io::Error },
     #[error("pcap: writing \"{}\" failed: {source}", path.display())]
     PcapWrite { path: PathBuf, source: std::io::Error },
+    /// The caller could not take a streamed chunk of the trace (`run_control::RunHooks`).
+    #[error("trace: {0}")]
+    TraceChunk(String),
 }
 
 impl SimError {

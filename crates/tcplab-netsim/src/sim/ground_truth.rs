@@ -177,7 +177,7 @@ struct Pending {
     end: u64,
     uncovered: Uncovered,
     /// Row of its `segment_retransmitted` event, if tracing.
-    row: Option<u32>,
+    row: Option<u64>,
 }
 
 /// Spurious-retransmission bookkeeping of one flow's data direction.
@@ -192,7 +192,7 @@ pub struct SpuriousTracker {
     /// above old, genuine (forever pending) retransmissions.
     max_end: u64,
     /// Event rows of retransmissions found spurious.
-    spurious_rows: Vec<u32>,
+    spurious_rows: Vec<u64>,
     spurious: u64,
     received: ReceivedSet,
     /// Reused list of keys resolved by one arrival.
@@ -205,7 +205,7 @@ impl SpuriousTracker {
     }
 
     /// The sender emitted copy `copy_id` retransmitting bytes `[start, end)`.
-    pub fn on_retransmit(&mut self, start: u64, end: u64, copy_id: u64, row: Option<u32>) {
+    pub fn on_retransmit(&mut self, start: u64, end: u64, copy_id: u64, row: Option<u64>) {
         if end <= start {
             return;
         }
@@ -220,7 +220,7 @@ impl SpuriousTracker {
         self.pending.insert((start, copy_id), Pending { end, uncovered, row });
     }
 
-    fn mark_spurious(&mut self, row: Option<u32>) {
+    fn mark_spurious(&mut self, row: Option<u64>) {
         self.spurious += 1;
         if let Some(r) = row {
             self.spurious_rows.push(r);
@@ -262,9 +262,30 @@ impl SpuriousTracker {
         self.spurious
     }
 
-    /// Event rows of the spurious retransmissions.
-    pub fn spurious_rows(&self) -> &[u32] {
+    /// Event rows of the spurious retransmissions found since the last
+    /// [`SpuriousTracker::take_spurious_rows`].
+    pub fn spurious_rows(&self) -> &[u64] {
         &self.spurious_rows
+    }
+
+    /// Takes the event rows of the spurious retransmissions found so far.
+    pub fn take_spurious_rows(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.spurious_rows)
+    }
+
+    /// Retires the pending retransmissions whose verdict is final, given that every copy
+    /// numbered below `oldest_live` has left the network (arrived or been dropped), and
+    /// returns the smallest event row among those still open.
+    ///
+    /// Only a copy emitted *before* a retransmission can cover it (module doc), so once no
+    /// copy older than retransmission `R` is left in flight, nothing can cover `R` any more:
+    /// it is genuine (as every entry still pending at the end of a run is) and its entry is
+    /// dropped. This bounds the map by the retransmissions of the last round trip or so
+    /// instead of letting it grow with the run, and tells the recorder which rows it may
+    /// hand over (`run_control`).
+    pub fn settle(&mut self, oldest_live: u64) -> Option<u64> {
+        self.pending.retain(|&(_, copy_id), _| copy_id > oldest_live);
+        self.pending.values().filter_map(|p| p.row).min()
     }
 
     /// Retransmissions not (yet) covered.
@@ -296,7 +317,7 @@ mod tests {
         t.on_arrival(0, 1448, 1);
         t.on_arrival(2896, 4344, 3); // out of order; [1448, 2896) is missing
         t.on_retransmit(0, 1448, 9, Some(4));
-        assert_eq!((t.spurious(), t.spurious_rows()), (1, &[4u32][..]));
+        assert_eq!((t.spurious(), t.spurious_rows()), (1, &[4u64][..]));
         t.on_retransmit(1448, 2896, 10, None);
         t.on_retransmit(2896, 4344, 11, None);
         assert_eq!((t.spurious(), t.pending()), (2, 1));

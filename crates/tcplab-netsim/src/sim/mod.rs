@@ -20,7 +20,9 @@
 //! | `lifecycle` | opening a connection's endpoints at its start, freeing them when it has ended |
 //! | [`ground_truth`] | spurious-retransmission ground truth |
 //! | [`recorder`] | `events` / `timeseries` tables |
+//! | [`run_control`] | stopping a run early, streaming the trace in chunks ([`run_with`]) |
 //! | [`summary`] | `Summary` and the `flows` table |
+//! | [`trace_size`] | the trace's size estimated before a run (`--max-trace`) |
 //! | [`error`] | `SimError` |
 //! | [`validate`] | checks of a `SimSpec` before a run |
 //!
@@ -61,12 +63,15 @@ pub mod recorder;
 pub mod red;
 pub mod reorder;
 pub mod routing;
+pub mod run_control;
 pub mod seed;
 pub mod summary;
+pub mod trace_size;
 pub mod traffic;
 pub mod validate;
 
 pub use error::SimError;
+pub use run_control::{Control, NoHooks, RunHooks};
 pub use summary::{FlowSummary, LinkSummary, Summary};
 
 use crate::pcap::{PcapLinkWriter, WirePacket};
@@ -127,6 +132,9 @@ pub struct RunOutput {
     /// Occupancy of the RED queues over time (`recorder::QueueSeries`); `None` when no link
     /// runs RED.
     pub queues: Option<Table>,
+    /// The hooks stopped the run before its end (`run_with`): the results are partial, up
+    /// to `summary.sim_time_s`.
+    pub stopped: bool,
 }
 
 /// Wake-ups pack the endpoint into 28 bits.
@@ -240,6 +248,8 @@ struct Sim<'a> {
     ev_buf: Vec<TcpEvent>,
     /// Quick-Start routers and hand-off state (empty unless the scenario has them).
     qsnet: quickstart::net::QsNet,
+    /// The hooks ended the run early.
+    stopped: bool,
     /// Pathlet routers and the state hosts share across connections (inactive unless a
     /// connection shares state).
     shared: pathlet::SharedNet,
@@ -250,10 +260,16 @@ struct Sim<'a> {
 
 /// Runs `spec` with `opts`.
 pub fn run(spec: &SimSpec, opts: &RunOptions) -> Result<RunOutput, SimError> {
+    run_with(spec, opts, &mut NoHooks)
+}
+
+/// Runs `spec` with `opts`, calling `hooks` as it goes: they can stop the run early and take
+/// the trace in chunks ([`run_control`]). With [`NoHooks`] this is [`run`].
+pub fn run_with(spec: &SimSpec, opts: &RunOptions, hooks: &mut dyn RunHooks) -> Result<RunOutput, SimError> {
     validate::validate(spec)?;
     let mut sim = Sim::new(spec, opts)?;
     sim.schedule_initial();
-    sim.run_loop()?;
+    sim.run_loop_with(hooks)?;
     sim.finish(opts)
 }
 
@@ -283,6 +299,7 @@ impl<'a> Sim<'a> {
         let qsnet = quickstart::net::QsNet::new(spec, |l, n| dir_from(spec, l, n));
         Ok(Sim {
             qsnet,
+            stopped: false,
             shared: pathlet::SharedNet::new(spec),
             spec,
             queue: EventQueue::with_capacity(1024),
@@ -330,7 +347,13 @@ impl<'a> Sim<'a> {
         }
     }
 
+    #[cfg(test)]
     fn run_loop(&mut self) -> Result<(), SimError> {
+        self.run_loop_with(&mut NoHooks)
+    }
+
+    fn run_loop_with(&mut self, hooks: &mut dyn RunHooks) -> Result<(), SimError> {
+        let poll_mask = hooks.poll_every().max(1).next_power_of_two() - 1;
         // Pop, then look at the time: the queue finds its minimum while popping, and an event
         // after `end` is simply dropped with the rest of the queue.
         while let Some((t, ev)) = self.queue.pop() {
@@ -375,8 +398,48 @@ impl<'a> Sim<'a> {
             }
             self.events += 1;
             self.last_t = t;
+            if self.events & poll_mask == 0 && self.poll(hooks)? == Control::Stop {
+                self.stopped = true;
+                break;
+            }
         }
         Ok(())
+    }
+
+    /// Every `RunHooks::poll_every` events: retire settled ground truth, stream the
+    /// trace when enough rows are held, then ask the hooks whether to go on.
+    #[cold]
+    #[inline(never)]
+    fn poll(&mut self, hooks: &mut dyn RunHooks) -> Result<Control, SimError> {
+        let oldest = self.packets.oldest_live_copy().unwrap_or(self.next_copy);
+        let mut keep_from = self.rec.as_deref().map_or(0, Recorder::next_row);
+        for fl in &mut self.flows {
+            if let Some(row) = fl.truth.settle(oldest) {
+                keep_from = keep_from.min(row);
+            }
+        }
+        let full = hooks.chunk_rows().zip(self.rec.as_deref()).is_some_and(|(n, rec)| rec.rows_held() >= n);
+        if full {
+            let (nodes, links) = self.names();
+            if let Some(rec) = self.rec.as_deref_mut() {
+                for fl in &mut self.flows {
+                    for r in fl.truth.take_spurious_rows() {
+                        rec.set_spurious(r);
+                    }
+                }
+                let (ev, ts) = rec.take_chunk(keep_from, &nodes, &links);
+                hooks.trace_chunk(ev, ts)?;
+            }
+        }
+        Ok(hooks.poll(self.now, self.events))
+    }
+
+    /// Node and link names in spec order (the dictionaries of the trace's name columns).
+    fn names(&self) -> (Vec<String>, Vec<String>) {
+        (
+            self.spec.nodes.iter().map(|n| n.name.clone()).collect(),
+            self.spec.links.iter().map(|l| l.name.clone()).collect(),
+        )
     }
 
     fn on_flow_start(&mut self, f: u32) {
@@ -784,18 +847,25 @@ impl<'a> Sim<'a> {
         let tracing = self.rec.is_some();
         let mut rec = self.rec.take().map(|b| *b).unwrap_or_default();
         if tracing {
-            rec.link_dynamics(&self.links, self.end);
+            // A stopped run has no link rows after its last event.
+            rec.link_dynamics(&self.links, if self.stopped { end } else { self.end });
         }
-        for fl in &self.flows {
-            for &r in fl.truth.spurious_rows() {
+        for fl in &mut self.flows {
+            for r in fl.truth.take_spurious_rows() {
                 rec.set_spurious(r);
             }
         }
-        let node_names: Vec<String> = spec.nodes.iter().map(|n| n.name.clone()).collect();
-        let link_names: Vec<String> = spec.links.iter().map(|l| l.name.clone()).collect();
+        let (node_names, link_names) = self.names();
         let (events, timeseries, queues) = rec.finish(&node_names, &link_names);
         let queues = self.links.iter().any(|l| l.red.is_some()).then_some(queues);
-        Ok(RunOutput { flows: summary::flows_table(&summary.flows), summary, events, timeseries, queues })
+        Ok(RunOutput {
+            flows: summary::flows_table(&summary.flows),
+            summary,
+            events,
+            timeseries,
+            queues,
+            stopped: self.stopped,
+        })
     }
 }
 
@@ -819,6 +889,7 @@ fn red_summary(d: &LinkDirState) -> Option<summary::RedSummary> {
         forced_drops: r.stats.forced_drops,
         overflow_drops: d.stats.drops_queue - r.stats.early_drops - r.stats.forced_drops,
         avg_end: r.avg,
+        mean_queue: if r.stats.arrivals == 0 { 0.0 } else { r.stats.queue_sum as f64 / r.stats.arrivals as f64 },
     })
 }
 

@@ -345,6 +345,16 @@ impl PacketArena {
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+
+    /// The smallest `copy_id` of the packets currently allocated (`None` when there are
+    /// none). Linear in the arena's size: for occasional use (`SpuriousTracker::settle`).
+    pub fn oldest_live_copy(&self) -> Option<u64> {
+        let mut free = vec![false; self.slots.len()];
+        for &id in &self.free {
+            free[id as usize] = true;
+        }
+        self.slots.iter().zip(&free).filter(|(_, &f)| !f).map(|(p, _)| p.copy_id).min()
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,10 @@
 //! allocation). String columns are dictionary-encoded with *fixed* dictionaries (event kinds,
 //! causes, drop reasons) or the node/link names in spec order, so a row stores a `u32` code
 //! and nothing is looked up by string on the hot path.
+//!
+//! Streaming (`run_control`): [`Recorder::take_chunk`] hands over the rows before a given
+//! one and keeps the rest; row numbers ([`Row`]) count from the start of the run, so a
+//! retransmission row can still be marked spurious after earlier rows have left.
 
 use super::queue::DropReason;
 use tcplab_record::{ColumnData, Table};
@@ -41,6 +45,9 @@ pub enum EventKind {
     /// `segment_retransmitted` row with cause `tlp`).
     TlpProbe,
 }
+
+/// Number of an `events` row, counted from the first row of the run (not of the chunk).
+pub type Row = u64;
 
 /// `flow` of rows that belong to a link, not a flow (`u32::MAX`; the column is not nullable).
 pub const NO_FLOW: u32 = u32::MAX;
@@ -139,6 +146,8 @@ impl EventRow {
 /// Column buffers of both trace tables.
 #[derive(Debug, Default)]
 pub struct Recorder {
+    /// `events` rows already handed over in chunks: the row number of `t_ns[0]`.
+    base: Row,
     t_ns: Vec<u64>,
     flow: Vec<u32>,
     kind: Vec<u32>,
@@ -243,10 +252,10 @@ impl Recorder {
         Self::default()
     }
 
-    /// Appends an `events` row; returns its index. Retransmission rows start with
+    /// Appends an `events` row; returns its number. Retransmission rows start with
     /// `spurious = false` (set later by [`Recorder::set_spurious`]); other rows have it null.
-    pub fn event(&mut self, r: EventRow) -> u32 {
-        let row = self.t_ns.len() as u32;
+    pub fn event(&mut self, r: EventRow) -> Row {
+        let row = self.base + self.t_ns.len() as Row;
         self.t_ns.push(r.t.as_nanos());
         self.flow.push(r.flow);
         self.kind.push(r.kind as u32);
@@ -293,9 +302,57 @@ impl Recorder {
         }
     }
 
-    /// Marks the retransmission in `row` as spurious.
-    pub fn set_spurious(&mut self, row: u32) {
-        self.spurious[row as usize] = true;
+    /// Marks the retransmission in `row` as spurious. The row must still be held (not yet
+    /// handed over in a chunk: `SpuriousTracker::settle` keeps such rows back).
+    pub fn set_spurious(&mut self, row: Row) {
+        debug_assert!(row >= self.base, "row {row} was handed over before its verdict");
+        if let Some(i) = row.checked_sub(self.base) {
+            self.spurious[i as usize] = true;
+        }
+    }
+
+    /// Number of the next `events` row.
+    pub fn next_row(&self) -> Row {
+        self.base + self.t_ns.len() as Row
+    }
+
+    /// Rows held in memory (both tables).
+    pub fn rows_held(&self) -> usize {
+        self.t_ns.len() + self.ts.t_ns.len()
+    }
+
+    /// Hands over the `events` rows before row `keep_from` and every `timeseries` row, as
+    /// tables like [`Recorder::finish`]'s; the `events` rows from `keep_from` on stay.
+    pub fn take_chunk(&mut self, keep_from: Row, nodes: &[String], links: &[String]) -> (Table, Table) {
+        let n = (keep_from.clamp(self.base, self.next_row()) - self.base) as usize;
+        let rest = Recorder {
+            base: self.base + n as Row,
+            t_ns: self.t_ns.split_off(n),
+            flow: self.flow.split_off(n),
+            kind: self.kind.split_off(n),
+            seq: self.seq.split_off(n),
+            seq_ok: self.seq_ok.split_off(n),
+            len: self.len.split_off(n),
+            ack: self.ack.split_off(n),
+            ack_ok: self.ack_ok.split_off(n),
+            cause: self.cause.split_off(n),
+            cause_ok: self.cause_ok.split_off(n),
+            spurious: self.spurious.split_off(n),
+            spurious_ok: self.spurious_ok.split_off(n),
+            node: self.node.split_off(n),
+            link: self.link.split_off(n),
+            link_ok: self.link_ok.split_off(n),
+            reason: self.reason.split_off(n),
+            reason_ok: self.reason_ok.split_off(n),
+            value: self.value.split_off(n),
+            value_ok: self.value_ok.split_off(n),
+            ts: TimeSeries::default(),
+            queues: std::mem::take(&mut self.queues),
+        };
+        // The `queues` table (RED runs only, one row per sample) is not streamed: it stays.
+        let head = std::mem::replace(self, rest);
+        let (ev, ts, _no_queues) = head.finish(nodes, links);
+        (ev, ts)
     }
 
     /// Appends a `timeseries` row.

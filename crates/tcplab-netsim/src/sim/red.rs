@@ -132,6 +132,10 @@ pub struct RedStats {
     pub early_drops: u64,
     /// Drops in the forced region.
     pub forced_drops: u64,
+    /// Packets offered to RED, and the sum of the instantaneous queue each of them found (in
+    /// the mode's unit): their ratio is the mean queue seen by arriving packets.
+    pub arrivals: u64,
+    pub queue_sum: u64,
 }
 
 /// A packet offered to RED.
@@ -225,6 +229,8 @@ impl Red {
 
     /// The paper's per-arrival procedure; updates the counters.
     pub fn on_arrival(&mut self, a: &RedArrival) -> RedVerdict {
+        self.stats.arrivals += 1;
+        self.stats.queue_sum += a.q;
         self.update_avg(a);
         let verdict = match self.p_b(a.len) {
             Some(p_b) if self.avg >= self.params.min_th => {

@@ -114,6 +114,9 @@ pub struct RedSummary {
     pub overflow_drops: u64,
     /// The average queue (packets or bytes) at the end of the run.
     pub avg_end: f64,
+    /// The mean instantaneous queue (packets or bytes waiting) found by the packets that
+    /// arrived at the queue over the run (0 without arrivals).
+    pub mean_queue: f64,
 }
 
 /// Map of retransmission counts with every cause present.

@@ -48,6 +48,12 @@
 //! - **RACK.segs_sacked >= DupThresh** (reo_wnd 0 before reordering is seen) counts SACKed
 //!   bytes in whole segments against the connection's DupThresh (Linux `tp->sacked_out >=
 //!   tp->reordering`).
+//! - **An RTO keeps the retransmission queue** (Linux keeps `tsorted_sent_queue` across
+//!   `tcp_enter_loss`; `tcp_timeout_mark_lost` only tags segments). A retransmission sent
+//!   before the RTO that the timeout did not re-tag (a TLP probe or a fast-recovery
+//!   retransmission while F-RTO retransmits only SND.UNA) stays in it, so RACK can still find
+//!   it lost on a later ACK; entries whose segment was re-tagged (go-back-N clears RETRANS) or
+//!   sent again are dropped lazily by [`Rack::detect_loss`].
 //! - The reordering timer adds Linux's `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 250) to the
 //!   remaining time (`tcp_rack_mark_lost`: `timeout = usecs_to_jiffies(timeout) +
 //!   TCP_TIMEOUT_MIN`); it is a timer of its own beside the RTO (Linux multiplexes both on one
@@ -146,6 +152,17 @@ impl Rack {
     pub fn on_handshake_rtt(&mut self, rtt: SimDuration) {
         if self.enabled {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        }
+    }
+
+    /// Linux `tcp_try_undo_partial` -> `tcp_packet_delayed` -> `tcp_check_sack_reordering`:
+    /// a partial ACK in fast recovery whose echo `tsecr` is before `first_rtx_tsval` (the
+    /// TSval of the recovery's first retransmission, Linux `retrans_stamp`;
+    /// `tcp_tsopt_ecr_before`: "before(tp->rx_opt.rcv_tsecr, when)", modulo 2^32) was
+    /// triggered by the delayed original: reordering seen (see `sender/rack.rs`).
+    pub fn on_partial_ack_echo(&mut self, tsecr: u32, first_rtx_tsval: u32) {
+        if self.enabled && (tsecr.wrapping_sub(first_rtx_tsval) as i32) < 0 {
+            self.reordering_seen = true;
         }
     }
 
@@ -291,11 +308,6 @@ impl Rack {
         out
     }
 
-    /// Forget the retransmission queue (an RTO retransmits everything; entries are re-added
-    /// as the go-back-N retransmissions leave).
-    pub fn on_rto(&mut self) {
-        self.rtx_queue.clear();
-    }
 }
 
 #[cfg(test)]
@@ -325,6 +337,21 @@ mod tests {
         sb.delivered = Delivered::default();
         sb.apply_sack(&[SackBlock { left: SeqNum(left), right: SeqNum(right) }], SeqNum(0), SeqNum(0), SeqNum(10 * S));
         rack.on_ack(&RackAckEvent { now, delivered: sb.delivered, rtt_sample: None, dsack: false, snd_una: SeqNum(0), snd_nxt: SeqNum(10 * S) });
+    }
+
+    // Linux tcp_packet_delayed: an echo before the first retransmission's TSval (modulo
+    // 2^32) is reordering evidence; the retransmission's own echo or a later one is not.
+    #[test]
+    fn a_partial_ack_echoing_a_tsval_before_the_first_retransmission_is_reordering() {
+        let mut r = Rack::new(true);
+        r.on_partial_ack_echo(100, 100);
+        r.on_partial_ack_echo(120, 100);
+        assert!(!r.reordering_seen);
+        r.on_partial_ack_echo(u32::MAX, 3);
+        assert!(r.reordering_seen);
+        let mut off = Rack::new(false);
+        off.on_partial_ack_echo(1, 100);
+        assert!(!off.reordering_seen);
     }
 
     // RFC 8985 §6.2 RACK_sent_after: time first, then the end sequence as the tie-break.

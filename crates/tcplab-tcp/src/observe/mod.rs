@@ -483,7 +483,6 @@ impl Observer {
             _ if expired => {
                 // RFC 6298 (5.4)-(5.6): back off, go-back-N, restart the timer.
                 self.rtt.on_timeout();
-                self.rack.on_rto();
                 self.sb.mark_all_lost(self.snd_una, self.snd_nxt);
                 self.phase = RecoveryPhase::Loss { recover: self.snd_nxt };
                 self.pto_deadline = None;
@@ -538,7 +537,21 @@ impl Observer {
         }
         let window_changed = self.last_window.is_some_and(|w| w != seg.window);
         self.last_window = Some(seg.window);
-        let blocks = seg.options.sack.as_slice();
+        let mut fin_clamped = seg.options.sack;
+        if seg.options.sack.as_slice().iter().any(|b| b.right == self.snd_nxt + 1) {
+            // A receiver that SACKs the FIN (Linux: blocks run to end_seq = seq + fin + len,
+            // `TcpConfig::sack_covers_fin`) reports one sequence number past the data this
+            // observer was fed (data lengths only): that block ends at SND.NXT here, as the
+            // cumulative ACK of the FIN is clamped above. Without this the block lies beyond
+            // SND.NXT and is dropped as invalid (real kernel `tail-loss`: the SACK of the
+            // probed FIN segment was ignored and RACK's repair came out `unknown`).
+            fin_clamped = crate::segment::SackBlocks::new();
+            for b in seg.options.sack.as_slice() {
+                let right = if b.right == self.snd_nxt + 1 { self.snd_nxt } else { b.right };
+                fin_clamped.push(crate::segment::SackBlock { left: b.left, right });
+            }
+        }
+        let blocks = fin_clamped.as_slice();
         if !blocks.is_empty() {
             // RFC 6675 §5 Update() and RFC 2883 §4 D-SACK recognition, on the scoreboard.
             let up = self.sb.apply_sack(blocks, self.snd_una, ack, self.snd_nxt);

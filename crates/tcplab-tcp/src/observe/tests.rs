@@ -188,3 +188,16 @@ fn new_data_after_the_pto_is_the_probe_and_rearms_the_rto() {
     q.on_transmit(SimTime(pto.0 - 1_000_000), seq(2), MSS, false);
     assert_eq!(q.expected().rto_at, rto);
 }
+
+// A receiver that SACKs the FIN (Linux) reports a block one sequence number past the data the
+// observer was fed: the block still SACKs the last segment (not dropped as beyond SND.NXT).
+#[test]
+fn a_sack_block_that_includes_the_fin_sacks_the_last_segment() {
+    let mut o = sent_ten();
+    let v = o.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 1)]), false);
+    assert_eq!(v.newly_sacked, u64::from(MSS));
+    assert!(o.scoreboard().sacked_covers(seq(9), seq(10)));
+    // A block further past SND.NXT is still invalid (RFC 6675 §5 bounds).
+    let mut p = sent_ten();
+    assert_eq!(p.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 2)]), false).newly_sacked, 0);
+}

@@ -97,6 +97,8 @@ pub struct SenderFeatures {
     pub quickack: bool,
     /// Linux's adaptive delayed-ACK timeout and quick ACKs after idle (`TcpConfig::ack_ato`).
     pub ack_ato: bool,
+    /// Linux's receiver SACKs an out-of-order FIN's sequence number (`TcpConfig::sack_covers_fin`).
+    pub sack_covers_fin: bool,
 }
 
 impl SenderFeatures {
@@ -117,6 +119,7 @@ impl SenderFeatures {
         },
         quickack: false,
         ack_ato: false,
+        sack_covers_fin: false,
     };
     /// Linux 5.x/6.x defaults: `net.ipv4.tcp_congestion_control = cubic` (HyStart on,
     /// `tcp_cubic.c` `hystart = 1`), byte counting (`tcp_slow_start`), PRR
@@ -139,6 +142,7 @@ impl SenderFeatures {
         },
         quickack: true,
         ack_ato: true,
+        sack_covers_fin: true,
     };
 
     fn apply(&self, cfg: &mut TcpConfig) {
@@ -152,6 +156,7 @@ impl SenderFeatures {
         cfg.spurious = self.spurious;
         cfg.ack.quickack = self.quickack;
         cfg.ack_ato = self.ack_ato;
+        cfg.sack_covers_fin = self.sack_covers_fin;
     }
 }
 

@@ -67,6 +67,8 @@ pub struct Receiver {
     pub fin_received: bool,
     /// Bytes delivered in order to the application.
     pub bytes_delivered: u64,
+    /// `TcpConfig::sack_covers_fin`.
+    sack_covers_fin: bool,
 }
 
 impl Receiver {
@@ -88,6 +90,7 @@ impl Receiver {
             fin_seq: None,
             fin_received: false,
             bytes_delivered: 0,
+            sack_covers_fin: cfg.sack_covers_fin,
         }
     }
 
@@ -248,11 +251,22 @@ impl Receiver {
         self.rcv_adv_right = right;
         let wnd = u64::from(right - self.rcv_nxt);
         let field = (wnd >> self.rcv_wscale).min(MAX_UNSCALED_WINDOW) as u16;
-        let blocks = if self.sack_ok {
+        let mut blocks = if self.sack_ok {
             self.sack.build(&self.reasm, self.rcv_nxt, self.ts_ok)
         } else {
             SackBlocks::new()
         };
+        if let Some(fin) = self.fin_seq.filter(|_| self.sack_covers_fin && !self.fin_received && !blocks.is_empty()) {
+            // Linux: SACK blocks run to TCP_SKB_CB(skb)->end_seq, which counts the FIN
+            // ("seq + syn + fin + len", tcp_v4_fill_cb): a block ending where the queued FIN
+            // sits includes it (`TcpConfig::sack_covers_fin`).
+            let mut with_fin = SackBlocks::new();
+            for b in blocks.as_slice() {
+                let right = if b.right == fin { fin + 1 } else { b.right };
+                with_fin.push(crate::segment::SackBlock { left: b.left, right });
+            }
+            blocks = with_fin;
+        }
         self.last_ack_sent = self.rcv_nxt;
         self.ack.on_ack_sent();
         (self.rcv_nxt, field, blocks)

@@ -30,8 +30,15 @@
 //! - **Retransmitted SYN**: RFC 6298 (5.7) as in modern Linux (RTO at least 3 s when data
 //!   starts without a sample).
 //! - **Units**: rto_min = ⌈min RTO / jiffy⌉ (200 ms / 10 ms = 20), TCP_RTO_MAX = ⌊max RTO /
-//!   jiffy⌋, initial RTO = ⌈initial / jiffy⌉ (TCP_TIMEOUT_INIT 3 s). a, b, m, k and G of
-//!   [`RtoConfig`] are not used (they are fixed in the code).
+//!   jiffy⌋, initial RTO = ⌈initial / jiffy⌉ (TCP_TIMEOUT_INIT 3 s). G of [`RtoConfig`] is
+//!   not used.
+//! - **a, b, m, k** (003 §II, varied by 003 §V-B on the Linux estimator too): the code's
+//!   gains are b = 1/8 (the `>> 3` of srtt), a = 1/4 (the `>> 2` of mdev; the decrease
+//!   branch's extra `>> 3` is kept as a further 1/8) and RTO = 1·srtt + rttvar with rttvar
+//!   the 4·deviation term (k = 4). Other values scale those steps: the srtt step by 8b, the
+//!   mdev step by 4a, srtt in the RTO by m and rttvar by k/4, in integer arithmetic. At
+//!   Table I's values (every profile's) each factor is exactly 1 and the code above runs
+//!   unchanged.
 
 use super::{RttEstimator, RttSampleEvent};
 use crate::clock::MeasurementClock;
@@ -80,6 +87,53 @@ pub struct Linux {
     /// `rto` before backoff, in jiffies.
     rto: u64,
     backoff: u32,
+    /// 003 §II's parameters as factors of the code's own (see the module doc).
+    scale: Scale,
+}
+
+/// The factors 8b, 4a, m and k/4 (module doc), each a fraction num/den.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Scale {
+    srtt_step: (u64, u64),
+    mdev_step: (u64, u64),
+    m: (u64, u64),
+    k: (u64, u64),
+}
+
+/// b's value in the code (`>> 3`): 1/8.
+const CODE_B_INV: u64 = 1 << SRTT_SHIFT;
+/// a's value in the code (`>> 2`): 1/4.
+const CODE_A_INV: u64 = 1 << MDEV_SHIFT;
+/// k's value in the code: rttvar is the 4·deviation term.
+const CODE_K: u64 = 4;
+
+impl Scale {
+    fn of(cfg: &RtoConfig) -> Scale {
+        let (an, ad) = (u64::from(cfg.gain_a.num), u64::from(cfg.gain_a.den.max(1)));
+        let (bn, bd) = (u64::from(cfg.gain_b.num), u64::from(cfg.gain_b.den.max(1)));
+        Scale {
+            srtt_step: (bn * CODE_B_INV, bd),
+            mdev_step: (an * CODE_A_INV, ad),
+            m: (u64::from(cfg.m.num), u64::from(cfg.m.den.max(1))),
+            k: (u64::from(cfg.k.num), u64::from(cfg.k.den.max(1)) * CODE_K),
+        }
+    }
+}
+
+/// `x · num / den`, exactly `x` when the factor is 1 (the code's own parameters).
+fn scaled_i(x: i64, (num, den): (u64, u64)) -> i64 {
+    if num == den {
+        return x;
+    }
+    let v = i128::from(x) * i128::from(num) / i128::from(den.max(1));
+    i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
+}
+
+fn scaled_u(x: u64, (num, den): (u64, u64)) -> u64 {
+    if num == den {
+        return x;
+    }
+    u64::try_from(u128::from(x) * u128::from(num) / u128::from(den.max(1))).unwrap_or(u64::MAX)
 }
 
 impl Linux {
@@ -88,7 +142,7 @@ impl Linux {
         let rto_min = cfg.min.as_nanos().div_ceil(j);
         let rto_max = (cfg.max.as_nanos() / j).max(1);
         let rto = cfg.initial.as_nanos().div_ceil(j).min(rto_max);
-        Linux { clock, rto_min, rto_max, srtt: 0, mdev: 0, mdev_max: 0, rttvar: 0, rtt_seq: SeqNum(0), rto, backoff: 0 }
+        Linux { clock, rto_min, rto_max, srtt: 0, mdev: 0, mdev_max: 0, rttvar: 0, rtt_seq: SeqNum(0), rto, backoff: 0, scale: Scale::of(cfg) }
     }
 
     /// `tcp_rtt_estimator(tp, mrtt)` followed by `tcp_set_rto` and `tcp_bound_rto`.
@@ -101,7 +155,7 @@ impl Linux {
             let srtt = i64::try_from(self.srtt).unwrap_or(i64::MAX);
             let mdev = i64::try_from(self.mdev).unwrap_or(i64::MAX);
             m -= srtt >> SRTT_SHIFT;
-            self.srtt = srtt.saturating_add(m).max(1).unsigned_abs();
+            self.srtt = srtt.saturating_add(scaled_i(m, self.scale.srtt_step)).max(1).unsigned_abs();
             if m < 0 {
                 m = -m;
                 m -= mdev >> MDEV_SHIFT;
@@ -111,7 +165,7 @@ impl Linux {
             } else {
                 m -= mdev >> MDEV_SHIFT;
             }
-            self.mdev = mdev.saturating_add(m).max(0).unsigned_abs();
+            self.mdev = mdev.saturating_add(scaled_i(m, self.scale.mdev_step)).max(0).unsigned_abs();
             if self.mdev > self.mdev_max {
                 self.mdev_max = self.mdev;
                 if self.mdev_max > self.rttvar {
@@ -134,7 +188,7 @@ impl Linux {
             self.rtt_seq = snd_nxt;
         }
         // tcp_set_rto + tcp_bound_rto.
-        self.rto = ((self.srtt >> SRTT_SHIFT).saturating_add(self.rttvar)).min(self.rto_max);
+        self.rto = (scaled_u(self.srtt >> SRTT_SHIFT, self.scale.m).saturating_add(scaled_u(self.rttvar, self.scale.k))).min(self.rto_max);
         self.backoff = 0;
     }
 
@@ -192,6 +246,22 @@ mod tests {
     fn linux() -> Linux {
         let cfg = RtoConfig { initial: TCP_TIMEOUT_INIT, min: TCP_RTO_MIN, max: TCP_RTO_MAX, ..RtoConfig::default() };
         Linux::new(&cfg, MeasurementClock::every(JIFFY_2_4))
+    }
+
+    // 003 §V-B varies k on Linux: k = 2 halves the variance term, k = 8 doubles it; Table
+    // I's k = 4 is the code itself.
+    #[test]
+    fn k_scales_the_variance_term_and_four_is_the_code() {
+        let with_k = |k: u32| {
+            let cfg = RtoConfig { initial: TCP_TIMEOUT_INIT, min: TCP_RTO_MIN, max: TCP_RTO_MAX, k: crate::config::Ratio::new(k, 1), ..RtoConfig::default() };
+            let mut e = Linux::new(&cfg, MeasurementClock::every(JIFFY_2_4));
+            e.tcp_rtt_estimator(50, SeqNum(0), SeqNum(100));
+            e.rto()
+        };
+        // srtt 50 jiffies, rttvar 100 jiffies (4·mdev): 500 ms + 1000·k/4 ms.
+        assert_eq!(with_k(4), SimDuration::from_millis(1500));
+        assert_eq!(with_k(2), SimDuration::from_millis(1000));
+        assert_eq!(with_k(8), SimDuration::from_millis(2500));
     }
 
     #[test]

@@ -502,6 +502,10 @@ impl Sender {
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
             self.rack_on_ack(now, dsack);
+            if bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover)) {
+                // Linux tcp_try_undo_partial: a delayed original filled the hole (`rack.rs`).
+                self.rack_on_partial_ack(seg);
+            }
         }
         if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
             newly_lost = if !self.rack.enabled {
@@ -550,10 +554,16 @@ impl Sender {
         if !consumed {
             // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
             let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
+            let cwnd_before = self.cc.cwnd;
             self.apply(now, decision, bytes_acked, trace);
-            if decision == LossDecision::EnterRecovery && self.qs.is_some() {
-                // Quick-Start failure if the lost segment is a QS packet (§3.6).
-                self.qs_on_congestion(self.snd_una, false, timers);
+            if self.qs.is_some() {
+                if decision == LossDecision::EnterRecovery {
+                    // Quick-Start failure if the lost segment is a QS packet (§3.6).
+                    self.qs_on_congestion(self.snd_una, false, timers);
+                } else {
+                    // Slow start through the recovery a failure started (`quickstart.rs`).
+                    self.qs_after_ack(cwnd_before, bytes_acked, decision);
+                }
             }
         }
         if self.ecn.negotiated && seg.flags.contains(TcpFlags::ECE) {
@@ -1004,7 +1014,8 @@ impl Sender {
         stats.timeouts += 1;
         self.prr.on_exit();
         if self.rack.enabled {
-            self.rack.on_rto();
+            // RACK's retransmission queue survives the RTO (`loss/rack.rs`, Linux
+            // tsorted_sent_queue); its reordering timer is replaced by the RTO.
             timers.cancel(TimerKind::RackReo);
         }
         let first = self.consecutive_rtos == 0;

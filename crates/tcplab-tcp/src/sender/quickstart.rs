@@ -20,6 +20,7 @@
 use super::Sender;
 use crate::startup::quickstart::host::{QsApproval, QsReject, QsResponseEvent};
 use crate::startup::quickstart::{HandoffResponse, QsFailureResponse, QsHost, QsIpOption};
+use crate::loss::{LossDecision, RecoveryPhase};
 use crate::segment::Segment;
 use crate::seq::SeqNum;
 use crate::timer::{TimerKind, Timers};
@@ -157,8 +158,38 @@ impl Sender {
         }
         if !rto && q.cfg.failure == QsFailureResponse::InitialWindow {
             self.cc.cwnd = iw;
+            q.slow_start_recovery = true;
         }
         true
+    }
+
+    /// After an ACK was processed (`cwnd_before`: cwnd before its loss decision). §3.6 / RFC
+    /// 4782 §4.5: after a Quick-Start failure the sender "should revert to ... the default
+    /// initial window and slow start" (thesis L4145–4147: "return to slow start using the
+    /// default initial window"). A failure detected by duplicate ACKs starts an RFC 6675
+    /// recovery, which holds cwnd fixed; left at the IW there, it would retransmit about one
+    /// IW of holes per RTT (Fig 6.6 would then cost a dozen RTTs, not the thesis's two). So
+    /// while that recovery lasts cwnd grows as in slow start (RFC 5681 §3.1: by at most SMSS
+    /// per ACK that advances SND.UNA, not by SACKs of the QS packets that survived) up to
+    /// ssthresh (set by the loss response), and at its end cwnd stays where slow start took
+    /// it rather than jumping to ssthresh.
+    pub(crate) fn qs_after_ack(&mut self, cwnd_before: u64, bytes_acked: u64, decision: LossDecision) {
+        let in_recovery = matches!(self.phase, RecoveryPhase::Recovery { .. });
+        let (smss, ssthresh) = (self.smss, self.cc.ssthresh);
+        let Some(q) = self.qs.as_mut() else { return };
+        if !q.slow_start_recovery {
+            return;
+        }
+        let grown = |cwnd: u64| if bytes_acked > 0 { (cwnd + bytes_acked.min(smss)).min(ssthresh.max(cwnd)) } else { cwnd };
+        if decision == LossDecision::ExitRecovery {
+            self.cc.cwnd = grown(cwnd_before).min(self.cc.cwnd);
+            q.slow_start_recovery = false;
+        } else if in_recovery {
+            self.cc.cwnd = grown(self.cc.cwnd);
+        } else {
+            // Left otherwise (a timeout took over): the ordinary rules again.
+            q.slow_start_recovery = false;
+        }
     }
 
     /// Ch. 7 §7.4 (L5043–5058): the explicit hand-off notification. `slowstart`: cwnd = 1 MSS;

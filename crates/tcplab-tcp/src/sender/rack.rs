@@ -25,6 +25,33 @@ impl Sender {
         self.rack.on_ack(&ev);
     }
 
+    /// Linux `tcp_try_undo_partial` (net/ipv4/tcp_input.c), called on a partial ACK in fast
+    /// recovery:
+    ///
+    /// ```c
+    /// if (tp->undo_marker && tcp_packet_delayed(tp)) {
+    ///     /* Plain luck! Hole if filled with delayed
+    ///      * packet, rather than with a retransmit. Check reordering.
+    ///      */
+    ///     tcp_check_sack_reordering(sk, prior_snd_una, 1);
+    /// ```
+    ///
+    /// `tcp_packet_delayed`: "tp->retrans_stamp && tcp_tsopt_ecr_before(tp, tp->retrans_stamp)"
+    /// — the ACK echoes a TSval older than the recovery's first retransmission, so the original
+    /// filled the hole; `tcp_check_sack_reordering` then counts `reord_seen++` (RACK's
+    /// RACK.reordering_seen: `tcp_rack_reo_wnd` keeps its min_RTT/4 window from then on,
+    /// real kernel `reorder`: one spurious retransmission of three delayed segments, not
+    /// three). Only the reordering evidence is taken here; the partial undo of the window
+    /// (`tcp_undo_cwnd_reduction`) is not modelled. `prior_snd_una` is below RACK.fack on a
+    /// partial ACK, as `tcp_check_sack_reordering` requires.
+    pub(super) fn rack_on_partial_ack(&mut self, seg: &crate::segment::Segment) {
+        if !self.rack.enabled || !self.ts_ok {
+            return;
+        }
+        let (Some((_, tsecr)), Some(first_rtx)) = (seg.options.timestamps, self.recovery_started_at) else { return };
+        self.rack.on_partial_ack_echo(tsecr, crate::timer::ts_now(first_rtx));
+    }
+
     /// RFC 8985 §6.2 step 4 RACK.reo_wnd for the sender's state now.
     fn rack_reo_wnd(&self) -> SimDuration {
         super::rules::rack_reo_wnd(&self.rack, self.phase, self.sb.sacked_bytes(), self.smss, self.dupack_threshold(), self.rtt.srtt())

@@ -50,6 +50,19 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use tcplab_time::{SimDuration, SimTime};
 
+/// 002 §6.4: "an average of 30 web pages per session".
+pub const WEB_PAGES_PER_SESSION: u32 = 30;
+/// 002 §6.4: "an inter-page parameter of 0.8" (seconds, the exponential mean).
+pub const WEB_INTER_PAGE: SimDuration = SimDuration::from_millis(800);
+/// 002 §6.4: "an average page size of 10 objects".
+pub const WEB_OBJECTS_PER_PAGE: u32 = 10;
+/// Not given by 002; ns-2's WebTraf examples (`tcl/ex/web-traffic.tcl`): `interObj avg_ 0.01`.
+pub const WEB_INTER_OBJECT: SimDuration = SimDuration::from_millis(10);
+/// 002 §6.4: "an average object size of 400 packets".
+pub const WEB_OBJECT_MEAN_PACKETS: f64 = 400.0;
+/// 002 §6.4: "a ParetoII shape parameter of 1.002".
+pub const WEB_OBJECT_SHAPE: f64 = 1.002;
+
 /// Domain separator of the web sessions' streams (each session has its own).
 pub const DOMAIN_WEB: u64 = 0x7765_6273; // "webs"
 

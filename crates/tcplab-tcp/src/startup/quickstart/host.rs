@@ -122,11 +122,21 @@ pub struct QsHost {
     pub last_send: Option<SimTime>,
     /// Seed of the QS TTL / nonce draws (the ISS).
     seed: u64,
+    /// A Quick-Start failure started the current loss recovery with the `initial-window`
+    /// response: cwnd grows as in slow start during it (`Sender::qs_after_ack`).
+    pub slow_start_recovery: bool,
 }
 
 impl QsHost {
     pub fn new(cfg: QuickStartConfig, iss: SeqNum) -> Self {
-        QsHost { cfg, phase: QsPhase::Idle, stats: QsStats::default(), last_send: None, seed: u64::from(iss.0) }
+        QsHost {
+            cfg,
+            phase: QsPhase::Idle,
+            stats: QsStats::default(),
+            last_send: None,
+            seed: u64::from(iss.0),
+            slow_start_recovery: false,
+        }
     }
 
     /// Thesis §6.5.2: the rate to request for `to_send` bytes (`None`: unknown or unlimited),

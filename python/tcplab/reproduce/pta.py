@@ -1,0 +1,490 @@
+"""Arianfar, Sarolahti & Ott, "Marooned Magic Numbers -- An Adaptive Congestion Control
+Architecture" (seed 004): the Pathlet Transport Architecture against fixed initial windows
+(ICW 3, ICW 10) and per-host sharing (RFC 9040), Figs 9-24.
+
+What is reproduced, on the Fig 6 topology built here (:func:`fig6`): FCT CDFs without and with
+congestion behind 4 Mb/s (Figs 9, 10), mean FCT against the mean inter-arrival time behind
+43 kb/s and 100 Mb/s (Figs 11-13), FCT against flow size (Fig 14), the mean initial window PTA
+chose (Fig 15), goodput (Figs 16-19), drops and queue length at the bottleneck (Figs 20-23),
+and the FCT of long ICW-3 flows beside short flows of each variant (Fig 24).
+
+The paper's figures are not in the text we have, so ``paper`` is empty in every row: what is
+compared is the paper's *direction*, stated in each figure's notes and checked against our
+numbers there (computed from the results, never written by hand).
+
+Every run is a dict scenario built here and run on the experiment layer (points x seeds); the
+measurements read only ``summary.json`` (flows, the bottleneck link's counters).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics as st
+from pathlib import Path
+from typing import Any
+
+from .common import Report
+from .experiment import QUICK_WORKERS, Experiment, Point, run_experiments
+
+TITLE = "Arianfar, Sarolahti & Ott (seed 004): Pathlet Transport Architecture vs ICW 3 / ICW 10 / per-host sharing (Figs 9-24)"
+
+# ---------------------------------------------------------------------------------------------
+# The Fig 6 topology. The text gives the bottleneck bandwidths (100 Mb/s, 4 Mb/s, 43 kb/s,
+# 1 Gb/s elsewhere), four pathlets per path, RED marking between 10 % and 30 % of the queue,
+# MTU 1500 B and, behind 4 Mb/s, an average RTT of 135 ms (§IV-A). The delays and queue sizes
+# are in the figure only; ours are chosen to give that RTT, and buffers of about one
+# bandwidth-delay product (at least 20 packets):
+#
+#   s1, s2, s3 --1 ms-- p1 --10 ms-- p2 ==bottleneck (delay d, RED)== g<k> --1 ms-- r<k>_1..r<k>_10
+#
+# p1, p2 and g<k> are pathlet routers: pathlets (s, p1), (p1, p2), (p2, g<k>), (g<k>, End-of-Path).
+# The bottleneck queue is p2's towards g<k>: RED there marks CE, g<k> is the first pathlet
+# router to see it and names (p2, g<k>) as the congested pathlet.
+
+#: group -> (bandwidth, one-way delay of the bottleneck link, RED buffer in packets).
+#: 4 Mb/s: 2 x (1 + 10 + 54 + 1) ms = 132 ms propagation + 3 ms to send a 1500-B packet = 135 ms.
+#: 100 Mb/s: 64 ms base RTT, BDP 533 packets. 43 kb/s: 124 ms propagation + 279 ms per packet.
+GROUPS: dict[str, tuple[str, str, int]] = {
+    "100M": ("100Mbps", "20ms", 500),
+    "4M": ("4Mbps", "54ms", 50),
+    "43k": ("43kbps", "50ms", 20),
+}
+#: Receivers per group ("many receivers that share the same bottleneck links").
+RECEIVERS = 10
+#: Traffic profiles (§IV): Pareto mean 40 KB / 200 KB, shape 1.5.
+PROFILES = {1: "40KB", 2: "200KB"}
+PARETO_SHAPE = 1.5
+#: MTU 1500 B: MSS 1460 without the timestamps option (the paper's ns-3 TCP had none).
+TCP_BASE: dict[str, Any] = {"mss": "1460B", "timestamps": False, "ecn": True, "recv_buffer": "4MB"}
+
+#: The variants (series): initial window and state sharing. PTA and per-host sharing fall back
+#: to ICW 3 (the IETF standard the paper compares with) when they know nothing.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "icw3": {"initial_window": 3},
+    "icw10": {"initial_window": 10},
+    "pta": {"initial_window": 3, "sharing": "pathlet"},
+    "host-sharing": {"initial_window": 3, "sharing": "host"},
+}
+#: Fig 24's long flows: 200 KB with ICW 3, one every LONG_INTERARRIVAL on average.
+LONG_SIZE = "200KB"
+LONG_INTERARRIVAL = "2s"
+
+
+def fig6(group: str, variant: str, interarrival_s: float, flows: int, profile: int = 1,
+         long_flows: int = 0) -> dict[str, Any]:
+    """The Fig 6 scenario: ``flows`` Poisson arrivals (profile sizes, mean inter-arrival
+    ``interarrival_s``) from s1/s2 to group ``group``'s receivers with ``variant``'s TCP, and
+    with ``long_flows`` > 0 that many 200-KB ICW-3 flows from s3 beside them (Fig 24). The
+    run lasts until the arrivals are over plus time to drain the offered bytes three times."""
+    bw, delay, buf = GROUPS[group]
+    rate = {"100Mbps": 100e6, "4Mbps": 4e6, "43kbps": 43e3}[bw]
+    mean_bytes = {1: 40_000, 2: 200_000}[profile]
+    span = flows * interarrival_s
+    work = flows * mean_bytes * 8 / rate
+    if long_flows:
+        span = max(span, long_flows * 2.0)
+        work += long_flows * 200_000 * 8 / rate
+    duration = math.ceil(span + 3 * work + 30)
+    nodes = [{"name": n, "kind": "host"} for n in ("s1", "s2", "s3")]
+    nodes += [{"name": n, "kind": "router"} for n in ("p1", "p2")]
+    links = [{"a": s, "b": "p1", "bandwidth": "1Gbps", "delay": "1ms"} for s in ("s1", "s2", "s3")]
+    links.append({"a": "p1", "b": "p2", "bandwidth": "1Gbps", "delay": "10ms"})
+    routers = ["p1", "p2"]
+    receivers = []
+    for g, (gbw, gdelay, gbuf) in GROUPS.items():
+        gw = f"g{g}"
+        nodes.append({"name": gw, "kind": "router"})
+        routers.append(gw)
+        links.append({"name": f"bottleneck{g}", "a": "p2", "b": gw, "bandwidth": gbw, "delay": gdelay,
+                      "queue": {"kind": "red", "limit": f"{gbuf}pkt", "min_th": "10%", "max_th": "30%",
+                                "gentle": True}})
+        for i in range(1, RECEIVERS + 1):
+            r = f"r{g}_{i}"
+            nodes.append({"name": r, "kind": "host"})
+            links.append({"a": gw, "b": r, "bandwidth": "1Gbps", "delay": "1ms"})
+            if g == group:
+                receivers.append(r)
+    tcp = dict(TCP_BASE)
+    tcp.update(VARIANTS[variant])
+    workloads = [{
+        "name": "short", "kind": "poisson", "senders": ["s1", "s2"], "receivers": receivers,
+        "mean_interarrival": f"{interarrival_s * 1000:g}ms",
+        "size": {"dist": "pareto", "mean": PROFILES[profile], "shape": PARETO_SHAPE},
+        "max_flows": flows,
+    }]
+    if long_flows:
+        workloads.append({
+            "name": "long", "kind": "poisson", "senders": ["s3"], "receivers": receivers,
+            "mean_interarrival": LONG_INTERARRIVAL, "size": LONG_SIZE, "max_flows": long_flows,
+            "tcp": {"initial_window": 3, "sharing": "none"},
+        })
+    return {
+        "name": f"pta-fig6-{group}",
+        "simulation": {"duration": f"{duration}s"},
+        "tcp": tcp,
+        "nodes": nodes,
+        "links": links,
+        "pathlet": {"routers": routers},
+        "workloads": workloads,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements (on the workers, from the run summary)
+
+
+def _flow_metrics(flows: list[dict[str, Any]]) -> dict[str, Any]:
+    done = [f for f in flows if f["fct_s"] is not None]
+    fcts = [f["fct_s"] for f in done]
+    iws = [f["initial_window_segments"] for f in flows if f.get("initial_window_segments") is not None]
+    return {
+        "flows": len(flows),
+        "unfinished": len(flows) - len(done),
+        "fct_mean_s": st.fmean(fcts) if fcts else math.nan,
+        "goodput_mean_bps": st.fmean(f["bytes_requested"] * 8 / f["fct_s"] for f in done if f["fct_s"] > 0) if done else math.nan,
+        "icw_segments": st.fmean(iws) if iws else math.nan,
+        "fcts": fcts,
+        "sizes": [f["bytes_requested"] for f in done],
+    }
+
+
+def measure(res, point: Point) -> dict[str, Any]:
+    """Short flows (from s1/s2): FCT, goodput, initial window; the bottleneck's drops (data
+    direction, p2 -> g) and mean queue (packets found by arriving packets); long flows (s3)."""
+    s = res.summary
+    group = point.params["group"]
+    short = [f for f in s["flows"] if f["src"] in ("s1", "s2")]
+    long = [f for f in s["flows"] if f["src"] == "s3"]
+    link = next(l for l in s["links"] if l["name"] == f"bottleneck{group}")
+    red = link.get("red_ab") or {}
+    out = _flow_metrics(short)
+    out.update({
+        "drops": link["drops_ab"],
+        "marks": red.get("marks", 0),
+        "queue_mean_pkts": red.get("mean_queue", math.nan),
+        "retransmissions": sum(f["retransmissions"] for f in short),
+        "long_fct_mean_s": st.fmean(f["fct_s"] for f in long if f["fct_s"] is not None) if any(f["fct_s"] is not None for f in long) else math.nan,
+        "long_unfinished": sum(f["fct_s"] is None for f in long),
+    })
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The experiments (data): one per sweep of a bottleneck and profile
+
+
+SERIES = tuple(VARIANTS)
+
+
+def plan(quick: bool) -> dict[str, dict[str, Any]]:
+    """Experiment name -> (group, profile, x values in seconds, flows, long flows, figures)."""
+    if quick:
+        return {
+            "g43p1": dict(group="43k", profile=1, xs=[4.0, 16.0], flows=20, long=0),
+            "g43p2": dict(group="43k", profile=2, xs=[40.0], flows=8, long=0),
+            "g100p1": dict(group="100M", profile=1, xs=[0.003, 0.02], flows=200, long=0),
+            "g100p2": dict(group="100M", profile=2, xs=[0.02], flows=100, long=0),
+            "g4p1": dict(group="4M", profile=1, xs=[0.02, 0.3], flows=40, long=0),
+            "fig24": dict(group="4M", profile=1, xs=[0.1, 0.4], flows=40, long=5),
+        }
+    return {
+        "g43p1": dict(group="43k", profile=1, xs=[4.0, 8.0, 16.0, 32.0], flows=100, long=0),
+        "g43p2": dict(group="43k", profile=2, xs=[40.0, 80.0, 160.0], flows=100, long=0),
+        "g100p1": dict(group="100M", profile=1, xs=[0.002, 0.003, 0.005, 0.01, 0.02, 0.05], flows=1000, long=0),
+        "g100p2": dict(group="100M", profile=2, xs=[0.015, 0.02, 0.03, 0.05, 0.1], flows=1000, long=0),
+        "g4p1": dict(group="4M", profile=1, xs=[0.02, 0.3], flows=200, long=0),
+        "fig24": dict(group="4M", profile=1, xs=[0.05, 0.1, 0.2, 0.4, 0.8], flows=200, long=20),
+    }
+
+
+def experiments(quick: bool, seeds: list[int]) -> list[Experiment]:
+    out = []
+    for name, p in plan(quick).items():
+        pts = [Point(v, x, [], scenario=fig6(p["group"], v, x, p["flows"], p["profile"], p["long"]),
+                     params={"group": p["group"]})
+               for v in SERIES for x in p["xs"]]
+        out.append(Experiment(name, pts, measure, seeds=seeds))
+    # Sensitivity: how PTA shares the initial window among flows started within an RTT
+    # (004 §III-D leaves it open; `[pathlet] share`), on the 100 Mb/s sweep's ends.
+    p = plan(quick)["g100p1"]
+    xs = sorted({min(p["xs"]), max(p["xs"])})
+    pts = [Point(f"pta share={mode}", x, [f"pathlet.share={mode}"], scenario=fig6("100M", "pta", x, p["flows"]),
+                 params={"group": "100M"}) for mode in SHARE_MODES for x in xs]
+    out.append(Experiment("share", pts, measure, seeds=seeds))
+    return out
+
+
+#: `[pathlet] share` modes compared in the sensitivity figure.
+SHARE_MODES = ("split", "budget", "none")
+
+
+# ---------------------------------------------------------------------------------------------
+# Tabulation
+
+
+def mean_ci(vals: list[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95 % Student t interval over seeds (NaN with one value)."""
+    from scipy.stats import t
+
+    vals = [v for v in vals if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not vals:
+        return math.nan, math.nan
+    m = st.fmean(vals)
+    if len(vals) < 2:
+        return m, math.nan
+    return m, float(t.ppf(0.975, len(vals) - 1)) * st.stdev(vals) / math.sqrt(len(vals))
+
+
+def by_point(df, metric: str) -> dict[tuple[str, float], tuple[float, float]]:
+    """(series, x) -> (mean over seeds, 95 % CI half-width) of ``metric``."""
+    out = {}
+    for (s, x), g in df.groupby(["series", "x"], sort=False):
+        out[(s, x)] = mean_ci(g[metric].tolist())
+    return out
+
+
+def _xlabel(x: float) -> str:
+    return f"{x * 1000:g}ms" if x < 1 else f"{x:g}s"
+
+
+def add_sweep(fig, df, metric: str, digits: int) -> dict[tuple[str, float], tuple[float, float]]:
+    """Rows ``series, x = mean inter-arrival, metric`` and ``metric_ci95`` per point."""
+    pts = by_point(df, metric)
+    for (s, x), (m, ci) in pts.items():
+        fig.add(s, _xlabel(x), metric, None if math.isnan(m) else round(m, digits))
+        if not math.isnan(ci):
+            fig.add(s, _xlabel(x), f"{metric}_ci95", round(ci, digits))
+    return pts
+
+
+def _flat(df, col: str, **where: Any) -> list[float]:
+    sel = df
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    out: list[float] = []
+    for v in sel[col].tolist():
+        out.extend(v)
+    return out
+
+
+def _quantile(vals: list[float], q: float) -> float:
+    if not vals:
+        return math.nan
+    v = sorted(vals)
+    i = q * (len(v) - 1)
+    lo = math.floor(i)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (i - lo)
+
+
+def _best(pts, x, series=SERIES, low=True):
+    vals = {s: pts[(s, x)][0] for s in series if (s, x) in pts and not math.isnan(pts[(s, x)][0])}
+    if not vals:
+        return None
+    return (min if low else max)(vals, key=vals.get)
+
+
+def _plot_sweep(fig, pts, metric: str, ylabel: str, log_x: bool = True) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f, ax = plt.subplots(figsize=(5, 3.2))
+    for s in SERIES:
+        xs = sorted(x for (ss, x) in pts if ss == s)
+        if not xs:
+            continue
+        ys = [pts[(s, x)][0] for x in xs]
+        es = [0 if math.isnan(pts[(s, x)][1]) else pts[(s, x)][1] for x in xs]
+        ax.errorbar(xs, ys, yerr=es, marker="o", capsize=2, label=s)
+    if log_x:
+        ax.set_xscale("log")
+    ax.set_xlabel("mean inter-arrival time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(fig.title, fontsize=9)
+    ax.legend(fontsize=7)
+    fig.plot(f)
+    plt.close(f)
+
+
+def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
+    n = runs or (1 if quick else 5)
+    seeds = list(range(1, n + 1))
+    rep = Report(
+        "pta",
+        "Arianfar, Sarolahti & Ott, Marooned Magic Numbers (seed 004): Figs 9-24",
+        out,
+        quick=quick,
+        intro=(
+            f"{n} seed(s) per point (seeds 1..{n}); `_ci95` rows are half-widths of 95 % t intervals of "
+            "the mean over seeds. x is the mean inter-arrival time of the short flows. Topology "
+            "(`python/tcplab/reproduce/pta.py` `fig6`): senders -1 ms- p1 -10 ms- p2 =bottleneck= g "
+            "-1 ms- 10 receivers, p1/p2/g pathlet routers (four pathlets); bottlenecks 100 Mb/s (20 ms, "
+            "500-packet RED buffer), 4 Mb/s (54 ms, 50 packets: 135 ms RTT with one packet's "
+            "transmission, the paper's figure) and 43 kb/s (50 ms, 20 packets); RED marks between 10 % "
+            "and 30 % of the buffer (gentle), every connection ECN-capable; 1 Gb/s elsewhere. The "
+            "paper's delays and buffers are only in its Fig 6, which we do not have: these are our "
+            "choices. Series: icw3 / icw10 fixed initial windows; pta = 004's pathlet table "
+            "(defaults of `[pathlet]`: N = 4 periods, initial window split among flows started "
+            "within an RTT, losses count on every pathlet), falling back to 3 segments; host-sharing "
+            "= RFC 9040 cwnd/ssthresh/RTT cache per destination, falling back to 3. Each run drives "
+            "one bottleneck group; the paper's figures are not in our copy, so `paper` is empty and "
+            "the notes compare directions."
+        ),
+    )
+    data = run_experiments(experiments(quick, seeds), out, progress=progress,
+                           workers=QUICK_WORKERS if quick else None)
+    g43, g100, g4 = data["g43p1"], data["g100p1"], data["g4p1"]
+
+    # Figs 9/10: FCT CDFs behind 4 Mb/s.
+    xs4 = sorted(set(g4["x"]))
+    for key, x, cond in (("fig9", max(xs4), "without congestion"), ("fig10", min(xs4), "with congestion")):
+        fig = rep.figure(key, f"Fig {key[3:]}: CDF of FCT behind 4 Mb/s {cond} (mean inter-arrival {_xlabel(x)})",
+                         "Quantiles of the flow completion times of all short flows over all seeds "
+                         "(x = the quantile).")
+        for s in SERIES:
+            f = _flat(g4, "fcts", series=s, x=x)
+            for q in (0.1, 0.25, 0.5, 0.75, 0.9):
+                v = _quantile(f, q)
+                fig.add(s, q, "fct_s", None if math.isnan(v) else round(v, 4))
+        med = {s: _quantile(_flat(g4, "fcts", series=s, x=x), 0.5) for s in SERIES}
+        fig.note("Median FCT: " + ", ".join(f"{s} {med[s]:.3f} s" for s in SERIES) + ".")
+        if key == "fig9":
+            fig.note(f"Paper: without congestion larger windows finish sooner and PTA is near ICW 10. Ours: "
+                     f"ICW 10 {'<' if med['icw10'] < med['icw3'] else '>='} ICW 3; PTA's median is "
+                     f"{med['pta'] / med['icw10']:.2f}x ICW 10's and {med['pta'] / med['icw3']:.2f}x ICW 3's.")
+        else:
+            fig.note(f"Paper: with congestion a larger window is no advantage and PTA behaves like ICW 3. Ours: "
+                     f"ICW 10 / ICW 3 median {med['icw10'] / med['icw3']:.2f}x; PTA / ICW 3 {med['pta'] / med['icw3']:.2f}x.")
+
+    # Figs 11-13: mean FCT vs inter-arrival.
+    fig = rep.figure("fig11", "Fig 11: mean FCT, 43 kb/s bottleneck (profile 1)")
+    p11 = add_sweep(fig, g43, "fct_mean_s", 3)
+    _plot_sweep(fig, p11, "fct_mean_s", "mean FCT (s)")
+    _direction_notes(fig, p11, "fct_mean_s", low=True,
+                     claim="Paper: ICW 3 may already congest 43 kb/s; PTA finds the right (small) window.")
+    fig = rep.figure("fig12", "Fig 12: mean FCT, 100 Mb/s bottleneck, low congestion (profile 1)")
+    xs100 = sorted(set(g100["x"]))
+    half = len(xs100) // 2
+    p12 = add_sweep(fig, g100[g100["x"].isin(xs100[half:])], "fct_mean_s", 4)
+    _plot_sweep(fig, p12, "fct_mean_s", "mean FCT (s)")
+    _direction_notes(fig, p12, "fct_mean_s", low=True, claim="Paper: ICW 3 is clearly ineffective; PTA adapts.")
+    fig = rep.figure("fig13", "Fig 13: mean FCT, 100 Mb/s bottleneck, high congestion (profile 1)")
+    p13 = add_sweep(fig, g100[g100["x"].isin(xs100[:half])], "fct_mean_s", 4)
+    _plot_sweep(fig, p13, "fct_mean_s", "mean FCT (s)")
+    _direction_notes(fig, p13, "fct_mean_s", low=True,
+                     claim="Paper: no benefit of a large window under heavy load; ICW 10 irregular, PTA adapts.")
+
+    # Fig 14: FCT vs flow size (100 Mb/s, the least loaded point).
+    x14 = max(xs100)
+    fig = rep.figure("fig14", f"Fig 14: mean FCT against flow size, 100 Mb/s (mean inter-arrival {_xlabel(x14)})",
+                     "Short flows of all seeds binned by size; x = upper edge of the size bin (bytes).")
+    edges = [10_000, 20_000, 40_000, 80_000, 160_000, 320_000, float("inf")]
+    gains = {}
+    for s in SERIES:
+        sel = g100[(g100["series"] == s) & (g100["x"] == x14)]
+        pairs = [(z, t) for fl, sz in zip(sel["fcts"], sel["sizes"]) for t, z in zip(fl, sz)]
+        lo = 0
+        for e in edges:
+            b = [t for z, t in pairs if lo < z <= e]
+            lab = "inf" if e == float("inf") else int(e)
+            if b:
+                fig.add(s, lab, "fct_mean_s", round(st.fmean(b), 4))
+                gains.setdefault(lab, {})[s] = st.fmean(b)
+            lo = e
+    rel = [(lab, v["icw3"] / v["pta"]) for lab, v in gains.items() if "icw3" in v and "pta" in v and v["pta"] > 0]
+    if rel:
+        fig.note("ICW 3 / PTA mean FCT by size bin: " + ", ".join(f"≤{lab}: {r:.2f}" for lab, r in rel)
+                 + " (paper: the relative benefit grows with flow size).")
+
+    # Fig 15: mean initial window PTA chose (100 Mb/s, profiles 1 and 2).
+    fig = rep.figure("fig15", "Fig 15: mean initial window PTA chose, 100 Mb/s",
+                     "Series pta: profile 1 (40 KB); pta-profile2: profile 2 (200 KB). Mean over flows, then seeds.")
+    p15 = {}
+    for label, df in (("pta", g100), ("pta-profile2", data["g100p2"])):
+        pts = by_point(df[df["series"] == "pta"], "icw_segments")
+        for (_, x), (m, ci) in pts.items():
+            fig.add(label, _xlabel(x), "icw_segments", None if math.isnan(m) else round(m, 2))
+            if not math.isnan(ci):
+                fig.add(label, _xlabel(x), "icw_segments_ci95", round(ci, 2))
+            p15[(label, x)] = m
+    lo_x, hi_x = min(xs100), max(xs100)
+    fig.note(f"PTA's mean initial window (profile 1): {p15[('pta', hi_x)]:.1f} segments at {_xlabel(hi_x)}, "
+             f"{p15[('pta', lo_x)]:.1f} at {_xlabel(lo_x)} (paper: smaller under more load; above 10 on a "
+             "fast, lightly loaded link).")
+    p15_43 = by_point(g43[g43["series"] == "pta"], "icw_segments")
+    fig.note("Behind 43 kb/s PTA chose on average " + ", ".join(
+        f"{m:.1f} at {_xlabel(x)}" for (_, x), (m, _) in sorted(p15_43.items(), key=lambda kv: kv[0][1]))
+        + " segments (paper: 1 or 2).")
+
+    # Figs 16-19: goodput.
+    for key, title, df in (("fig16", "Fig 16: mean goodput, 100 Mb/s (profile 1)", g100),
+                           ("fig17", "Fig 17: mean goodput, 43 kb/s (profile 1)", g43),
+                           ("fig18", "Fig 18: mean goodput, 100 Mb/s (profile 2, 200 KB)", data["g100p2"]),
+                           ("fig19", "Fig 19: mean goodput, 43 kb/s (profile 2, 200 KB)", data["g43p2"])):
+        fig = rep.figure(key, title, "Goodput = flow size / FCT (handshake included), mean over flows, then seeds.")
+        pts = add_sweep(fig, df, "goodput_mean_bps", 0)
+        _plot_sweep(fig, pts, "goodput_mean_bps", "mean goodput (b/s)")
+        _direction_notes(fig, pts, "goodput_mean_bps", low=False,
+                         claim="Paper: ICW 10 better on the fast link, ICW 3 on the slow one; PTA better in both.")
+
+    # Figs 20-23: drops and queue at the bottleneck.
+    for key, title, metric, df, d in (("fig20", "Fig 20: drops at the 43 kb/s bottleneck", "drops", g43, 1),
+                                      ("fig21", "Fig 21: mean queue at the 43 kb/s bottleneck", "queue_mean_pkts", g43, 2),
+                                      ("fig22", "Fig 22: drops at the 100 Mb/s bottleneck", "drops", g100, 1),
+                                      ("fig23", "Fig 23: mean queue at the 100 Mb/s bottleneck", "queue_mean_pkts", g100, 2)):
+        fig = rep.figure(key, title, "drops: packets dropped by the bottleneck queue (data direction) per run; "
+                                     "queue_mean_pkts: mean queue found by arriving packets.")
+        pts = add_sweep(fig, df, metric, d)
+        _plot_sweep(fig, pts, metric, metric)
+        if metric == "drops":
+            xs = sorted({x for _, x in pts})
+            ratio = [(x, pts[("icw10", x)][0], pts[("icw3", x)][0], pts[("pta", x)][0]) for x in xs]
+            fig.note("Drops icw10 / icw3 / pta per x: " + "; ".join(
+                f"{_xlabel(x)}: {a:.0f} / {b:.0f} / {c:.0f}" for x, a, b, c in ratio)
+                + " (paper: ICW 10 raises drops sharply on 43 kb/s; PTA fewest).")
+
+    # Fig 24: long ICW-3 flows beside short flows of each variant.
+    fig = rep.figure("fig24", "Fig 24: mean FCT of long 200-KB ICW-3 flows beside short flows, 4 Mb/s",
+                     "Series: the short flows' variant (icw3 = all flows ICW 3). x: the short flows' mean inter-arrival.")
+    p24 = add_sweep(fig, data["fig24"], "long_fct_mean_s", 3)
+    _plot_sweep(fig, p24, "long_fct_mean_s", "long flows' mean FCT (s)")
+    harm = []
+    for x in sorted({x for _, x in p24}):
+        base = p24[("icw3", x)][0]
+        harm.append(f"{_xlabel(x)}: icw10 {p24[('icw10', x)][0] / base:.2f}x, pta {p24[('pta', x)][0] / base:.2f}x")
+    fig.note("Long flows' FCT relative to the all-ICW-3 case: " + "; ".join(harm)
+             + " (paper: PTA harms the long ICW-3 flows less than ICW 10).")
+
+    fig = rep.figure("share", "Sensitivity: how PTA shares the initial window within an RTT (100 Mb/s, profile 1)",
+                     "004 §III-D: \"The initial congestion window is shared between all flows started over the "
+                     "bottleneck pathlet within a round-trip time\" without saying how. split: the k-th flow of a "
+                     "window gets ICW/k (default); budget: what the earlier ones left; none: no sharing.")
+    ps = by_point(data["share"], "fct_mean_s")
+    for (s, x), (m, ci) in ps.items():
+        fig.add(s, _xlabel(x), "fct_mean_s", round(m, 4))
+        fig.add(s, _xlabel(x), "icw_segments", round(mean_ci(values_of(data["share"], "icw_segments", s, x))[0], 2))
+    for x in sorted({x for _, x in ps}):
+        fig.note(f"{_xlabel(x)}: mean FCT " + ", ".join(f"{m} {ps[(f'pta share={m}', x)][0]:.3f} s" for m in SHARE_MODES) + ".")
+    unfinished = int(sum(sum(d["unfinished"]) for d in data.values()))
+    fig.note(f"Unfinished short flows over all runs of the reproduction: {unfinished} (excluded from FCT means).")
+    return rep
+
+
+def values_of(df, metric: str, series: str, x: float) -> list[float]:
+    return df[(df["series"] == series) & (df["x"] == x)][metric].tolist()
+
+
+def _direction_notes(fig, pts, metric: str, low: bool, claim: str) -> None:
+    """The best series at each x, computed from the results, after the paper's claim."""
+    xs = sorted({x for _, x in pts})
+    best = [f"{_xlabel(x)}: {_best(pts, x, low=low)}" for x in xs]
+    pta_rank = []
+    for x in xs:
+        vals = sorted((pts[(s, x)][0], s) for s in SERIES if (s, x) in pts and not math.isnan(pts[(s, x)][0]))
+        if not low:
+            vals = vals[::-1]
+        pta_rank.append(next((i + 1 for i, (_, s) in enumerate(vals) if s == "pta"), 0))
+    fig.note(f"{claim} Ours, best by {metric}: " + ", ".join(best)
+             + f"; PTA's rank among {len(SERIES)}: " + ", ".join(str(r) for r in pta_rank) + ".")

@@ -1,0 +1,125 @@
+"""What-if replay of captured connections (Rewaskar, Kaur & Smith (003) §IV-C/D, §V).
+
+>>> res = whatif(["trace.pcap"], model="linux")
+>>> res.whatif.query("grid_set == 'smart'")[["conn_id", "delta_duration_s", "delta_pct"]]
+>>> res.write("out")          # whatif/retransmissions/connections .parquet+.csv, summary.json
+
+Every connection is replayed under each point of a grid of D, a, b, m, k and minRTO (003's
+725-point study by default, a grid file, or ``only=["D", "k"]``), with the paper's
+assumption that RTTs and losses do not change; the ``whatif`` table has one row per
+connection and point with the events that changed (losses moved between FR/R and RTO,
+spurious retransmissions avoided and caused, the change in timer detection time) and the
+change in duration (``delta_duration_s``, ``delta_rtts``, ``delta_pct``; negative is
+shorter) and 003 §V-A-3's Best-Case bound. Columns: docs/outputs.md ("whatif").
+:func:`tcplab.whatif.report.write_report` draws Table IV, Table V and Figs 2-7.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from .. import _core
+from ..analyze import VANTAGES, CaptureError, ModelError
+from ..tables import TableResult, to_arrow
+from .grid import GridError, parse_only, read_grid
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Tables of a what-if result.
+TABLES = ("whatif", "retransmissions", "connections")
+
+
+class WhatIfResult(TableResult):
+    """``summary`` and the ``whatif``, ``retransmissions`` and ``connections`` tables."""
+
+    WRITE_CSV = True
+
+    @property
+    def whatif(self) -> pd.DataFrame:
+        return self._frame("whatif")
+
+    @property
+    def retransmissions(self) -> pd.DataFrame:
+        return self._frame("retransmissions")
+
+    @property
+    def connections(self) -> pd.DataFrame:
+        return self._frame("connections")
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"<WhatIfResult captures={len(s.get('captures', []))} grid_points={s.get('grid_points')} rows={s.get('rows')}>"
+
+
+def whatif(
+    captures: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    model: str = "auto",
+    vantage: str = "auto",
+    tlp: bool | None = None,
+    grid: str | os.PathLike | Sequence[tuple] | None = None,
+    only: str | Sequence[str] | None = None,
+    out: str | os.PathLike | None = None,
+) -> WhatIfResult:
+    """Replay every connection of the captures under a grid of loss-detection parameters.
+
+    - ``model``: ``auto`` (each connection's sender inferred, ``tcplab_analyze::infer``; the
+      best-scoring candidate when the evidence does not decide, ``model_source``), ``rfc`` or
+      a profile of ``tcplab profiles``: the model whose rules record each connection and whose
+      own parameters are the baseline.
+    - ``grid``: a grid file (:mod:`tcplab.whatif.grid`) or a list of core point tuples;
+      ``only``: parameter names (``"D,k"`` or ``["D", "k"]``) crossed over 003's values;
+      neither: 003's default grid.
+
+    Raises :class:`~tcplab.analyze.CaptureError` when no capture can be read,
+    :class:`~tcplab.analyze.ModelError` for an unknown model, :class:`GridError` for a bad
+    grid.
+    """
+    import json
+
+    if isinstance(captures, (str, bytes, os.PathLike)):
+        captures = [captures]
+    paths = [os.fsdecode(os.fspath(p)) for p in captures]
+    if not paths:
+        raise CaptureError("no capture given")
+    if vantage not in VANTAGES:
+        raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
+    points = None
+    if grid is not None and only is not None:
+        raise GridError("give either a grid file or --only, not both")
+    if isinstance(grid, (str, bytes, os.PathLike)):
+        points = read_grid(grid)
+    elif grid is not None:
+        points = list(grid)
+    names = parse_only(only if isinstance(only, str) else ",".join(only)) if only is not None else None
+    try:
+        raw = _core.whatif(paths, vantage, model, tlp, points, names)
+    except _core.CaptureError as e:
+        message = e.args[0] if e.args else str(e)
+        errors = e.args[1] if len(e.args) > 1 else None
+        raise CaptureError(message, errors) from None
+    except _core.ModelError as e:
+        raise ModelError(str(e)) from None
+    except ValueError as e:  # a grid value the core refuses (one line)
+        raise GridError(str(e)) from None
+    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
+    summary = {
+        "tcplab_version": _core.__version__,
+        "command": "whatif",
+        "model": model,
+        "vantage": vantage,
+        "grid_points": raw.grid_points,
+        "captures": [{"path": p, "error": e} for p, e in raw.captures],
+        "connections": tables["connections"].num_rows,
+        "rows": tables["whatif"].num_rows,
+    }
+    json.dumps(summary)
+    result = WhatIfResult(summary, tables)
+    if out is not None:
+        result.write(out)
+    return result
+
+
+__all__ = ["WhatIfResult", "GridError", "whatif", "TABLES"]
