@@ -166,11 +166,11 @@ def test_a_tlp_sender_s_probes_are_tlp_only_under_a_model_with_tlp(tmp_path: Pat
     truth = ev[ev["kind"] == "segment_retransmitted"]
     assert list(truth["cause"].astype(str)) == ["tlp"], truth
     pcap = tmp_path / "sim" / "access.pcap"
-    with_tlp = tcplab_cli("analyze", str(pcap), "-o", str(tmp_path / "a"), "--tlp")
+    with_tlp = tcplab_cli("analyze", str(pcap), "-o", str(tmp_path / "a"), "--model", "rfc", "--tlp")
     assert with_tlp.returncode == 0, with_tlp.stderr
     assert "model rfc+tlp" in with_tlp.stdout
     assert list(pd.read_csv(tmp_path / "a" / "retransmissions.csv")["cause"]) == ["tlp"]
-    without = analyze(pcap)
+    without = analyze(pcap, model="rfc")
     assert list(without.retransmissions["cause"].astype(str)) == ["unknown"]
 
 

@@ -71,7 +71,7 @@ def analyze(
     captures: str | os.PathLike | Iterable[str | os.PathLike],
     vantage: str = "auto",
     *,
-    model: str = "rfc",
+    model: str = "auto",
     tlp: bool | None = None,
     out: str | os.PathLike | None = None,
     scenario: str | os.PathLike | Any | None = None,
@@ -80,10 +80,14 @@ def analyze(
 
     - ``vantage``: ``auto`` (from each connection's handshake), ``sender``, ``receiver`` or
       ``middle``; the position assumed is reported per connection and in the summary.
-    - ``model``: the sender the replay emulates — ``rfc`` (RFC 5681/6675/6298 defaults) or
-      one of the engine's OS profiles (``tcplab profiles``: DupThresh, RTO bounds, ...).
+    - ``model``: the sender the replay emulates — ``auto`` (default: each connection is
+      replayed through every candidate OS profile and the one that explains its
+      retransmissions classifies it; reported in the connections table's ``model``,
+      ``model_confidence``, ``model_runner_up`` and ``inferred_*`` columns, ``unknown`` when
+      no retransmission tells them apart), ``rfc`` (RFC 5681/6675/6298 defaults) or one of
+      the engine's OS profiles (``tcplab profiles``: DupThresh, RTO bounds, ...).
     - ``tlp``: whether that sender sends tail loss probes (RFC 8985 §7); ``None`` keeps the
-      model's own setting. Without it a probe comes out ``unknown``, never guessed.
+      model's own setting (with ``auto``: every candidate's). Without it a probe comes out ``unknown``, never guessed.
     - ``out``: if given, the outputs are written there (see :meth:`AnalysisResult.write`).
     - ``scenario``: the scenario that made the captures — a ``tcplab run`` output directory
       (its provenance), a scenario file, a shipped scenario's name or a loaded

@@ -577,8 +577,9 @@ def _print_analysis(summary: dict, out: Path) -> None:
 @_overwrite_option
 @click.option("--vantage", type=click.Choice(["auto", "sender", "receiver", "middle"]), default="auto",
               show_default=True, help="Where the capture was taken (auto: from each handshake).")
-@click.option("--model", default="rfc", show_default=True, metavar="NAME",
-              help="Sender the replay emulates: rfc, or an engine profile (tcplab profiles).")
+@click.option("--model", default="auto", show_default=True, metavar="NAME",
+              help="Sender the replay emulates: auto (infer it per connection among the OS "
+                   "profiles), rfc, or an engine profile (tcplab profiles).")
 @click.option("--tlp/--no-tlp", default=None,
               help="The sender sends tail loss probes (RFC 8985 §7). Default: the model's setting.")
 @click.option("--scenario", "scenario", default=None, metavar="RUN_DIR|SCENARIO",

@@ -6,8 +6,9 @@
 //!     random loss, the bottleneck captured (headers only), SECONDS simulated
 //! cargo run --release -p tcplab-analyze --example bench -- synth PACKETS CONNS OUT.pcap
 //!     writes tcplab-pcap's synthetic Ethernet capture (no losses)
-//! cargo run --release -p tcplab-analyze --example bench -- run FILE.pcap [ROUNDS]
-//!     times full analyses (read + track + classify + tables), best of ROUNDS
+//! cargo run --release -p tcplab-analyze --example bench -- run FILE.pcap [ROUNDS] [auto]
+//!     times full analyses (read + track + classify + tables), best of ROUNDS; with `auto`
+//!     every connection is replayed through the inference's candidates (`--model auto`)
 //! ```
 #![allow(clippy::unwrap_used)]
 
@@ -58,10 +59,11 @@ fn main() {
         Some("run") => {
             let file = a.get(1).cloned().unwrap();
             let rounds: u32 = a.get(2).map_or(3, |s| s.parse().unwrap());
+            let cfg = if a.get(3).is_some_and(|m| m == "auto") { AnalyzeConfig::auto() } else { AnalyzeConfig::default() };
             let mut best = f64::MAX;
             for round in 0..rounds {
                 let t = Instant::now();
-                let r = analyze_paths(&[&file], &AnalyzeConfig::default()).unwrap();
+                let r = analyze_paths(&[&file], &cfg).unwrap();
                 let retx = r.retransmissions_table();
                 let conns = r.connections_table();
                 let secs = t.elapsed().as_secs_f64();
@@ -86,6 +88,6 @@ fn main() {
                 }
             }
         }
-        _ => eprintln!("usage: bench sim [FLOWS] [SECONDS] OUT | synth PACKETS CONNS OUT | run FILE [ROUNDS]"),
+        _ => eprintln!("usage: bench sim [FLOWS] [SECONDS] OUT | synth PACKETS CONNS OUT | run FILE [ROUNDS] [auto]"),
     }
 }

@@ -1,6 +1,7 @@
 //! OS inference on a simulated corpus (docs/validation.md, "Sender OS inference").
 //!
 //! `cargo run --release -p tcplab-analyze --example infer_corpus [-- --flows N] [-- --seeds S] [-- --verbose] [-- --only NAME]`
+//! (or `-- --captures FILE...`: each connection's inference in given captures)
 //! simulates every candidate profile (`infer::DEFAULT_CANDIDATES`) × {SACK+timestamps,
 //! neither} × {short transfers through 5 % loss, longer ones through bursty loss}, captures
 //! at the first sender's access link and at the bottleneck, runs `--model auto` and prints
@@ -21,6 +22,25 @@ fn arg(args: &[String], name: &str, default: u64) -> u64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // `-- --captures FILE...`: the inference of each connection of given captures instead.
+    if let Some(i) = args.iter().position(|a| a == "--captures") {
+        for f in &args[i + 1..] {
+            let a = tcplab_analyze::analyze_paths(&[f], &tcplab_analyze::AnalyzeConfig::auto()).unwrap();
+            for c in &a.connections {
+                let retx = c.counters[0].retransmissions + c.counters[1].retransmissions;
+                let inf = tcplab_analyze::infer::infer_connection(c);
+                println!(
+                    "{f} conn {} retx {retx}: model {} (candidates {}; runner-up {}; scores {:?})",
+                    c.record.conn_id,
+                    inf.map_or("unknown", |i| i.model_name()),
+                    inf.map_or(String::new(), |i| i.candidates.join("|")),
+                    inf.and_then(|i| i.runner_up.clone()).unwrap_or_default(),
+                    inf.map(|i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost)).collect::<Vec<_>>()).unwrap_or_default()
+                );
+            }
+        }
+        return;
+    }
     let flows = arg(&args, "--flows", 10) as usize;
     let seeds = arg(&args, "--seeds", 2);
     let verbose = args.iter().any(|a| a == "--verbose");
@@ -35,7 +55,7 @@ fn main() {
         for seed in 1..=seeds {
             let o = infer_corpus::run_case(&profile, &case, &dir, seed);
             if verbose {
-                for x in o.iter().filter(|x| x.retransmissions > 0 && x.model != x.truth) {
+                for x in o.iter().filter(|x| x.retransmissions > 0 && x.model != "unknown") {
                     eprintln!("  {} seed {seed} {} flow {}: truth {} got {} (candidates {}) timeouts {} retx {}", x.case, x.vantage, x.flow, x.truth, x.model, x.candidates, x.timeouts, x.retransmissions);
                 }
             }

@@ -7,8 +7,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use tcplab_analyze::{analyze_paths, AnalyzeConfig, AnalyzeError, ConfigModel, VantageChoice};
+use tcplab_analyze::{analyze_paths, AnalyzeConfig, AnalyzeError, ConfigModel, SenderModel, VantageChoice};
 use tcplab_tcp::{Profile, TcpConfig};
 use tcplab_record::Table;
 
@@ -47,11 +48,11 @@ impl PyAnalysis {
 /// of the engine's OS profiles (`tcplab profiles`); `tlp` overrides whether it sends tail
 /// loss probes (RFC 8985 §7).
 pub(crate) fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigModel> {
-    let mut cfg = if model == DEFAULT_MODEL {
+    let mut cfg = if model == RFC_MODEL {
         TcpConfig::default()
     } else {
         Profile::by_name(model).map(|p| p.config()).ok_or_else(|| {
-            let names: Vec<&str> = std::iter::once(DEFAULT_MODEL).chain(Profile::names()).collect();
+            let names: Vec<&str> = [DEFAULT_MODEL, RFC_MODEL].into_iter().chain(Profile::names()).collect();
             ModelError::new_err(format!("--model: {model:?} is not one of {}", names.join(", ")))
         })?
     };
@@ -62,8 +63,24 @@ pub(crate) fn sender_model(model: &str, tlp: Option<bool>) -> PyResult<ConfigMod
     Ok(ConfigModel::new(name, cfg))
 }
 
-/// Name of the default model (the engine's own defaults).
-const DEFAULT_MODEL: &str = "rfc";
+/// The engine's own defaults as a model name (`--model rfc`).
+const RFC_MODEL: &str = "rfc";
+/// `--model auto` (the default): infer each connection's sender among
+/// `tcplab_analyze::infer::DEFAULT_CANDIDATES` (issue 11 part 1).
+const DEFAULT_MODEL: &str = "auto";
+
+/// The analysis settings for `model`: `auto` replays every candidate profile (each with the
+/// `tlp` override when given), any other name forces that model.
+fn analyze_config(vantage: VantageChoice, model: &str, tlp: Option<bool>) -> PyResult<AnalyzeConfig> {
+    if model != DEFAULT_MODEL {
+        return Ok(AnalyzeConfig { vantage, model: Arc::new(sender_model(model, tlp)?), ..Default::default() });
+    }
+    let candidates: Vec<Arc<dyn SenderModel>> = tcplab_analyze::infer::DEFAULT_CANDIDATES
+        .iter()
+        .map(|n| sender_model(n, tlp).map(|m| Arc::new(ConfigModel::new(*n, m.config().clone())) as Arc<dyn SenderModel>))
+        .collect::<PyResult<_>>()?;
+    Ok(AnalyzeConfig { vantage, candidates: Some(candidates.into()), ..Default::default() })
+}
 
 /// The sender model of the scenario that made the capture (`tcplab analyze --scenario`,
 /// issue 14 part 6): the `[tcp]` settings of its flows as resolved (profile, `[tcp]`,
@@ -99,7 +116,8 @@ fn scenario_model(text: &str, name: &str, tlp: Option<bool>) -> PyResult<(Config
 
 /// Analyses the captures (GIL released). `paths`: any path (`str` with surrogate escapes
 /// for bytes that are not UTF-8, as `os.fsdecode` gives; PyO3 turns them back into the same
-/// bytes). `vantage`: auto, sender, receiver or middle; `model`: see [`sender_model`].
+/// bytes). `vantage`: auto, sender, receiver or middle; `model`: `auto` (infer each
+/// connection's sender, [`analyze_config`]) or a name for [`sender_model`].
 ///
 /// `scenario`: `(toml_text, name)` of the scenario that made the captures; its senders'
 /// settings are the model (see [`scenario_model`]) and `model` is not used.
@@ -116,11 +134,13 @@ fn analyze(
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
     })?;
-    let (model, other_flows) = match &scenario {
-        Some((text, name)) => scenario_model(text, name, tlp)?,
-        None => (sender_model(model, tlp)?, Vec::new()),
+    let (cfg, other_flows) = match &scenario {
+        Some((text, name)) => {
+            let (m, others) = scenario_model(text, name, tlp)?;
+            (AnalyzeConfig { vantage: v, model: Arc::new(m), ..Default::default() }, others)
+        }
+        None => (analyze_config(v, model, tlp)?, Vec::new()),
     };
-    let cfg = AnalyzeConfig { vantage: v, model: std::sync::Arc::new(model), ..Default::default() };
     let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| {
         let msg = e.to_string();
         let AnalyzeError::NothingAnalysable { errors } = e;

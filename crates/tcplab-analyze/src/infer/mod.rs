@@ -35,8 +35,9 @@
 //! - A connection has two senders; the tables report the main data direction's (the one
 //!   with more payload bytes, as for the RTT columns). Each direction's retransmissions are
 //!   classified with its own direction's chosen replay.
-//! - When `unknown`, the retransmissions are still classified with the best-scoring
-//!   candidate (ties: candidate order), named in `model_replayed`.
+//! - When `unknown`, the retransmissions are still classified: with `rfc6298` (the engine's
+//!   defaults, the analyzer's model before `auto`) when it is among the candidates left,
+//!   else with the best-scoring one; named in `model_replayed`.
 //! - Away from the sender, timings carry the upstream uncertainty in their tolerance, and
 //!   without timestamps there a timer's deadline is not compared at all (`score.rs`).
 //!

@@ -22,6 +22,9 @@
 //!   §6.3: recovery entered on RACK's marking) and **tail loss probes** (RFC 8985 §7.3,
 //!   PTO): the same timing cost against the instant IsLost first held / RACK marked / the
 //!   PTO.
+//! - **Which segment**: a timeout resends "the earliest segment that has not been
+//!   acknowledged" (RFC 6298 (5.4)); a candidate whose timer had fired but that would not
+//!   have resent this segment first (a tail loss probe resends the last) cannot explain it.
 //! - **Recovery pattern**: a retransmission inside the candidate's own recovery (NextSeg,
 //!   NewReno partial ACK, go-back-N after a timeout, RACK marking) costs nothing — and a
 //!   retransmission the candidate cannot place in any of them costs [`UNEXPLAINED`].
@@ -49,6 +52,8 @@
 //!   retransmission at all, not on timing: the hidden queueing could be any length, so an
 //!   armed timer counts as a possible trigger (cost 0) whatever its deadline.
 
+use tcplab_tcp::loss::RecoveryPhase;
+use tcplab_tcp::observe::Trigger;
 use tcplab_tcp::TcpConfig;
 
 use super::evidence::{instant, DueKind, Instant, RetxEvidence};
@@ -74,6 +79,8 @@ pub enum EventKind {
     Due(DueKind),
     Follows,
     Premature,
+    /// A timer expiry that did not resend SND.UNA (RFC 6298 (5.4)).
+    WrongSegment,
     NoObserver,
 }
 
@@ -169,6 +176,36 @@ pub fn timing_cost(err_ns: u64, tol_ns: u64) -> u64 {
     WITHIN_TOLERANCE_COST + (UNEXPLAINED - WITHIN_TOLERANCE_COST) * beyond / tol
 }
 
+/// How far `t` is from when the model's retransmission timer can fire: armed at `started`
+/// for `rto` on its clock — exactly then on a fine clock, in [started + rto, + one tick) on a
+/// one-shot clock (rounded up to its tick), on the learnt grid of a periodic one
+/// ([`TickGrid`], deadline `d`).
+pub fn timer_error(cfg: &TcpConfig, grid: &mut TickGrid, t: u64, started: Option<u64>, rto: u64, d: u64) -> u64 {
+    use tcplab_tcp::EventClock;
+    let outside = |t: u64, lo: u64, hi: u64| if t < lo { lo - t } else { t.saturating_sub(hi) };
+    match (cfg.timers.slow, started) {
+        // BSD `tcp_slowtimo` counts n = ⌈rto/p⌉ tick boundaries after arming: the timer fires
+        // in (started + (n−1)p, started + np] whatever the phase; once the phase is learnt,
+        // on its grid.
+        (EventClock::Periodic { period, .. }, Some(s)) if grid.offset_ns.is_none() => {
+            let p = period.as_nanos().max(1);
+            let n = rto.div_ceil(p).max(1);
+            let err = outside(t, s.saturating_add((n - 1) * p).saturating_add(1), s.saturating_add(n * p));
+            if err == 0 {
+                grid.error(p, t, d);
+            }
+            err
+        }
+        (EventClock::Periodic { period, .. }, _) => grid.error(period.as_nanos(), t, d),
+        (EventClock::OneShot { granularity }, Some(s)) => {
+            let lo = s.saturating_add(rto);
+            outside(t, lo, lo.saturating_add(granularity.as_nanos().saturating_sub(1)))
+        }
+        (EventClock::Fine, Some(s)) => t.abs_diff(s.saturating_add(rto)),
+        (_, None) => t.abs_diff(d),
+    }
+}
+
 /// The cost of one retransmission under the model `cfg` whose replay produced `ev`; `grid`
 /// is the candidate's tick phase on this direction.
 pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> EventCost {
@@ -176,6 +213,13 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
         return EventCost { kind: EventKind::NoObserver, cost: 0 };
     };
     let at_sender = ev.slack_ns == 0;
+    // RFC 6298 (5.4): on expiry "retransmit the earliest segment that has not been
+    // acknowledged". A first retransmission of a timeout elsewhere (a tail probe of the last
+    // segment, say) is not this model's timeout.
+    let expiry = e.trigger == Trigger::Rto && !matches!(e.phase, RecoveryPhase::Loss { .. });
+    if expiry && !e.at_una {
+        return EventCost { kind: EventKind::WrongSegment, cost: UNEXPLAINED };
+    }
     match instant(e) {
         Instant::Follows => EventCost { kind: EventKind::Follows, cost: 0 },
         Instant::Due { kind: DueKind::DupAcks, at_ns, .. } if at_sender => {
@@ -191,20 +235,31 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
                 return EventCost { kind: EventKind::Due(kind), cost: 0 };
             }
             let err = match kind {
-                DueKind::Timeout | DueKind::Probe => grid.error(timer_tick_ns(cfg), ev.sent_ns, at_ns),
-                DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
+                DueKind::Timeout => timer_error(cfg, grid, ev.sent_ns, e.rto_started.map(|s| s.0), e.rto.as_nanos(), at_ns),
+                // The PTO is computed exactly by the observer (Linux rounds it to a jiffy: inside
+                // TIMING_SLACK_NS).
+                DueKind::Probe | DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
             };
             EventCost { kind: EventKind::Due(kind), cost: timing_cost(err, tolerance_ns(ev.slack_ns, armed_ns)) }
         }
         Instant::Early { rto_at_ns, armed_ns } => {
-            let cost = match rto_at_ns {
+            let tol = tolerance_ns(ev.slack_ns, armed_ns);
+            let by_rto = match rto_at_ns {
                 // The hidden queueing could make any armed timer the trigger.
                 Some(_) if ev.timer_unobservable => 0,
-                // Premature: how much earlier than a tick before the deadline (the earliest the
-                // unknown tick phase allows; no phase learnt from it).
-                Some(d) => timing_cost(d.saturating_sub(ev.sent_ns).saturating_sub(timer_tick_ns(cfg).max(1) - 1), tolerance_ns(ev.slack_ns, armed_ns)),
+                // Premature: how much earlier than the timer can fire (no phase learnt from it).
+                Some(d) => {
+                    let err = timer_error(cfg, &mut grid.clone(), ev.sent_ns, e.rto_started.map(|s| s.0), e.rto.as_nanos(), d);
+                    timing_cost(err, tol)
+                }
                 None => UNEXPLAINED,
             };
+            // A tail sent just before the model's PTO: the probe, a little early.
+            let by_pto = match e.pto_deadline {
+                Some(p) if e.is_tail => timing_cost(p.0.abs_diff(ev.sent_ns), tolerance_ns(ev.slack_ns, 0)),
+                _ => UNEXPLAINED,
+            };
+            let cost = by_rto.min(by_pto);
             EventCost { kind: EventKind::Premature, cost }
         }
     }
@@ -214,8 +269,7 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
 mod tests {
     use super::*;
     use crate::classify::Cause;
-    use tcplab_tcp::loss::RecoveryPhase;
-    use tcplab_tcp::observe::{Explanation, Trigger};
+    use tcplab_tcp::observe::Explanation;
     use tcplab_tcp::Profile;
     use tcplab_time::SimTime;
 
@@ -238,6 +292,7 @@ mod tests {
             rack_lost: false,
             rack_deadline: None,
             rack_marked_at: None,
+            rto: tcplab_time::SimDuration(300 * MS),
             rto_started: Some(SimTime(1000 * MS)),
             rto_deadline: Some(SimTime(1300 * MS)),
             rto_fired: trigger == Trigger::Rto,
@@ -264,6 +319,25 @@ mod tests {
         assert_eq!(timing_cost(10, 10), WITHIN_TOLERANCE_COST);
         assert_eq!(timing_cost(20, 10), UNEXPLAINED);
         assert_eq!(timing_cost(1000, 10), UNEXPLAINED);
+    }
+
+    /// When a timer can fire: exactly on a fine clock, within one tick after the deadline on a
+    /// one-shot clock (Windows' 100 ms), within the last of its ticks on a periodic one (BSD:
+    /// 1 s = 2 ticks of 500 ms fires 0.5-1 s after arming) until the phase is learnt.
+    #[test]
+    fn the_timer_window_follows_the_clock() {
+        let mut g = TickGrid::default();
+        let (rfc, win) = (cfg("rfc6298"), cfg("windows-xp"));
+        assert_eq!(timer_error(&rfc, &mut g, 1250 * MS, Some(1000 * MS), 200 * MS, 1200 * MS), 50 * MS);
+        // Windows: armed at 1000 ms for 230 ms fires in [1230, 1330) ms.
+        assert_eq!(timer_error(&win, &mut g, 1300 * MS, Some(1000 * MS), 230 * MS, 1300 * MS), 0);
+        assert_eq!(timer_error(&win, &mut g, 1200 * MS, Some(1000 * MS), 230 * MS, 1300 * MS), 30 * MS);
+        assert_eq!(timer_error(&win, &mut g, 1400 * MS, Some(1000 * MS), 230 * MS, 1300 * MS), 70 * MS + 1);
+        let bsd = cfg("bsd-lite");
+        let mut b = TickGrid::default();
+        assert_eq!(timer_error(&bsd, &mut b.clone(), 1300 * MS, Some(1000 * MS), 1000 * MS, 2000 * MS), 200 * MS + 1);
+        assert_eq!(timer_error(&bsd, &mut b, 1800 * MS, Some(1000 * MS), 1000 * MS, 2000 * MS), 0);
+        assert!(b.offset_ns.is_some(), "the phase is learnt from a timing inside the window");
     }
 
     /// Tolerance: slack + the capture point's uncertainty + 8 % of the armed timer.
@@ -334,6 +408,15 @@ mod tests {
         assert_eq!(score_event_fresh(&ev(1300, e), &cfg("rfc6298")).cost, UNEXPLAINED);
         e.dupack_threshold = 2;
         assert_eq!(score_event_fresh(&ev(1200, e), &cfg("windows-xp")).cost, UNEXPLAINED);
+    }
+
+    /// RFC 6298 (5.4): the timer's expiry resends SND.UNA; resending the tail instead is not
+    /// this model's timeout.
+    #[test]
+    fn a_timeout_resends_snd_una() {
+        let mut e = ex(Trigger::Rto);
+        e.at_una = false;
+        assert_eq!(score_event_fresh(&ev(1300, e), &cfg("windows-xp")), EventCost { kind: EventKind::WrongSegment, cost: UNEXPLAINED });
     }
 
     /// Recovery retransmissions and go-back-N followers follow the model's own phase.

@@ -355,7 +355,13 @@ fn flow_of_port(p: u16) -> u32 {
 
 /// Analyses one capture of a case and scores it against the truth.
 pub fn score(case: &Case, capture: &Path, truth: &[Truth]) -> Score {
-    let cfg = AnalyzeConfig { model: std::sync::Arc::new(ConfigModel::new("engine", case.tcp.clone())), ..Default::default() };
+    // TCPLAB_VALIDATE_AUTO=1: `--model auto` (the inference picks each connection's model
+    // among the OS profiles) instead of the engine configuration the case ran with.
+    let cfg = if std::env::var_os("TCPLAB_VALIDATE_AUTO").is_some() {
+        AnalyzeConfig::auto()
+    } else {
+        AnalyzeConfig { model: std::sync::Arc::new(ConfigModel::new("engine", case.tcp.clone())), ..Default::default() }
+    };
     let a = analyze_paths(&[capture], &cfg).unwrap();
     // conn_id → flow (client port); only flows present in this capture are scored.
     let mut flow_of: HashMap<u64, u32> = HashMap::new();

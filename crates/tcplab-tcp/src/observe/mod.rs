@@ -144,6 +144,9 @@ pub struct Explanation {
     pub rto_deadline: Option<SimTime>,
     /// The timer had expired by now.
     pub rto_fired: bool,
+    /// The RTO the estimator gives now (backed off, before the timer clock's rounding): the
+    /// length the timer was armed with at `rto_started`.
+    pub rto: SimDuration,
     /// The probe timeout (RFC 8985 §7.2) and whether it had expired.
     pub pto_deadline: Option<SimTime>,
     pub pto_fired: bool,
@@ -450,6 +453,7 @@ impl Observer {
             rto_started: self.rto_started,
             rto_deadline,
             rto_fired,
+            rto: self.rtt.rto(),
             pto_deadline: self.pto_deadline,
             pto_fired,
             trigger,

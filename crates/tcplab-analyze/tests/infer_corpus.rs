@@ -1,0 +1,64 @@
+//! OS inference on a slice of the simulated corpus (the whole corpus and its confusion
+//! matrices: `cargo run --release -p tcplab-analyze --example infer_corpus`): connections
+//! sent by five profiles whose Table I timers differ (minRTO 200 ms / 400 ms / 1 s /
+//! 1.2 s, ticks of 100 ms / 500 ms / 10 ms / exact) through 5 % random or bursty loss
+//! (seed 2), captured at each sender. Asserts that
+//! no connection is attributed to a wrong profile (an answer is a profile only when the
+//! evidence excludes every other), and pins the confusion counts as a snapshot.
+#![allow(clippy::unwrap_used)]
+
+#[path = "common/corpus.rs"]
+mod corpus;
+#[path = "common/infer_corpus.rs"]
+mod infer_corpus;
+
+use infer_corpus::Confusion;
+
+#[test]
+fn simulated_senders_are_never_attributed_to_another_profile() {
+    let dir = std::env::temp_dir().join(format!("tcplab-infer-corpus-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let keep = [
+        "windows-xp/sack+ts/short-5%",
+        "freebsd-5/sack+ts/short-5%",
+        "rfc6298/sack+ts/short-5%",
+        "solaris-10/sack+ts/bursty-60",
+        "bsd-lite/sack+ts/bursty-60",
+    ];
+    let mut with_rto = Confusion::default();
+    let mut any_retx = Confusion::default();
+    for (profile, case) in infer_corpus::cases(10).into_iter().filter(|(_, c)| keep.contains(&c.name)) {
+        for o in infer_corpus::run_case(&profile, &case, &dir, 2).into_iter().filter(|o| o.vantage == "sender") {
+            if o.timeouts > 0 {
+                with_rto.add(&o.truth, &o.model);
+            } else if o.retransmissions > 0 {
+                any_retx.add(&o.truth, &o.model);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(with_rto.wrong() + any_retx.wrong(), 0, "\n{}\n{}", with_rto.markdown(), any_retx.markdown());
+    assert!(with_rto.right() > 0, "{}", with_rto.markdown());
+    let snapshot = format!("{}\n{}", with_rto.markdown(), any_retx.markdown());
+    assert_eq!(snapshot, SNAPSHOT, "\n{snapshot}");
+}
+
+/// Confusion counts at the sender (rows: truth; columns: answer): connections with at least
+/// one timeout, then those with retransmissions but no timeout. A snapshot of today's
+/// inference (docs/validation.md): a change must explain the counts it moves.
+const SNAPSHOT: &str = r"| truth \ inferred | bsd-lite | solaris-10 | unknown | windows-xp |
+|---|---|---|---|---|
+| bsd-lite | 1 | 0 | 1 | 0 |
+| freebsd-5 | 0 | 0 | 3 | 0 |
+| rfc6298 | 0 | 0 | 3 | 0 |
+| solaris-10 | 0 | 1 | 0 | 0 |
+| windows-xp | 0 | 0 | 1 | 1 |
+
+| truth \ inferred | unknown |
+|---|---|
+| bsd-lite | 6 |
+| freebsd-5 | 3 |
+| rfc6298 | 3 |
+| solaris-10 | 5 |
+| windows-xp | 4 |
+";
