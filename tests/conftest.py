@@ -78,3 +78,26 @@ def tcplab_cli(*args: str, cwd: Path | None = None, warnings: bool = False) -> s
         env=env,
         timeout=600,
     )
+
+
+#: The columns every reproduction's ``results.csv`` has (docs/outputs.md).
+RESULT_COLUMNS = ["figure", "series", "x", "metric", "ours", "paper"]
+
+
+def reproduce_quick(tmp_path_factory, name: str, *extra: str) -> Path:
+    """``tcplab reproduce NAME --quick [EXTRA] -o DIR`` from inside DIR (nothing may be written
+    elsewhere); asserts exit 0 and returns DIR."""
+    out = tmp_path_factory.mktemp(name)
+    r = tcplab_cli("reproduce", name, "--quick", *extra, "-o", str(out), cwd=out)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def results_rows(out: Path) -> list[dict[str, str]]:
+    """The rows of ``out/results.csv``, after checking its header is :data:`RESULT_COLUMNS`."""
+    import csv
+
+    with open(out / "results.csv", newline="") as fh:
+        assert next(csv.reader(fh)) == RESULT_COLUMNS
+    with open(out / "results.csv", newline="") as fh:
+        return list(csv.DictReader(fh))

@@ -8,22 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SCENARIOS, tcplab_cli
+from conftest import SCENARIOS, reproduce_quick, results_rows
 
 TABLES = ["table4.1", "table4.2", "table4.3", "table5.1", "table5.2", "table5.3", "table5.4", "table5.5"]
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("frto")
-    r = tcplab_cli("reproduce", "frto", "--quick", "--runs", "2", "-o", str(out), cwd=out)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce_quick(tmp_path_factory, "frto", "--runs", "2")
 
 
-def rows(out: Path) -> list[dict[str, str]]:
-    with open(out / "results.csv", newline="") as fh:
-        return list(csv.DictReader(fh))
+rows = results_rows
 
 
 def test_quick_reproduction_writes_the_report_and_results_with_the_shared_columns(quick_run: Path):

@@ -4,12 +4,11 @@ pathlet*.rs, host_cache.rs; crates/tcplab-netsim/tests/pathlet.rs)."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
-from conftest import tcplab_cli
+from conftest import reproduce_quick, results_rows
 
 FIGURES = [f"fig{i}" for i in range(9, 25)]
 SERIES = {"icw3", "icw10", "pta", "host-sharing"}
@@ -17,17 +16,10 @@ SERIES = {"icw3", "icw10", "pta", "host-sharing"}
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("pta")
-    r = tcplab_cli("reproduce", "pta", "--quick", "-o", str(out), cwd=out)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce_quick(tmp_path_factory, "pta")
 
 
-def rows(out: Path) -> list[dict[str, str]]:
-    with open(out / "results.csv", newline="") as fh:
-        assert next(csv.reader(fh)) == ["figure", "series", "x", "metric", "ours", "paper"]
-    with open(out / "results.csv", newline="") as fh:
-        return list(csv.DictReader(fh))
+rows = results_rows
 
 
 def test_every_figure_has_every_variant_and_the_report_is_written(quick_run: Path):

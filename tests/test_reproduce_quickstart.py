@@ -9,15 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tcplab_cli
+from conftest import reproduce_quick
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("quickstart")
-    r = tcplab_cli("reproduce", "quickstart", "--quick", "-o", str(out), cwd=out)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce_quick(tmp_path_factory, "quickstart")
 
 
 def values(out: Path) -> dict[tuple[str, str, str, str], str]:

@@ -9,22 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tcplab_cli
+from conftest import reproduce_quick, results_rows
 
 FIGURES = ["table4", "table5", "fig2", "fig3", "fig4", "fig5", "fig6", "fig7"]
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("rewaskar")
-    r = tcplab_cli("reproduce", "rewaskar", "--quick", "--runs", "1", "-o", str(out), cwd=out)
-    assert r.returncode == 0, r.stderr
-    return out
+    return reproduce_quick(tmp_path_factory, "rewaskar", "--runs", "1")
 
 
-def rows(out: Path) -> list[dict[str, str]]:
-    with open(out / "results.csv", newline="") as fh:
-        return list(csv.DictReader(fh))
+rows = results_rows
 
 
 def test_quick_reproduction_writes_the_report_and_results_with_the_shared_columns(quick_run: Path):

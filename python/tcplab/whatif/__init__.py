@@ -20,8 +20,8 @@ import os
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .. import _core
-from ..analyze import VANTAGES, CaptureError, ModelError
-from ..tables import TableResult, to_arrow
+from ..analyze import VANTAGES, AnalysisResult, CaptureError, ModelError
+from ..tables import to_arrow
 from .grid import GridError, parse_only, read_grid
 
 if TYPE_CHECKING:
@@ -31,22 +31,13 @@ if TYPE_CHECKING:
 TABLES = ("whatif", "retransmissions", "connections")
 
 
-class WhatIfResult(TableResult):
-    """``summary`` and the ``whatif``, ``retransmissions`` and ``connections`` tables."""
-
-    WRITE_CSV = True
+class WhatIfResult(AnalysisResult):
+    """``summary`` and the ``whatif`` table, beside the analysis it replayed (the
+    ``retransmissions`` and ``connections`` tables of :class:`AnalysisResult`)."""
 
     @property
     def whatif(self) -> pd.DataFrame:
         return self._frame("whatif")
-
-    @property
-    def retransmissions(self) -> pd.DataFrame:
-        return self._frame("retransmissions")
-
-    @property
-    def connections(self) -> pd.DataFrame:
-        return self._frame("connections")
 
     def __repr__(self) -> str:
         s = self.summary
