@@ -280,12 +280,24 @@ impl<'a> Ctx<'a> {
     /// An error about the field at `path`.
     pub fn err(&self, path: &P, message: impl Into<String>) -> ScenarioError {
         let segs = &path.0;
-        let from_override =
-            self.overrides.iter().rev().find(|(o, _)| segs.starts_with(o)).map(|(_, s)| s.clone());
+        let location = self.locate(segs);
+        // The value came from an override that set it or a table around it; or, when the file
+        // has nothing at `path` at all (an unknown key only an override wrote, like
+        // `--set nosuch.key=1` failing at `nosuch`), from an override that set something inside it.
+        let from_override = self
+            .overrides
+            .iter()
+            .rev()
+            .find(|(o, _)| segs.starts_with(o))
+            .or_else(|| {
+                let absent = !segs.is_empty() && location.is_none();
+                self.overrides.iter().rev().find(|(o, _)| absent && o.starts_with(segs))
+            })
+            .map(|(_, s)| s.clone());
         ScenarioError {
             path: if segs.is_empty() { None } else { Some(render_path(segs)) },
             message: one_line(&message.into()),
-            location: self.locate(segs),
+            location,
             from_override,
         }
     }

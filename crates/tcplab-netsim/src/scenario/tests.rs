@@ -611,6 +611,9 @@ fn unknown_override_paths_are_named() {
         err_set(BASE, &["simulation.duraton=1s"]),
         "simulation.duraton: unknown field; did you mean \"duration\"? (from --set simulation.duraton=1s)"
     );
+    // A top-level key no file has: the error is at `nosuch`, which only the override wrote.
+    let e = err_set(BASE, &["nosuch.key=1"]);
+    assert!(e.starts_with("nosuch: unknown field") && e.ends_with("(from --set nosuch.key=1)"), "{e}");
     assert_eq!(
         err_set(BASE, &["flows.3.size=1MB"]),
         "--set flows.3.size=1MB: flows has 1 item, so there is no index 3"
