@@ -76,3 +76,11 @@ def test_analyze_cli_takes_a_scenario_and_refuses_it_with_a_model(lossy_run: Pat
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--scenario" in r.stderr, r.stderr
     r = tcplab_cli("analyze", str(lossy_run / "access.pcap"), "-o", str(tmp_path / "c"), "--scenario", str(tmp_path))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "not a tcplab run directory" in r.stderr, r.stderr
+    # A file that is not a scenario (here the capture itself) is named, not just its first key.
+    cap = lossy_run / "access.pcap"
+    r = tcplab_cli("analyze", str(cap), "-o", str(tmp_path / "d"), "--scenario", str(cap))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and str(cap) in r.stderr, r.stderr
+    notes = tmp_path / "notes.toml"
+    notes.write_text('title = "not a scenario"\n')
+    r = tcplab_cli("analyze", str(cap), "-o", str(tmp_path / "e"), "--scenario", str(notes))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"{notes}: not a usable scenario" in r.stderr, r.stderr

@@ -164,6 +164,14 @@ def scenario_document(scenario: Union[ScenarioLike, os.PathLike]) -> tuple[str, 
                 raise ScenarioError(
                     f"{show(path)}: not a tcplab run directory (no provenance in summary.json)"
                 ) from None
+        try:
+            sc = load_scenario(scenario)
+        except ScenarioError as e:
+            # Name the file: the loader's message names only the key ("simulation: required
+            # key is missing"), which misleads when the file is not a scenario at all.
+            shown = show(path)
+            raise ScenarioError(str(e) if str(e).startswith(shown) else f"{shown}: not a usable scenario ({e})") from None
+        return sc.resolved_toml, sc.name
     sc = load_scenario(scenario)
     return sc.resolved_toml, sc.name
 
