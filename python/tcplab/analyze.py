@@ -67,6 +67,21 @@ class AnalysisResult(TableResult):
         )
 
 
+def capture_paths(captures, vantage: str) -> list[str]:
+    """The capture arguments of ``analyze``/``whatif`` as paths for the binding, after checking
+    there is one and that ``vantage`` is known (:class:`CaptureError`, one line). Any byte string
+    a POSIX filesystem allows: bytes that are not UTF-8 travel as surrogate escapes
+    (os.fsdecode) and the binding turns them back into the same bytes."""
+    if isinstance(captures, (str, bytes, os.PathLike)):
+        captures = [captures]
+    paths = [os.fsdecode(os.fspath(p)) for p in captures]
+    if not paths:
+        raise CaptureError("no capture given")
+    if vantage not in VANTAGES:
+        raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
+    return paths
+
+
 def analyze(
     captures: str | os.PathLike | Iterable[str | os.PathLike],
     vantage: str = "auto",
@@ -104,15 +119,7 @@ def analyze(
     Raises :class:`CaptureError` when no capture can be read, :class:`ModelError` for an
     unknown model name.
     """
-    if isinstance(captures, (str, bytes, os.PathLike)):
-        captures = [captures]
-    # Any byte string a POSIX filesystem allows: bytes that are not UTF-8 travel as surrogate
-    # escapes (os.fsdecode) and the binding turns them back into the same bytes.
-    paths = [os.fsdecode(os.fspath(p)) for p in captures]
-    if not paths:
-        raise CaptureError("no capture given")
-    if vantage not in VANTAGES:
-        raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
+    paths = capture_paths(captures, vantage)
     document = None
     if scenario is not None:
         from .api import scenario_document

@@ -20,7 +20,7 @@ import os
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .. import _core
-from ..analyze import VANTAGES, AnalysisResult, CaptureError, ModelError
+from ..analyze import AnalysisResult, CaptureError, ModelError, capture_paths
 from ..tables import to_arrow
 from .grid import GridError, parse_only, read_grid
 
@@ -70,13 +70,7 @@ def whatif(
     """
     import json
 
-    if isinstance(captures, (str, bytes, os.PathLike)):
-        captures = [captures]
-    paths = [os.fsdecode(os.fspath(p)) for p in captures]
-    if not paths:
-        raise CaptureError("no capture given")
-    if vantage not in VANTAGES:
-        raise CaptureError(f"vantage: {vantage!r} is not one of {', '.join(VANTAGES)}")
+    paths = capture_paths(captures, vantage)
     points = None
     if grid is not None and only is not None:
         raise GridError("give either a grid file or --only, not both")
