@@ -170,16 +170,57 @@ impl QsSeen {
     }
 }
 
-#[derive(Debug)]
-struct ConnState {
-    syn_ns: Option<u64>,
+/// The handshake as the capture shows it: the times the handshake RTT is read from and the
+/// options each end offered. Kept by the analyzer and by the what-if recorder alike.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Handshake {
+    pub syn_ns: Option<u64>,
     /// The last SYN-ACK before the client's ACK, and the first after the last SYN (Karn's
     /// rule for the handshake, see tcplab_pcap::vantage).
-    synack_ns: Option<u64>,
-    synack_first_ns: Option<u64>,
-    ack_ns: Option<u64>,
+    pub synack_ns: Option<u64>,
+    pub synack_first_ns: Option<u64>,
+    pub ack_ns: Option<u64>,
     /// (SACK permitted, timestamps) offered in the SYN / SYN-ACK of each direction.
-    offered: [Option<(bool, bool)>; 2],
+    pub offered: [Option<(bool, bool)>; 2],
+}
+
+impl Handshake {
+    /// Called for every segment of the connection, in capture order.
+    pub fn observe(&mut self, kind: SegKind, d: Dir, t: u64, s: &tcplab_tcp::Segment) {
+        match kind {
+            SegKind::Syn => {
+                // The last SYN, and the last SYN-ACK after it, before the client's ACK.
+                if self.ack_ns.is_none() {
+                    self.syn_ns = Some(t);
+                    self.synack_ns = None;
+                    self.synack_first_ns = None;
+                }
+                self.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
+            }
+            SegKind::SynAck => {
+                if self.ack_ns.is_none() {
+                    self.synack_first_ns.get_or_insert(t);
+                    self.synack_ns = Some(t);
+                }
+                self.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
+            }
+            _ => {
+                if d == Dir::ClientToServer && self.synack_ns.is_some() && self.ack_ns.is_none() && s.flags.contains(TcpFlags::ACK) {
+                    self.ack_ns = Some(t);
+                }
+            }
+        }
+    }
+
+    /// The handshake RTT (`rtt::handshake_rtt_ns`), when the capture shows enough of it.
+    pub fn rtt_ns(&self) -> Option<u64> {
+        handshake_rtt_ns(self.syn_ns, self.synack_first_ns, self.synack_ns, self.ack_ns)
+    }
+}
+
+#[derive(Debug)]
+struct ConnState {
+    hs: Handshake,
     dirs: [Option<DirBank>; 2],
     positions: [Option<(Position, VantageSource)>; 2],
     last_ns: u64,
@@ -191,11 +232,11 @@ struct ConnState {
 
 impl ConnState {
     fn new() -> ConnState {
-        ConnState { syn_ns: None, synack_ns: None, synack_first_ns: None, ack_ns: None, offered: [None; 2], dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default(), syn_times: Vec::new(), hints: [None, None] }
+        ConnState { hs: Handshake::default(), dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default(), syn_times: Vec::new(), hints: [None, None] }
     }
 
     fn handshake_rtt(&self) -> Option<u64> {
-        handshake_rtt_ns(self.syn_ns, self.synack_first_ns, self.synack_ns, self.ack_ns)
+        self.hs.rtt_ns()
     }
 
     fn position_for(&mut self, d: Dir, choice: VantageChoice) -> (Position, VantageSource) {
@@ -212,7 +253,7 @@ impl ConnState {
                 _ => (Position::Receiver, VantageSource::Forced),
             },
             VantageChoice::Auto => {
-                let t = HandshakeTiming { syn_ns: self.syn_ns, synack_ns: self.synack_ns, synack_first_ns: self.synack_first_ns, ack_ns: self.ack_ns };
+                let t = HandshakeTiming { syn_ns: self.hs.syn_ns, synack_ns: self.hs.synack_ns, synack_first_ns: self.hs.synack_first_ns, ack_ns: self.hs.ack_ns };
                 match classify_vantage(&t, NEAR_ZERO_FRACTION).for_direction(d) {
                     Vantage::Sender => (Position::Sender, VantageSource::Detected),
                     Vantage::Receiver => (Position::Receiver, VantageSource::Detected),
@@ -288,15 +329,9 @@ impl FileAnalyzer {
         c.last_ns = c.last_ns.max(t);
         let d = obs.dir;
         c.qs.observe(s);
+        c.hs.observe(obs.kind, d, t, s);
         match obs.kind {
             SegKind::Syn => {
-                // The last SYN, and the last SYN-ACK after it, before the client's ACK.
-                if c.ack_ns.is_none() {
-                    c.syn_ns = Some(t);
-                    c.synack_ns = None;
-                    c.synack_first_ns = None;
-                }
-                c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
                 if c.syn_times.len() < syn::MAX_SYN_COPIES && c.syn_times.last().map_or(true, |&l| t >= l) {
                     c.syn_times.push(t);
                 }
@@ -306,17 +341,8 @@ impl FileAnalyzer {
                 if c.hints[d.index()].is_none() {
                     c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s);
                 }
-                if c.ack_ns.is_none() {
-                    c.synack_first_ns.get_or_insert(t);
-                    c.synack_ns = Some(t);
-                }
-                c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
             }
-            _ => {
-                if d == Dir::ClientToServer && c.synack_ns.is_some() && c.ack_ns.is_none() && s.flags.contains(TcpFlags::ACK) {
-                    c.ack_ns = Some(t);
-                }
-            }
+            _ => {}
         }
         // The ACK field acknowledges the other direction's data.
         if let Some(rel_ack) = obs.rel_ack {
@@ -334,7 +360,7 @@ impl FileAnalyzer {
         if obs.kind == SegKind::Data && s.len > 0 {
             if c.dirs[d.index()].is_none() {
                 let (pos, _) = c.position_for(d, choice);
-                let both = |k: usize| c.offered[k];
+                let both = |k: usize| c.hs.offered[k];
                 let (sack, ts) = match (both(0), both(1)) {
                     (Some(a), Some(b)) => (a.0 && b.0, a.1 && b.1),
                     // No handshake: trust what the segments carry (SACK blocks / timestamps
@@ -352,9 +378,9 @@ impl FileAnalyzer {
                 }
                 // The handshake gap that contains this direction's sender: SYN-ACK → ACK for
                 // client data (the client's round trip), SYN → SYN-ACK for server data.
-                let gap = match (d, c.syn_ns, c.synack_ns, c.ack_ns) {
+                let gap = match (d, c.hs.syn_ns, c.hs.synack_ns, c.hs.ack_ns) {
                     (Dir::ClientToServer, _, Some(sa), Some(a)) => a.saturating_sub(sa),
-                    (Dir::ServerToClient, Some(sy), Some(sa), _) => c.synack_first_ns.unwrap_or(sa).saturating_sub(sy),
+                    (Dir::ServerToClient, Some(sy), Some(sa), _) => c.hs.synack_first_ns.unwrap_or(sa).saturating_sub(sy),
                     _ => 0,
                 };
                 r.set_upstream_base(gap);

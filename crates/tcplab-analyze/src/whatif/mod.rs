@@ -34,13 +34,12 @@ pub mod trace;
 
 use std::path::Path;
 use rustc_hash::FxHashMap;
-use tcplab_pcap::{ConnRecord, ConnTracker, Dir, SegKind};
+use tcplab_pcap::{ConnRecord, ConnTracker, SegKind};
 use tcplab_tcp::{SeqNum, TcpConfig, TcpFlags};
 use tcplab_time::{SimDuration, SimTime};
 
 use crate::analyzer::{AnalyzeConfig, ConnRow, FileAnalyzer, RetxRow};
 use crate::output::CaptureNames;
-use crate::rtt::handshake_rtt_ns;
 use crate::AnalyzeError;
 use grid::GridPoint;
 use replay::{Detect, Effects, Verdict};
@@ -167,11 +166,7 @@ fn models_of(cfg: &AnalyzeConfig) -> Vec<(String, TcpConfig)> {
 /// Per-connection recording state.
 #[derive(Debug, Default)]
 struct ConnRec {
-    syn_ns: Option<u64>,
-    synack_ns: Option<u64>,
-    synack_first_ns: Option<u64>,
-    ack_ns: Option<u64>,
-    offered: [Option<(bool, bool)>; 2],
+    hs: crate::analyzer::Handshake,
     /// Per direction, one recorder per model (one unless `--model auto`).
     dirs: [Option<Vec<Recorder>>; 2],
 }
@@ -286,29 +281,8 @@ impl<'a> FileRun<'a> {
         let floor = self.floor;
         let c = self.conns.entry(obs.conn_id).or_default();
         let d = obs.dir;
-        // The handshake times, as the analyzer reads them (crate::analyzer).
-        match obs.kind {
-            SegKind::Syn => {
-                if c.ack_ns.is_none() {
-                    c.syn_ns = Some(t);
-                    c.synack_ns = None;
-                    c.synack_first_ns = None;
-                }
-                c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
-            }
-            SegKind::SynAck => {
-                if c.ack_ns.is_none() {
-                    c.synack_first_ns.get_or_insert(t);
-                    c.synack_ns = Some(t);
-                }
-                c.offered[d.index()] = Some((s.options.sack_permitted, s.options.timestamps.is_some()));
-            }
-            _ => {
-                if d == Dir::ClientToServer && c.synack_ns.is_some() && c.ack_ns.is_none() && s.flags.contains(TcpFlags::ACK) {
-                    c.ack_ns = Some(t);
-                }
-            }
-        }
+        // The handshake times, as the analyzer reads them.
+        c.hs.observe(obs.kind, d, t, s);
         if s.flags.contains(TcpFlags::ACK) && !s.flags.contains(TcpFlags::RST) {
             for r in c.dirs[d.reverse().index()].iter_mut().flatten() {
                 r.on_ack(SimTime(t), s);
@@ -316,11 +290,11 @@ impl<'a> FileRun<'a> {
         }
         if obs.kind == SegKind::Data && s.len > 0 {
             if c.dirs[d.index()].is_none() {
-                let (sack, ts) = match (c.offered[0], c.offered[1]) {
+                let (sack, ts) = match (c.hs.offered[0], c.hs.offered[1]) {
                     (Some(a), Some(b)) => (a.0 && b.0, a.1 && b.1),
                     _ => (true, s.options.timestamps.is_some()),
                 };
-                let hs = handshake_rtt_ns(c.syn_ns, c.synack_first_ns, c.synack_ns, c.ack_ns);
+                let hs = c.hs.rtt_ns();
                 let recs = models
                     .iter()
                     .map(|(_, base)| {
