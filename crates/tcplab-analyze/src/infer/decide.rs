@@ -172,7 +172,7 @@ pub fn decide(cands: &[Candidate<'_>]) -> Inference {
     match plausible.as_slice() {
         // The one left must itself explain every retransmission (else the capture was sent
         // by none of the candidates, or the replay missed something: no answer).
-        [c] if !c.pruned && c.score.unexplained == 0 => {
+        [c] if !c.pruned && c.score.unexplained == 0 && c.score.timers_fit > 0 => {
             let runner_up = order.iter().find(|o| o.name != c.name).map(|o| o.name.to_string());
             Inference { model: Some(c.name.to_string()), confidence: Some(share(c)), runner_up, candidates, replayed: c.name.to_string(), basis: Basis::Replay, params, events, scores }
         }
@@ -190,7 +190,7 @@ mod tests {
     }
 
     fn cands<'a>(c: &'a [(&'static str, TcpConfig)], costs: &[u64], events: u32) -> Vec<Candidate<'a>> {
-        c.iter().zip(costs).map(|((n, cfg), &cost)| Candidate { name: n, cfg, score: ModelScore { cost, events, unexplained: 0, timed: events }, pruned: false }).collect()
+        c.iter().zip(costs).map(|((n, cfg), &cost)| Candidate { name: n, cfg, score: ModelScore { cost, events, unexplained: 0, timed: events, timers_fit: events }, pruned: false }).collect()
     }
 
     /// No retransmission: unknown, no confidence, no parameter (003 §IV-A "unambiguously").
@@ -237,12 +237,25 @@ mod tests {
     #[test]
     fn a_tie_is_unknown_but_shared_parameters_are_inferred() {
         let c = cfgs();
-        let i = decide(&cands(&c, &[0, 1800, 2000], 2));
+        let i = decide(&cands(&c, &[0, 800, 2000], 2));
         assert_eq!((i.model_name(), i.basis), ("unknown", Basis::Tied));
         assert_eq!(i.candidates, vec!["linux-2.4".to_string(), "windows-xp".to_string()]);
         assert_eq!(i.params.min_rto_ns, Some(200_000_000));
         assert_eq!(i.params.dupthresh, None);
         assert_eq!(i.replayed, "linux-2.4");
+    }
+
+    /// The margin excludes every rival, but the best placed no timer event (timeout, probe,
+    /// SYN back-off) inside its tolerance: duplicate-ACK counts alone do not name an OS.
+    #[test]
+    fn a_model_is_named_only_on_timer_evidence() {
+        let c = cfgs();
+        let mut v = cands(&c, &[3000, 0, 2000], 3);
+        v[1].score.timers_fit = 0;
+        let i = decide(&v);
+        assert_eq!((i.model_name(), i.basis), ("unknown", Basis::Tied));
+        v[1].score.timers_fit = 1;
+        assert_eq!(decide(&v).model_name(), "windows-xp");
     }
 
     /// A dropped candidate's cost is a lower bound: it can never be named, and the result
