@@ -150,7 +150,7 @@ impl DirBank {
                 .enumerate()
                 .map(|(i, m)| Candidate { name: m.name(), cfg: m.config(), score: self.scores[i], pruned: self.pruned[i] })
                 .collect();
-            decide(&cands)
+            decide(&cands, self.position() == Position::Sender)
         });
         let pick = match &inference {
             Some(inf) => self.live.iter().position(|l| self.models[l.idx].name() == inf.replayed).unwrap_or(0),

@@ -235,7 +235,7 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
     if expiry && !e.at_una {
         return EventCost { kind: EventKind::WrongSegment, cost: UNEXPLAINED };
     }
-    match instant(e) {
+    let by_ack = match instant(e) {
         Instant::Follows => EventCost { kind: EventKind::Follows, cost: 0 },
         Instant::Due { kind: DueKind::DupAcks, at_ns, .. } if at_sender => {
             // RFC 5681 §3.2 step 2: the D-th duplicate ACK triggers it at once (`at_ns` is when
@@ -257,9 +257,12 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
             }
             let err = match kind {
                 DueKind::Timeout => timer_error(cfg, grid, ev.sent_ns, e.rto_started.map(|s| s.0), e.rto.as_nanos(), at_ns),
-                // The PTO is computed exactly by the observer (Linux rounds it to a jiffy: inside
-                // TIMING_SLACK_NS).
-                DueKind::Probe | DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
+                // The observer rounds the PTO up on its own tick grid (`Observer::schedule_pto`);
+                // the sender's grid has an unknown phase on the capture's clock, so the probe
+                // is due within one tick either side of the observer's (the simulator's grid
+                // is the capture's; a real host's is not).
+                DueKind::Probe => ev.sent_ns.abs_diff(at_ns).saturating_sub(timer_tick_ns(cfg).saturating_sub(1)),
+                DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
             };
             EventCost { kind: EventKind::Due(kind), cost: timing_cost(err, tolerance_ns(ev.slack_ns, armed_ns)) }
         }
@@ -283,7 +286,23 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
             let cost = by_rto.min(by_pto);
             EventCost { kind: EventKind::Premature, cost }
         }
+    };
+    // An ACK trigger that fits badly, with the retransmission timer running out at the same
+    // instant (RFC 6298 (5.4) resends SND.UNA): the timer may have been the sender's trigger.
+    // Measured: with the ACK lag applied, a timeout sent 1 µs before the replayed deadline
+    // (the lag's measurement error) was read as a fast retransmit long after its duplicate
+    // ACKs and cost the true `rfc6298` an unexplained retransmission.
+    let ack_trigger = matches!(by_ack.kind, EventKind::Due(DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss));
+    if ack_trigger && by_ack.cost >= WITHIN_TOLERANCE_COST && e.at_una && !ev.timer_unobservable {
+        if let Some(d) = e.rto_deadline {
+            let err = timer_error(cfg, &mut grid.clone(), ev.sent_ns, e.rto_started.map(|s| s.0), e.rto.as_nanos(), d.0);
+            let by_timer = timing_cost(err, tolerance_ns(ev.slack_ns, e.rto_started.map_or(0, |s| d.0.saturating_sub(s.0))));
+            if by_timer < by_ack.cost {
+                return EventCost { kind: EventKind::Due(DueKind::Timeout), cost: by_timer };
+            }
+        }
     }
+    by_ack
 }
 
 #[cfg(test)]
@@ -426,8 +445,11 @@ mod tests {
         assert_eq!(score_event_fresh(&ev(1200, e), &cfg("rfc6298")).cost, 0);
         // Sent 1 ms later: half the 2 ms slack.
         assert_eq!(score_event_fresh(&ev(1201, e), &cfg("rfc6298")).cost, WITHIN_TOLERANCE_COST / 2);
-        // Sent 100 ms after the third: not answering it.
-        assert_eq!(score_event_fresh(&ev(1300, e), &cfg("rfc6298")).cost, UNEXPLAINED);
+        // Sent 100 ms after the third, no timer running out then: not answering it.
+        let mut no_timer = e;
+        no_timer.rto_started = None;
+        no_timer.rto_deadline = None;
+        assert_eq!(score_event_fresh(&ev(1300, no_timer), &cfg("rfc6298")).cost, UNEXPLAINED);
         e.dupack_threshold = 2;
         assert_eq!(score_event_fresh(&ev(1200, e), &cfg("windows-xp")).cost, UNEXPLAINED);
     }
@@ -456,6 +478,26 @@ mod tests {
         let mut w = ev(1200, late);
         w.ack_lag_ns = 2 * MS;
         assert_eq!(score_event_fresh(&w, &cfg("rfc6298")).cost, UNEXPLAINED);
+    }
+
+    /// Duplicate ACKs counted long before, and the timer running out as the retransmission
+    /// leaves: the timer explains it (RFC 6298 (5.4)), not a late fast retransmit.
+    #[test]
+    fn a_late_ack_trigger_at_the_timers_deadline_is_the_timeout() {
+        let mut e = ex(Trigger::DupThresh);
+        e.rto_fired = false;
+        e.dupthresh_at = Some(SimTime(1000 * MS));
+        e.dupacks = 3;
+        // Sent at 1299.999 ms; the timer (armed at 1000 ms for 300 ms) runs out at 1300 ms.
+        let mut v = ev(1300, e);
+        v.sent_ns -= 1_000;
+        let c = score_event_fresh(&v, &cfg("rfc6298"));
+        assert_eq!(c.kind, EventKind::Due(DueKind::Timeout));
+        assert!(c.cost < WITHIN_TOLERANCE_COST, "{c:?}");
+        // Without a timer near, the late fast retransmit stays unexplained.
+        e.rto_started = Some(SimTime(4700 * MS));
+        e.rto_deadline = Some(SimTime(5000 * MS));
+        assert_eq!(score_event_fresh(&ev(1300, e), &cfg("rfc6298")).cost, UNEXPLAINED);
     }
 
     /// RFC 6298 (5.4): the timer's expiry resends SND.UNA; resending the tail instead is not
