@@ -1705,3 +1705,38 @@ fn bad_web_workloads_are_one_line_naming_the_field() {
     let p = err(&format!("{BASE}{}", WORKLOAD.replacen("mean_interarrival = \"50ms\"\n", "", 1)));
     assert!(p.starts_with("workloads[0]: missing key `mean_interarrival`"), "{p}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// qa findings on the loader's messages (issue 15)
+
+#[test]
+fn an_integer_too_large_for_its_key_says_so_with_the_maximum() {
+    // `sessions` is a u32: 2^32 and more is not "negative", it is too large.
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=99999999999"]);
+    assert_eq!(
+        e,
+        "workloads[0].sessions: 99999999999 is too large (at most 4294967295) (from --set workloads.web.sessions=99999999999)"
+    );
+    let e = err(&format!("{BASE}{}", WEB.replace("sessions = 3", "sessions = 4294967296")));
+    assert!(e.starts_with("workloads[0].sessions: 4294967296 is too large (at most 4294967295) (line "), "{e}");
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=-1"]);
+    assert!(e.starts_with("workloads[0].sessions: expected a non-negative integer, found -1 (from --set"), "{e}");
+}
+
+#[test]
+fn a_cross_field_error_an_override_caused_names_the_override() {
+    // The file's receivers are d1, d2; the override makes d1 a sender too. The check fails at
+    // `receivers[0]` (written by the file), but the override is what made it fail.
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.senders=[\"d1\"]"]);
+    assert_eq!(e, "workloads[0].receivers[0]: \"d1\" is also a sender (from --set workloads.web.senders=[\"d1\"])");
+    // Among several overrides, the one that causes it is named, not the last one.
+    let e = err_set(
+        &format!("{BASE}{WEB}"),
+        &["workloads.web.senders=[\"d1\"]", "simulation.duration=3s"],
+    );
+    assert!(e.ends_with("(from --set workloads.web.senders=[\"d1\"])"), "{e}");
+    // An error the file has anyway keeps its line, whatever the overrides.
+    let bad = format!("{BASE}{}", WEB.replace("receivers = [\"d1\", \"d2\"]", "receivers = [\"s1\"]"));
+    let e = err_set(&bad, &["simulation.duration=3s"]);
+    assert!(e.starts_with("workloads[0].receivers[0]: \"s1\" is also a sender (line "), "{e}");
+}
