@@ -250,3 +250,20 @@ def test_plot_reopens_a_capture_whose_name_is_not_utf8(tmp_path: Path):
     r = _cli_bytes("plot", "a", "-o", "p.png", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_link_types_seen_across_files_are_a_set_not_a_sum(tmp_path: Path):
+    """Issue 15 "Why": two captures with link types 284 and 281 reported 565. The count of
+    packets on unknown link types is summed; the link types seen are their own field, a set."""
+    from tcplab.analyze import analyze
+
+    paths = []
+    for lt in (284, 281):
+        p = tmp_path / f"lt{lt}.pcap"
+        p.write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, lt)
+                      + struct.pack("<IIII", 1_600_000_000, 0, 4, 4) + b"\x01\x02\x03\x04")
+        paths.append(str(p))
+    summary = analyze(paths).summary
+    assert summary["anomalies"]["unknown_link_types"] == [281, 284]
+    assert summary["anomalies"]["unknown_link_type"] == 2
+    assert "last_unknown_link_type" not in summary["anomalies"]
