@@ -278,7 +278,16 @@ pub(crate) fn render_path(segs: &[Seg]) -> String {
                 if !s.is_empty() {
                     s.push('.');
                 }
-                s.push_str(k);
+                // A quoted TOML key may hold any character: control characters (a newline;
+                // Unicode's Cc, all below U+00A0) are escaped as paths are in every message,
+                // `\xNN`, so that the message stays one line.
+                for c in k.chars() {
+                    if c.is_control() {
+                        s.push_str(&format!("\\x{:02x}", u32::from(c)));
+                    } else {
+                        s.push(c);
+                    }
+                }
             }
             Seg::Index(i) => {
                 s.push_str(&format!("[{i}]"));
@@ -436,8 +445,10 @@ impl<'a> Ctx<'a> {
                 serde_path_to_error::Segment::Unknown => {}
             }
         }
-        let raw_msg = one_line(e.inner().message());
-        let (extra_key, message) = rewrite_serde_message(&raw_msg);
+        // The key named in the message is taken before white space is collapsed: a quoted
+        // key may hold a newline, and it must match the path's last key as written.
+        let (extra_key, message) = rewrite_serde_message(e.inner().message());
+        let message = one_line(&message);
         if let Some(k) = extra_key {
             // The path stops at the table; unknown/missing keys belong one level down. The
             // message from a nested custom deserializer may already name the key.

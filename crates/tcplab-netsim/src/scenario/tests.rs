@@ -1740,3 +1740,13 @@ fn a_cross_field_error_an_override_caused_names_the_override() {
     let e = err_set(&bad, &["simulation.duration=3s"]);
     assert!(e.starts_with("workloads[0].receivers[0]: \"s1\" is also a sender (line "), "{e}");
 }
+
+#[test]
+fn a_key_with_a_newline_in_its_name_is_named_on_one_line() {
+    // A quoted key may hold a newline, and the field path is part of the message: it was
+    // printed raw (two lines), and named twice (as written and with the newline collapsed).
+    // Seen when the scenario_loader fuzz target gained the invariant "errors are one line".
+    let e = err(&format!("\"a\\nb\" = 1\n{BASE}"));
+    assert!(!e.contains('\n'), "{e:?}");
+    assert!(e.starts_with("a\\x0ab: unknown field"), "{e}");
+}
