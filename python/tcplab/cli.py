@@ -300,7 +300,12 @@ def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_tr
             f"partial results in {_shown(out)}/ (\"partial\": true in summary.json)",
             err=True,
         )
-        sys.exit(130)
+        # Everything is written and closed: leave without the interpreter's teardown
+        # (freeing every module's objects: 0.05 s of CPU, half a second of wall time on a
+        # loaded machine), which a user who pressed Ctrl-C is waiting for.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 @main.command()

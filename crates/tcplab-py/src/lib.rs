@@ -83,6 +83,12 @@ impl PySpec {
     fn flow_names(&self) -> Vec<Option<String>> {
         self.flow_names.clone()
     }
+    /// The `name` of each `[[workloads]]` entry, in order (the `flow_name` of the
+    /// connections it opens).
+    #[getter]
+    fn workload_names(&self) -> Vec<String> {
+        self.spec.workloads.iter().map(|w| w.name().to_string()).collect()
+    }
     /// Simulated duration in nanoseconds.
     #[getter]
     fn duration_ns(&self) -> u64 {
@@ -170,7 +176,7 @@ fn load_scenario_json(json: &str, name: &str, overrides: Vec<String>) -> PyResul
 }
 
 /// Runs `spec`. `hooks` (optional) is the Python object of `tcplab.longrun.Hooks`; with or
-/// without it, Python's signal handlers run about every 100 ms of the run (`hooks.rs`), so
+/// without it, Python's signal handlers run about every 20 ms of the run (`hooks.rs`), so
 /// Ctrl-C is never held until the run ends.
 #[pyfunction]
 #[pyo3(signature = (spec, seed, trace, pcap, hooks = None))]

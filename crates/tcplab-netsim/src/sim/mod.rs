@@ -71,7 +71,7 @@ pub mod traffic;
 pub mod validate;
 
 pub use error::SimError;
-pub use run_control::{Control, NoHooks, RunHooks};
+pub use run_control::{Control, NoHooks, RunHooks, TraceChunk};
 pub use summary::{FlowSummary, LinkSummary, Summary};
 
 use crate::pcap::{PcapLinkWriter, WirePacket};
@@ -219,6 +219,14 @@ struct FlowState {
     truth: SpuriousTracker,
 }
 
+impl FlowState {
+    /// The name of the `[[workloads]]` entry that drew this flow (`None` for a `[[flows]]`
+    /// entry): its `workload` in the summary, its `flow_name` in the trace tables.
+    fn workload<'s>(&self, spec: &'s SimSpec) -> Option<&'s str> {
+        (self.drawn_by as usize).checked_sub(1).and_then(|k| spec.workloads.get(k)).map(|w| w.name())
+    }
+}
+
 /// One open pcap capture.
 struct Capture {
     path: PathBuf,
@@ -252,6 +260,8 @@ struct Sim<'a> {
     qsnet: quickstart::net::QsNet,
     /// The hooks ended the run early.
     stopped: bool,
+    /// Flows whose workload a trace chunk has named (`TraceChunk::new_flows`).
+    flows_reported: u32,
     /// Pathlet routers and the state hosts share across connections (inactive unless a
     /// connection shares state).
     shared: pathlet::SharedNet,
@@ -302,6 +312,7 @@ impl<'a> Sim<'a> {
         Ok(Sim {
             qsnet,
             stopped: false,
+            flows_reported: 0,
             shared: pathlet::SharedNet::new(spec),
             spec,
             queue: EventQueue::with_capacity(1024),
@@ -356,6 +367,9 @@ impl<'a> Sim<'a> {
 
     fn run_loop_with(&mut self, hooks: &mut dyn RunHooks) -> Result<(), SimError> {
         let poll_mask = hooks.poll_every().max(1).next_power_of_two() - 1;
+        // Checks between polls (a power of two not above the poll's, so every poll point is
+        // also a check point and one masked test per event serves both).
+        let check_mask = hooks.check_every().max(1).next_power_of_two().min(poll_mask + 1) - 1;
         // Pop, then look at the time: the queue finds its minimum while popping, and an event
         // after `end` is simply dropped with the rest of the queue.
         while let Some((t, ev)) = self.queue.pop() {
@@ -400,9 +414,12 @@ impl<'a> Sim<'a> {
             }
             self.events += 1;
             self.last_t = t;
-            if self.events & poll_mask == 0 && self.poll(hooks)? == Control::Stop {
-                self.stopped = true;
-                break;
+            if self.events & check_mask == 0 {
+                let c = if self.events & poll_mask == 0 { self.poll(hooks)? } else { hooks.check(self.now, self.events) };
+                if c == Control::Stop {
+                    self.stopped = true;
+                    break;
+                }
             }
         }
         Ok(())
@@ -429,8 +446,15 @@ impl<'a> Sim<'a> {
                         rec.set_spurious(r);
                     }
                 }
-                let (ev, ts) = rec.take_chunk(keep_from, &nodes, &links);
-                hooks.trace_chunk(ev, ts)?;
+                let (events, timeseries, queues) = rec.take_chunk(keep_from, &nodes, &links);
+                let queues = self.links.iter().any(|l| l.red.is_some()).then_some(queues);
+                let first_new_flow = self.flows_reported;
+                let new_flows = self.flows[first_new_flow as usize..]
+                    .iter()
+                    .map(|fl| fl.workload(self.spec).map(str::to_string))
+                    .collect();
+                self.flows_reported = self.flows.len() as u32;
+                hooks.trace_chunk(TraceChunk { events, timeseries, queues, new_flows, first_new_flow })?;
             }
         }
         Ok(hooks.poll(self.now, self.events))
