@@ -117,11 +117,11 @@ def test_a_trace_within_a_chunk_is_written_in_one_piece(tmp_path: Path):
 
 
 def test_max_trace_warns_in_one_line_before_the_run(tmp_path: Path):
-    r = tcplab_cli("run", "dumbbell", "-o", str(tmp_path / "a"), "-q", "--max-trace", "100kB")
+    r = tcplab_cli("run", "dumbbell", "-o", str(tmp_path / "a"), "-q", "--max-trace", "20kB")
     assert r.returncode == 0, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tcplab: warning: this run's trace would be about "), r.stderr
-    assert "--max-trace 100.0 kB" in lines[0]
+    assert "--max-trace 20.0 kB" in lines[0]
     # The default limit (1 GB) says nothing about a 15 s run, nor does --no-trace.
     r = tcplab_cli("run", "dumbbell", "-o", str(tmp_path / "b"), "-q")
     assert r.returncode == 0 and r.stderr == ""
@@ -130,7 +130,7 @@ def test_max_trace_warns_in_one_line_before_the_run(tmp_path: Path):
 
 
 def test_the_trace_estimate_of_a_long_run_reaches_the_default_limit():
-    sc = tcplab.load_scenario("dumbbell", "simulation.duration=100000s")
+    sc = tcplab.load_scenario("dumbbell", "simulation.duration=200000s")
     est = longrun.trace_estimate(sc)
     assert est["bytes"] > longrun.DEFAULT_MAX_TRACE
     short = longrun.trace_estimate(tcplab.load_scenario("dumbbell"))

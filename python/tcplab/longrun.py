@@ -49,8 +49,8 @@ CHUNK_ROWS = 1 << 17
 PROGRESS_DELAY_S = 2.0
 
 #: Default of ``tcplab run --max-trace``: warn when the trace would exceed this many bytes
-#: on disk. The shipped scenarios write at most a few MB; 1 GB is about 27 hours of the
-#: dumbbell's saturated 10 Mb/s bottleneck (1.1 GB for 100 000 s, docs/benchmarks.md).
+#: on disk. The shipped scenarios write at most a few MB; 1 GB is about 46 hours of the
+#: dumbbell's saturated 10 Mb/s bottleneck (0.6 GB for 100 000 s at ``BYTES_PER_*_ROW``).
 DEFAULT_MAX_TRACE = 10**9
 
 
@@ -213,11 +213,13 @@ def trace_estimate(scenario) -> dict[str, float]:
     return {"event_rows": event_rows, "timeseries_rows": ts_rows, "segments": segments, "bytes": size}
 
 
-#: Parquet (zstd) bytes per ``events`` row: 5.24, measured on ``tcplab run dumbbell
-#: --set simulation.duration=100000s`` (876 MB for 167 M rows; docs/benchmarks.md, "Long runs").
-BYTES_PER_EVENT_ROW = 5.2
-#: Parquet (zstd) bytes per ``timeseries`` row: 3.47 on the same run (210 MB, 60.7 M rows).
-BYTES_PER_TIMESERIES_ROW = 3.5
+#: Parquet bytes per ``events`` row as written (``tables.parquet_options``): 2.85, measured on
+#: ``tcplab run dumbbell --set simulation.duration=2000s`` streamed (9.43 MB for 3.31 M rows in
+#: 30 row groups; docs/benchmarks.md, "Long runs"). It was 5.24 with Parquet's default
+#: dictionary encoding of every column.
+BYTES_PER_EVENT_ROW = 2.85
+#: Parquet bytes per ``timeseries`` row on the same run: 1.93 (2.32 MB, 1.20 M rows).
+BYTES_PER_TIMESERIES_ROW = 1.93
 
 
 def fmt_bytes(n: float) -> str:
