@@ -110,6 +110,15 @@ def test_every_row_of_every_streamed_table_has_its_flow_name(tmp_path: Path, mon
     assert summary["flows"] == in_memory.summary["flows"]
 
 
+def test_a_run_longer_than_the_delay_shows_a_progress_bar_of_simulated_time(monkeypatch, capfd):
+    monkeypatch.setattr(longrun, "PROGRESS_DELAY_S", 0.0)
+    res = tcplab.run("dumbbell", overrides="simulation.duration=200s", trace=False, progress=True)
+    err = capfd.readouterr().err
+    # tqdm's bar: the scenario's name, simulated seconds of the total, elapsed<remaining.
+    assert res.summary["partial"] is False
+    assert "dumbbell:" in err and "/200 sim s" in err and "<" in err, err[-300:]
+
+
 def test_a_trace_within_a_chunk_is_written_in_one_piece(tmp_path: Path):
     tcplab.run("dumbbell", out=tmp_path / "o")
     f = pq.ParquetFile(tmp_path / "o" / "events.parquet")

@@ -20,6 +20,7 @@ mod packets;
 mod whatif;
 mod tables;
 mod rto_table;
+mod scenario_model;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
