@@ -157,3 +157,16 @@ def test_parse_size_reads_decimal_and_binary_units():
     assert longrun.parse_size("1GiB") == 1024**3
     assert longrun.parse_size("500") == 500
     assert longrun.parse_size("1.5MB") == 1_500_000
+
+
+def test_a_sweep_run_names_a_workloads_connections_as_tcplab_run_does():
+    # The sweep's worker builds the flows table itself (sweep/task.py): the same flow_name.
+    from tcplab.sweep.task import RunTask, run_task
+
+    text = (ROOT / "scenarios" / "red-ecn-web.toml").read_text()
+    out = run_task(RunTask(key="k", scenario_text=text, scenario_name="red-ecn-web",
+                           overrides=("simulation.duration=3s",), seed=1))
+    direct = tcplab.run("red-ecn-web", overrides="simulation.duration=3s", trace=False)
+    names = out.flows["flow_name"].to_pylist()
+    assert names == direct.arrow("flows")["flow_name"].to_pylist()
+    assert names[0] == "long" and set(names[1:]) == {"web"} and len(names) > 5

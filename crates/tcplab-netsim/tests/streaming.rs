@@ -65,6 +65,8 @@ struct Collect {
     check_every: u64,
     checks: u64,
     stop_at_check: Option<u64>,
+    /// Rows of the largest chunk (all tables).
+    max_chunk: usize,
 }
 
 impl Collect {
@@ -82,6 +84,7 @@ impl Collect {
             check_every: POLL,
             checks: 0,
             stop_at_check: None,
+            max_chunk: 0,
         }
     }
     fn add(&mut self, ev: Table, ts: Table, q: Option<Table>) {
@@ -129,6 +132,8 @@ impl RunHooks for Collect {
     }
     fn trace_chunk(&mut self, chunk: TraceChunk) -> Result<(), SimError> {
         self.chunks += 1;
+        let rows = chunk.events.num_rows() + chunk.timeseries.num_rows() + chunk.queues.as_ref().map_or(0, Table::num_rows);
+        self.max_chunk = self.max_chunk.max(rows);
         assert_eq!(chunk.first_new_flow as usize, self.workloads.len());
         self.workloads.extend(chunk.new_flows);
         self.add(chunk.events, chunk.timeseries, chunk.queues);
@@ -188,6 +193,23 @@ fn the_queues_table_is_streamed_and_chunks_name_the_workload_of_each_connection(
     assert!(c.workloads.len() > 1 && c.workloads.len() <= named.len());
     assert_eq!(c.workloads[..], named[..c.workloads.len()]);
     assert!(c.workloads.iter().any(|w| w.as_deref() == Some("web")), "{:?}", &c.workloads[..5]);
+}
+
+#[test]
+fn a_chunk_is_taken_at_a_check_when_events_write_many_rows() {
+    // A 1 ms sample of every flow and RED queue writes tens of rows per event: with polls
+    // every 2^16 events alone a chunk would be most of the run.
+    let spec = shipped("red-ecn-web", &["simulation.duration=\"5s\"", "simulation.timeseries_interval=\"1ms\""]);
+    let whole = run(&spec, &opts()).expect("run");
+    let total = whole.events.num_rows() + whole.timeseries.num_rows();
+    let mut c = Collect { poll_every: 1 << 16, check_every: 64, ..Collect::new(2000) };
+    let out = run_with(&spec, &opts(), &mut c).expect("run");
+    assert!(c.polls <= 2 && c.chunks > 10, "{} polls, {} chunks of {total} rows", c.polls, c.chunks);
+    assert!(c.max_chunk < 4000, "largest chunk {} rows", c.max_chunk);
+    c.add(out.events, out.timeseries, out.queues);
+    assert_eq!(c.events.as_ref(), Some(&whole.events));
+    assert_eq!(c.timeseries.as_ref(), Some(&whole.timeseries));
+    assert_eq!(c.queues.as_ref(), whole.queues.as_ref());
 }
 
 #[test]

@@ -415,7 +415,7 @@ impl<'a> Sim<'a> {
             self.events += 1;
             self.last_t = t;
             if self.events & check_mask == 0 {
-                let c = if self.events & poll_mask == 0 { self.poll(hooks)? } else { hooks.check(self.now, self.events) };
+                let c = self.poll(hooks, self.events & poll_mask == 0)?;
                 if c == Control::Stop {
                     self.stopped = true;
                     break;
@@ -425,11 +425,18 @@ impl<'a> Sim<'a> {
         Ok(())
     }
 
-    /// Every `RunHooks::poll_every` events: retire settled ground truth, stream the
-    /// trace when enough rows are held, then ask the hooks whether to go on.
+    /// Every `RunHooks::check_every` events; `at_poll` every `RunHooks::poll_every`: at a
+    /// poll, retire settled ground truth; at a poll or a check where the recorder holds a
+    /// chunk's rows, also stream them (so a chunk is at most the rows of one check interval
+    /// over the size, however many rows an event writes: a sample of many flows and queues
+    /// writes hundreds); then ask the hooks whether to go on (`poll` at a poll, else `check`).
     #[cold]
     #[inline(never)]
-    fn poll(&mut self, hooks: &mut dyn RunHooks) -> Result<Control, SimError> {
+    fn poll(&mut self, hooks: &mut dyn RunHooks, at_poll: bool) -> Result<Control, SimError> {
+        let full = hooks.chunk_rows().zip(self.rec.as_deref()).is_some_and(|(n, rec)| rec.rows_held() >= n);
+        if !at_poll && !full {
+            return Ok(hooks.check(self.now, self.events));
+        }
         let oldest = self.packets.oldest_live_copy().unwrap_or(self.next_copy);
         let mut keep_from = self.rec.as_deref().map_or(0, Recorder::next_row);
         for fl in &mut self.flows {
@@ -437,7 +444,6 @@ impl<'a> Sim<'a> {
                 keep_from = keep_from.min(row);
             }
         }
-        let full = hooks.chunk_rows().zip(self.rec.as_deref()).is_some_and(|(n, rec)| rec.rows_held() >= n);
         if full {
             let (nodes, links) = self.names();
             if let Some(rec) = self.rec.as_deref_mut() {
@@ -457,7 +463,7 @@ impl<'a> Sim<'a> {
                 hooks.trace_chunk(TraceChunk { events, timeseries, queues, new_flows, first_new_flow })?;
             }
         }
-        Ok(hooks.poll(self.now, self.events))
+        Ok(if at_poll { hooks.poll(self.now, self.events) } else { hooks.check(self.now, self.events) })
     }
 
     /// Node and link names in spec order (the dictionaries of the trace's name columns).

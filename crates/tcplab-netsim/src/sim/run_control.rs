@@ -12,9 +12,10 @@
 //! at the wall clock and calls back into Python at most every 20 ms).
 //!
 //! Streaming (issue 14 part 4, bounded memory whatever the duration): when
-//! [`RunHooks::chunk_rows`] is `Some(n)`, at a poll point where the recorder holds at least
-//! `n` rows the rows whose content is final are handed to [`RunHooks::trace_chunk`] and
-//! dropped from memory. A row is final unless it is a retransmission whose spurious verdict
+//! [`RunHooks::chunk_rows`] is `Some(n)`, at a poll or check point where the recorder holds
+//! at least `n` rows the rows whose content is final are handed to [`RunHooks::trace_chunk`]
+//! and dropped from memory (at checks too, because one event can write hundreds of rows: a
+//! 1 ms sample of 180 flows and 14 RED queues made chunks of 900 000 rows between polls). A row is final unless it is a retransmission whose spurious verdict
 //! could still change (`ground_truth::SpuriousTracker::settle`): that row and every row after
 //! it stay for a later chunk, so the rows reach the caller in the same order and with the
 //! same content as in an unchunked run; only the chunk boundaries differ. The `queues` table
