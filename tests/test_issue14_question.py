@@ -6,10 +6,12 @@ as a user would.)"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import matplotlib.axes
 import pandas as pd
+import pyarrow.parquet as pq
 
 import tcplab
 from tcplab.sweep.plot import plot_sweep
@@ -31,6 +33,13 @@ def test_the_ten_seed_two_setting_question_is_one_call_with_progress_cis_and_a_b
     fct = summary[summary["metric"] == "fct_s"].set_index("tcp.min_rto")
     assert sorted(fct.index) == ["1s", "200ms"] and (fct["n"] == 10).all()
     assert ((fct["ci95_low"] < fct["mean"]) & (fct["mean"] < fct["ci95_high"])).all()
+    # Every table of the directory says what produced it (the study; each run file its run).
+    for table in ("flows", "summary"):
+        study = json.loads(pq.read_schema(out / f"{table}.parquet").metadata[b"tcplab.study"])
+        assert study["parameters"] == [{"zip": None, "keys": ["tcp.min_rto"], "values": [["200ms"], ["1s"]]}], table
+        assert study["seeds"] == list(range(1, 11)) and study["scenario"] == "web-3g"
+    for run in (out / "runs").glob("*.parquet"):
+        assert json.loads(pq.read_schema(run).metadata[b"tcplab.provenance"])["scenario_name"] == "web-3g"
     # The plot draws a band from ci95_low to ci95_high under the line of means.
     bands = []
     real = matplotlib.axes.Axes.fill_between
