@@ -328,7 +328,12 @@ def run(scenario: Path, out: Path, overwrite: bool, seed, overrides, pcap, no_tr
             f"partial results in {_shown(out)}/ (\"partial\": true in summary.json)",
             err=True,
         )
-        sys.exit(130)
+        # Everything is written and closed: leave without the interpreter's teardown
+        # (freeing every module's objects: 0.05 s of CPU, half a second of wall time on a
+        # loaded machine), which a user who pressed Ctrl-C is waiting for.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 @main.command()
@@ -637,11 +642,10 @@ def analyze(captures, out: Path, overwrite: bool, vantage: str, model: str, tlp,
         res.write(tmp)
     if not quiet:
         _print_analysis(res.summary, out)
-        other = res.summary.get("model_from_scenario", {}).get("other_flows")
-        if other:
-            which = f"flow {other[0]} of the scenario has" if len(other) == 1 else \
-                f"flows {', '.join(map(str, other))} of the scenario have"
-            click.echo(f"note: {which} other [tcp] settings; the analyzer replays one sender, the one most flows use")
+        models = res.summary.get("model_from_scenario", {}).get("models", [])
+        if len(models) > 1:
+            click.echo(f"note: the scenario's flows have {len(models)} different [tcp] settings; each connection "
+                       f"was replayed with its own flow's (connections.csv, column model)")
 
 
 @main.command()

@@ -471,7 +471,9 @@ def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dic
     flows = to_pandas(table)
     keys = list(study.keys)
     summary = summarize(flows, keys, metrics_of(study, flows)) if len(flows) else pd.DataFrame()
-    L.write_table_atomic(out / "summary.parquet", pa.Table.from_pandas(summary, preserve_index=False))
+    # The study's record in the summary's metadata too: every table says what produced it.
+    st = pa.Table.from_pandas(summary, preserve_index=False)
+    L.write_table_atomic(out / "summary.parquet", st.replace_schema_metadata({**(st.schema.metadata or {}), **meta}))
     L.write_atomic(out / "summary.csv", summary.to_csv(index=False).encode())
     return SweepResult(study, out, flows, summary)
 
