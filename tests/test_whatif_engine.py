@@ -206,3 +206,17 @@ def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path)
     n_conn = pd.read_parquet(out / "connections.parquet").groupby("capture", observed=True).size()
     assert len(n_conn) == total and wi["capture"].nunique() == total
     assert len(wi) == int(n_conn.sum()) * 4
+
+
+def test_scheduler_address_runs_the_captures_on_that_cluster(lossy, tmp_path):
+    from dask.distributed import LocalCluster
+
+    caps = _copies(lossy, tmp_path / "caps", 2)
+    # An existing cluster: one in-process worker thread (its pid is the test's own).
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        res = run_whatif([caps], tmp_path / "out", model="rfc6298", only="k", scheduler=cluster.scheduler_address,
+                         progress=False, report=False)
+    assert (res.stats.executed, res.stats.workers) == (2, 1)
+    led = L.Ledger.open(tmp_path / "out")
+    assert {e["worker"].rsplit(":", 1)[1] for e in led.entries.values()} == {str(os.getpid())}
+    assert res.result.whatif["capture_name"].astype(str).tolist()[::4] == ["c00.pcap", "c01.pcap"]

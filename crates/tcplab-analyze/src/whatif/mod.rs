@@ -15,7 +15,7 @@
 //! ([`cost`]); [`bestcase`] adds 003 §V-A-3's bound. The connection's state is dropped
 //! then: the state of the pass is bounded by the concurrent connections, never by the grid.
 //! What grows with the grid is the output: per connection one [`ConnOut`] (its facts, once)
-//! and per row only what changes with the point, column by column ([`RowColumns`], 52 bytes
+//! and per row only what changes with the point, column by column ([`RowColumns`], 48 bytes
 //! a row), gathered into the table in (capture, conn_id, point) order by [`output`].
 //!
 //! 003 §IV-C's assumption holds throughout: "RTTs and losses are independent of TCP loss
