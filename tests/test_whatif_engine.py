@@ -163,7 +163,7 @@ def _many_flows_capture(d: Path) -> Path:
 
 def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path):
     psutil = pytest.importorskip("psutil")  # a dependency of dask.distributed
-    total = 80
+    total = 40
     caps = _copies(_many_flows_capture(tmp_path), tmp_path / "caps", total)
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONWARNINGS="ignore")

@@ -289,6 +289,7 @@ def run_whatif(
             errs = e.args[1] if len(e.args) > 1 else None
             raise CaptureError(e.args[0] if e.args else str(e), errs) from None
     tasks = [WhatIfTask(task_key(p, h, settings), p, model, vantage, tlp, points, names) for p, h in zip(paths, hashes)]
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     lock = L.lock_dir(out)
     stats = WhatIfStats(captures=len(tasks))
@@ -371,6 +372,8 @@ def run_whatif(
         if all(c["error"] for c in caps):
             errs = [c["error"] for c in caps]
             msg = errs[0] if len(errs) == 1 else f"none of the {len(errs)} captures could be analysed"
+            if created and not led.entries:
+                shutil.rmtree(out, ignore_errors=True)  # nothing of ours worth keeping
             raise CaptureError(msg, errs)
         tables = {n: pa.concat_tables(parts[n]).unify_dictionaries().combine_chunks() for n in TABLES}
         summary = {
@@ -409,6 +412,17 @@ def _write_outputs(out: Path, result: Any, report: bool, title: str) -> None:
 
             write_report(tmp, result.retransmissions, result.whatif, title=title)
         written = sorted(n for n in os.listdir(tmp))
+        # The previous invocation's combined outputs are replaced as a whole: what it wrote
+        # and this one does not (its report, after --no-report now) is removed, so that the
+        # directory never shows a report of other rows.
+        for n in (outdir._read_manifest(out) or []):
+            p = out / n
+            if n in written or n in (COMMAND_FILE, L.LEDGER, L.RUNS) or os.sep in n or n in ("", ".", ".."):
+                continue
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            elif p.exists() or p.is_symlink():
+                p.unlink()
         for n in written:
             dst = out / n
             if dst.is_dir() and not dst.is_symlink():
