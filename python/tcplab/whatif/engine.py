@@ -275,7 +275,6 @@ def run_whatif(
     if workers is not None and workers < 0:
         raise WhatIfRunError(f"--workers: must be at least 1 (0: in this process), got {workers}")
     out = Path(os.fsdecode(os.fspath(out)))
-    _prepare_dir(out, overwrite)
     settings = {"model": model, "vantage": vantage, "tlp": tlp,
                 "points": [list(p) for p in points] if points is not None else None,
                 "only": list(names) if names is not None else None, "tcplab_version": _core.__version__}
@@ -289,6 +288,8 @@ def run_whatif(
             errs = e.args[1] if len(e.args) > 1 else None
             raise CaptureError(e.args[0] if e.args else str(e), errs) from None
     tasks = [WhatIfTask(task_key(p, h, settings), p, model, vantage, tlp, points, names) for p, h in zip(paths, hashes)]
+    # Only now, every argument checked, is DIR refused or (--overwrite) cleared.
+    _prepare_dir(out, overwrite)
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     lock = L.lock_dir(out)
