@@ -376,7 +376,8 @@ def run_whatif(
             if created and not led.entries:
                 shutil.rmtree(out, ignore_errors=True)  # nothing of ours worth keeping
             raise CaptureError(msg, errs)
-        tables = {n: pa.concat_tables(parts[n]).unify_dictionaries().combine_chunks() for n in TABLES}
+        # One chunk per capture (no copy into one buffer); one dictionary per column.
+        tables = {n: pa.concat_tables(parts[n]).unify_dictionaries() for n in TABLES}
         summary = {
             "tcplab_version": _core.__version__,
             "command": "whatif",
