@@ -502,16 +502,6 @@ def fig_6_11_14(rep, data, quick: bool) -> None:
                 agg[name]["failed_frac"].append(_add_ms(fig, name, x, "failed_frac", [v["failed_frac"] for v in qm]))
         fig.note("Mean over N of approved_frac / failed_frac: " + ", ".join(
             f"{name} {_nanmean(agg[name]['approved_frac']):.3f} / {_nanmean(agg[name]['failed_frac']):.4f}" for name in agg) + ".")
-        if key == "fig6.17":
-            fig.note(
-                "Approved fraction of the requests, basic vs extreme: " + ", ".join(
-                    f"N={x}: {b['approved_frac'][i]:.3f} vs {e['approved_frac'][i]:.3f}" for i, x in enumerate(xs))
-                + f". Setup from the text (L4598-4600): static {FIG617_REQUEST} requests (megabits; until this session "
-                "the report used Fig 6.5's 2 MB/s here). Not modelled separately: the thesis's \"measurement interval "
-                "of 1.5 seconds\" for the usage C = B(F)/A(F); C is measured over the router's per-flow RTT estimate "
-                "(100 ms), the Quick-Start phase the allocation is for (sim/quickstart/extreme.rs). With mostly "
-                "one-packet objects C is small, eq. 6.5 follows a falling C at once (weight 0.8 on the minimum), and "
-                "later requests from that server are scaled down by S(H).")
         if len(xs) > 1:
             _plot_lines(fig, title.split(":")[0], "web servers N", xs, [
                 ("utilisation", {k: v["utilisation"] for k, v in agg.items()}),
@@ -575,6 +565,16 @@ def fig_6_15_17(rep, data, quick: bool) -> None:
                 f"N={x}: {b['utilisation'][i]:.3f} vs {e['utilisation'][i]:.3f}" for i, x in enumerate(xs))
             + ". Thesis: utilisation about the same, a larger fraction of bytes sent with Quick-Start under Extreme "
             "QS" + (" (a larger gap with the conservative 1.5 s memory than in Fig 6.15)." if key == "fig6.16" else "."))
+        if key == "fig6.17":
+            fig.note(
+                "Approved fraction of the requests, basic vs extreme: " + ", ".join(
+                    f"N={x}: {b['approved_frac'][i]:.3f} vs {e['approved_frac'][i]:.3f}" for i, x in enumerate(xs))
+                + f". Setup from the text (L4598-4600): static {FIG617_REQUEST} requests (megabits; until this session "
+                "the report used Fig 6.5's 2 MB/s here). Not modelled separately: the thesis's \"measurement interval "
+                "of 1.5 seconds\" for the usage C = B(F)/A(F); C is measured over the router's per-flow RTT estimate "
+                "(100 ms), the Quick-Start phase the allocation is for (sim/quickstart/extreme.rs). With mostly "
+                "one-packet objects C is small, eq. 6.5 follows a falling C at once (weight 0.8 on the minimum), and "
+                "later requests from that server are scaled down by S(H).")
         if len(xs) > 1:
             _plot_lines(fig, title.split(":")[0], "web servers N", xs, [
                 ("utilisation", {k: v["utilisation"] for k, v in agg.items()}),
