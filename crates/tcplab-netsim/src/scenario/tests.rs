@@ -1546,6 +1546,19 @@ fn bad_quick_start_values_are_one_line_errors() {
     assert!(!e.contains('\n'));
 }
 
+#[test]
+fn quick_start_works_with_the_linux_profile_and_is_rejected_with_the_linux_2_4_engine() {
+    // Today's Linux (the RFC sender with CUBIC, PRR, RACK-TLP) requests like any RFC sender.
+    let spec = load_str(&format!("{BASE}\n[tcp]\nprofile = \"linux\"\nquick_start = {{ request = true }}\n"), "t", &[]).expect("loads");
+    assert!(spec.flows[0].tcp.quick_start.request_at_start);
+    assert_eq!(spec.flows[0].tcp.cc, tcplab_tcp::CongestionControl::Cubic);
+    let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquick_start = {{ request = true }}\n"));
+    assert!(e.starts_with("tcp.sender: \"linux\" (the Linux 2.4 engine) cannot be combined with quick_start"), "{e}");
+    assert!(!e.contains('\n'));
+    // A receiver that only echoes is fine with either sender.
+    assert!(load_str(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquick_start = {{ echo = true }}\n"), "t", &[]).is_ok());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Provenance: the resolved document reproduces the spec; overrides are validated one by one.
 
