@@ -300,10 +300,95 @@ def _plot_sweep(fig, pts, metric: str, ylabel: str, log_x: bool = True) -> None:
         ax.errorbar(xs, ys, yerr=es, marker="o", capsize=2, label=s)
     if log_x:
         ax.set_xscale("log")
+        _plain_log_ticks(ax, sorted({x for (_, x) in pts}))
     ax.set_xlabel("mean inter-arrival time (s)")
     ax.set_ylabel(ylabel)
     ax.set_title(fig.title, fontsize=9)
     ax.legend(fontsize=7)
+    fig.plot(f)
+    plt.close(f)
+
+
+def _plain_log_ticks(ax, ticks: list[float], axis: str = "x") -> None:
+    """A log axis ticked at the measured values only, labelled as plain numbers (0.002, 4, 32)
+    rather than matplotlib's default 2x10^-3 / 4x10^0 (qa finding; as ``plot/run.py``'s RTT
+    panel does)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    a.set_major_locator(FixedLocator(ticks))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_locator(NullLocator())
+
+
+def _plain_log_axis(a) -> None:
+    """A log axis (``ax.xaxis`` / ``ax.yaxis``) ticked at 1, 2, 3 and 5 times powers of ten and
+    labelled as plain numbers (no minor labels)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    a.set_major_locator(LogLocator(subs=(1.0, 2.0, 3.0, 5.0)))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_locator(NullLocator())
+
+
+def _plot_lines(fig, lines: dict[str, list[tuple[float, float]]], xlabel: str, ylabel: str, log_y: bool = False,
+                tick_labels: dict[float, str] | None = None) -> None:
+    """One line per series through its (x, y) points, x logarithmic with plain labels (or
+    ``tick_labels``), y too with ``log_y``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f, ax = plt.subplots(figsize=(5, 3.2))
+    xs: set[float] = set()
+    for s, pts in lines.items():
+        pts = [(x, y) for x, y in pts if y is not None and not math.isnan(y) and y > 0]
+        if not pts:
+            continue
+        pts.sort()
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=s)
+        xs.update(x for x, _ in pts)
+    ax.set_xscale("log")
+    _plain_log_ticks(ax, sorted(xs))
+    if tick_labels:
+        from matplotlib.ticker import FuncFormatter
+
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: tick_labels.get(v, f"{v:g}")))
+        ax.tick_params(axis="x", labelsize=7)
+    if log_y:
+        ax.set_yscale("log")
+        _plain_log_axis(ax.yaxis)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.set_title(fig.title, fontsize=9)
+    ax.legend(fontsize=7)
+    fig.plot(f)
+    plt.close(f)
+
+
+def _plot_cdf(fig, samples: dict[str, list[float]], xlabel: str) -> None:
+    """Empirical CDFs (step functions) of ``samples`` per series, one line each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f, ax = plt.subplots(figsize=(5, 3.2))
+    for s in SERIES:
+        v = sorted(samples.get(s, []))
+        if not v:
+            continue
+        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=f"{s} ({len(v)} flows)")
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction of flows")
+    ax.set_ylim(0, 1.01)
+    ax.grid(alpha=0.3)
+    ax.set_title(fig.title, fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    _plain_log_axis(ax.xaxis)
     fig.plot(f)
     plt.close(f)
 
@@ -348,6 +433,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             for q in (0.1, 0.25, 0.5, 0.75, 0.9):
                 v = _quantile(f, q)
                 fig.add(s, q, "fct_s", None if math.isnan(v) else round(v, 4))
+        _plot_cdf(fig, {s: _flat(g4, "fcts", series=s, x=x) for s in SERIES}, "flow completion time (s)")
         med = {s: _quantile(_flat(g4, "fcts", series=s, x=x), 0.5) for s in SERIES}
         fig.note("Median FCT: " + ", ".join(f"{s} {med[s]:.3f} s" for s in SERIES) + ".")
         if key == "fig9":
@@ -393,6 +479,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
                 fig.add(s, lab, "fct_mean_s", round(st.fmean(b), 4))
                 gains.setdefault(lab, {})[s] = st.fmean(b)
             lo = e
+    _plot_lines(fig, {s: [(640_000 if lab == "inf" else lab, v[s]) for lab, v in gains.items() if s in v] for s in SERIES},
+                "flow size bin, upper edge (bytes)", "mean FCT (s)", log_y=True, tick_labels={640_000: ">320000"})
     rel = [(lab, v["icw3"] / v["pta"]) for lab, v in gains.items() if "icw3" in v and "pta" in v and v["pta"] > 0]
     if rel:
         fig.note("ICW 3 / PTA mean FCT by size bin: " + ", ".join(f"≤{lab}: {r:.2f}" for lab, r in rel)
@@ -409,6 +497,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             if not math.isnan(ci):
                 fig.add(label, _xlabel(x), "icw_segments_ci95", round(ci, 2))
             p15[(label, x)] = m
+    _plot_lines(fig, {lab: sorted((x, m) for (l, x), m in p15.items() if l == lab) for lab in ("pta", "pta-profile2")},
+                "mean inter-arrival time (s)", "mean initial window (segments)", log_y=True)
     lo_x, hi_x = min(xs100), max(xs100)
     fig.note(f"PTA's mean initial window (profile 1): {p15[('pta', hi_x)]:.1f} segments at {_xlabel(hi_x)}, "
              f"{p15[('pta', lo_x)]:.1f} at {_xlabel(lo_x)} (paper: smaller under more load; above 10 on a "
