@@ -33,7 +33,8 @@ TITLE = "Arianfar, Sarolahti & Ott (seed 004): Pathlet Transport Architecture vs
 # 1 Gb/s elsewhere), four pathlets per path, RED marking between 10 % and 30 % of the queue,
 # MTU 1500 B and, behind 4 Mb/s, an average RTT of 135 ms (§IV-A). The delays and queue sizes
 # are in the figure only; ours are chosen to give that RTT, and buffers of about one
-# bandwidth-delay product (at least 20 packets):
+# bandwidth-delay product at the path's base RTT (one packet's transmission included), but
+# never fewer than BUFFER_MIN_PKTS:
 #
 #   s1, s2, s3 --1 ms-- p1 --10 ms-- p2 ==bottleneck (delay d, RED)== g<k> --1 ms-- r<k>_1..r<k>_10
 #
@@ -41,14 +42,24 @@ TITLE = "Arianfar, Sarolahti & Ott (seed 004): Pathlet Transport Architecture vs
 # The bottleneck queue is p2's towards g<k>: RED there marks CE, g<k> is the first pathlet
 # router to see it and names (p2, g<k>) as the congested pathlet.
 
+#: The smallest RED buffer: 10 packets, the least for which the paper's marking thresholds of
+#: 10 % and 30 % of the queue are whole packets (1 and 3). It applies to 43 kb/s only, whose BDP
+#: (1.4 packets) is below it. (Until the third round this link had 20 packets, chosen without a
+#: stated rule; the `buffer43` sensitivity figure keeps that case.)
+BUFFER_MIN_PKTS = 10
 #: group -> (bandwidth, one-way delay of the bottleneck link, RED buffer in packets).
-#: 4 Mb/s: 2 x (1 + 10 + 54 + 1) ms = 132 ms propagation + 3 ms to send a 1500-B packet = 135 ms.
-#: 100 Mb/s: 64 ms base RTT, BDP 533 packets. 43 kb/s: 124 ms propagation + 279 ms per packet.
+#: 4 Mb/s: 2 x (1 + 10 + 54 + 1) ms = 132 ms propagation + 3 ms to send a 1500-B packet = 135 ms,
+#: BDP 45 packets -> 50. 100 Mb/s: 64 ms base RTT, BDP 533 packets -> 500. 43 kb/s: 124 ms
+#: propagation + 279 ms per packet = 403 ms, BDP 1.4 packets -> BUFFER_MIN_PKTS.
 GROUPS: dict[str, tuple[str, str, int]] = {
     "100M": ("100Mbps", "20ms", 500),
     "4M": ("4Mbps", "54ms", 50),
-    "43k": ("43kbps", "50ms", 20),
+    "43k": ("43kbps", "50ms", BUFFER_MIN_PKTS),
 }
+#: The 43 kb/s buffer of the first two rounds (sensitivity figure `buffer43`).
+OLD_BUFFER43_PKTS = 20
+#: Bottleneck bandwidth in bit/s per group (offered load in the notes).
+RATE_BPS = {"100M": 100e6, "4M": 4e6, "43k": 43e3}
 #: Receivers per group ("many receivers that share the same bottleneck links").
 RECEIVERS = 10
 #: Traffic profiles (§IV): Pareto mean 40 KB / 200 KB, shape 1.5.
@@ -71,11 +82,12 @@ LONG_INTERARRIVAL = "2s"
 
 
 def fig6(group: str, variant: str, interarrival_s: float, flows: int, profile: int = 1,
-         long_flows: int = 0) -> dict[str, Any]:
+         long_flows: int = 0, buffer43: int | None = None) -> dict[str, Any]:
     """The Fig 6 scenario: ``flows`` Poisson arrivals (profile sizes, mean inter-arrival
     ``interarrival_s``) from s1/s2 to group ``group``'s receivers with ``variant``'s TCP, and
     with ``long_flows`` > 0 that many 200-KB ICW-3 flows from s3 beside them (Fig 24). The
-    run lasts until the arrivals are over plus time to drain the offered bytes three times."""
+    run lasts until the arrivals are over plus time to drain the offered bytes three times.
+    ``buffer43`` replaces the 43 kb/s link's buffer (packets)."""
     bw, delay, buf = GROUPS[group]
     rate = {"100Mbps": 100e6, "4Mbps": 4e6, "43kbps": 43e3}[bw]
     mean_bytes = {1: 40_000, 2: 200_000}[profile]
@@ -92,6 +104,8 @@ def fig6(group: str, variant: str, interarrival_s: float, flows: int, profile: i
     routers = ["p1", "p2"]
     receivers = []
     for g, (gbw, gdelay, gbuf) in GROUPS.items():
+        if g == "43k" and buffer43:
+            gbuf = buffer43
         gw = f"g{g}"
         nodes.append({"name": gw, "kind": "router"})
         routers.append(gw)
@@ -143,6 +157,11 @@ def _flow_metrics(flows: list[dict[str, Any]]) -> dict[str, Any]:
         "fct_mean_s": st.fmean(fcts) if fcts else math.nan,
         "goodput_mean_bps": st.fmean(f["bytes_requested"] * 8 / f["fct_s"] for f in done if f["fct_s"] > 0) if done else math.nan,
         "icw_segments": st.fmean(iws) if iws else math.nan,
+        # Share of the flows that chose a 1-segment initial window (PTA / host sharing).
+        "icw1_share": sum(w == 1 for w in iws) / len(iws) if iws else math.nan,
+        "bytes_offered": sum(f["bytes_requested"] or 0 for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "spurious_retransmissions": sum(f["spurious_retransmissions"] for f in flows),
         "fcts": fcts,
         "sizes": [f["bytes_requested"] for f in done],
     }
@@ -204,18 +223,45 @@ def experiments(quick: bool, seeds: list[int]) -> list[Experiment]:
                      params={"group": p["group"]})
                for v in SERIES for x in p["xs"]]
         out.append(Experiment(name, pts, measure, seeds=seeds))
-    # Sensitivity: how PTA shares the initial window among flows started within an RTT
-    # (004 §III-D leaves it open; `[pathlet] share`), on the 100 Mb/s sweep's ends.
+    # Sensitivity: the readings of 004 §III-C/D we had to settle (`[pathlet] share`,
+    # `congested_flight`), on the 100 Mb/s sweep's ends and its first under-capacity point.
     p = plan(quick)["g100p1"]
-    xs = sorted({min(p["xs"]), max(p["xs"])})
-    pts = [Point(f"pta share={mode}", x, [f"pathlet.share={mode}"], scenario=fig6("100M", "pta", x, p["flows"]),
-                 params={"group": "100M"}) for mode in SHARE_MODES for x in xs]
-    out.append(Experiment("share", pts, measure, seeds=seeds))
+    xs = sorted({min(p["xs"]), max(p["xs"])} | {x for x in p["xs"] if 0.004 < x < 0.006})
+    pts = [Point(name, x, ov, scenario=fig6("100M", "pta", x, p["flows"]), params={"group": "100M"})
+           for name, ov in READINGS for x in xs]
+    out.append(Experiment("readings", pts, measure, seeds=seeds))
+    # The table's other parameters (004 §II-B), off in the main runs: the initial RTO from
+    # MIN_RTT / AVG_RTT and the initial ssthresh from SAFE_SSTHRESH, behind 43 kb/s (RTTs of
+    # seconds under load, where a 1 s initial RTO fires before the SYN-ACK) and 100 Mb/s.
+    pts = []
+    for g, key in (("43k", "g43p1"), ("100M", "g100p1")):
+        q = plan(quick)[key]
+        for x in q["xs"][: (2 if g == "43k" else 3)]:
+            for name, ov in TABLE_PARAMS:
+                pts.append(Point(name, x, ov, scenario=fig6(g, "pta", x, q["flows"]), params={"group": g}))
+    out.append(Experiment("table", pts, measure, seeds=seeds))
+    # The 43 kb/s buffer of the first two rounds (20 packets) beside the rule-based one.
+    q = plan(quick)["g43p1"]
+    pts = [Point(v, x, [], scenario=fig6("43k", v, x, q["flows"], buffer43=OLD_BUFFER43_PKTS), params={"group": "43k"})
+           for v in SERIES for x in q["xs"]]
+    out.append(Experiment("buffer43", pts, measure, seeds=seeds))
     return out
 
 
-#: `[pathlet] share` modes compared in the sensitivity figure.
-SHARE_MODES = ("split", "budget", "none")
+#: The readings of 004 §III-C/D compared in the `readings` figure: (series, overrides).
+READINGS: tuple[tuple[str, list[str]], ...] = (
+    ("pta share=even", []),
+    ("pta share=split", ["pathlet.share=split"]),
+    ("pta share=budget", ["pathlet.share=budget"]),
+    ("pta share=none", ["pathlet.share=none"]),
+    ("pta flight=at_signal", ["pathlet.congested_flight=at_signal"]),
+)
+#: `[pathlet]` switches of the `table` figure.
+TABLE_PARAMS: tuple[tuple[str, list[str]], ...] = (
+    ("pta", []),
+    ("pta initial_rto", ["pathlet.initial_rto=true"]),
+    ("pta ssthresh", ["pathlet.ssthresh=true"]),
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,12 +453,16 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             "(`python/tcplab/reproduce/pta.py` `fig6`): senders -1 ms- p1 -10 ms- p2 =bottleneck= g "
             "-1 ms- 10 receivers, p1/p2/g pathlet routers (four pathlets); bottlenecks 100 Mb/s (20 ms, "
             "500-packet RED buffer), 4 Mb/s (54 ms, 50 packets: 135 ms RTT with one packet's "
-            "transmission, the paper's figure) and 43 kb/s (50 ms, 20 packets); RED marks between 10 % "
+            "transmission, the paper's figure) and 43 kb/s (50 ms, 10 packets); buffers are one "
+            "bandwidth-delay product at the base RTT (533 and 45 packets, rounded to 500 and 50) but "
+            "at least 10 packets, the least for which RED's thresholds are whole packets (43 kb/s: BDP "
+            "1.4 packets); RED marks between 10 % "
             "and 30 % of the buffer (gentle), every connection ECN-capable; 1 Gb/s elsewhere. The "
             "paper's delays and buffers are only in its Fig 6, which we do not have: these are our "
             "choices. Series: icw3 / icw10 fixed initial windows; pta = 004's pathlet table "
-            "(defaults of `[pathlet]`: N = 4 periods, initial window split among flows started "
-            "within an RTT, losses count on every pathlet), falling back to 3 segments; host-sharing "
+            "(defaults of `[pathlet]`: N = 4 periods, the initial window shared evenly among the flows "
+            "started over the bottleneck pathlet in the last RTT, a congested flow's FlightSize its "
+            "largest in the period, losses count on every pathlet), falling back to 3 segments; host-sharing "
             "= RFC 9040 cwnd/ssthresh/RTT cache per destination, falling back to 3. Each run drives "
             "one bottleneck group; the paper's figures are not in our copy, so `paper` is empty and "
             "the notes compare directions."
@@ -450,6 +500,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     _plot_sweep(fig, p11, "fct_mean_s", "mean FCT (s)")
     _direction_notes(fig, p11, "fct_mean_s", low=True,
                      claim="Paper: ICW 3 may already congest 43 kb/s; PTA finds the right (small) window.")
+    fig.note("Offered load (bytes requested / (flows x mean inter-arrival) / 43 kb/s, mean over seeds): "
+             + ", ".join(f"{_xlabel(x)} {v:.2f}" for x, v in offered_load(g43, "43k").items()) + ".")
     fig = rep.figure("fig12", "Fig 12: mean FCT, 100 Mb/s bottleneck, low congestion (profile 1)")
     xs100 = sorted(set(g100["x"]))
     half = len(xs100) // 2
@@ -461,6 +513,15 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     _plot_sweep(fig, p13, "fct_mean_s", "mean FCT (s)")
     _direction_notes(fig, p13, "fct_mean_s", low=True,
                      claim="Paper: no benefit of a large window under heavy load; ICW 10 irregular, PTA adapts.")
+    fig.note("Offered load (bytes requested / (flows x mean inter-arrival) / 100 Mb/s, mean over seeds): "
+             + ", ".join(f"{_xlabel(x)} {v:.2f}" for x, v in offered_load(g100, "100M").items())
+             + ". Share of PTA flows that started with 1 segment: "
+             + ", ".join(f"{_xlabel(x)} {100 * m:.0f} %" for (_, x), (m, _) in
+                         sorted(by_point(g100[g100["series"] == "pta"], "icw1_share").items(), key=lambda kv: kv[0][1]))
+             + "; mean PTA initial window: "
+             + ", ".join(f"{_xlabel(x)} {m:.1f}" for (_, x), (m, _) in
+                         sorted(by_point(g100[g100["series"] == "pta"], "icw_segments").items(), key=lambda kv: kv[0][1]))
+             + " segments.")
 
     # Fig 14: FCT vs flow size (100 Mb/s, the least loaded point).
     x14 = max(xs100)
@@ -547,19 +608,71 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     fig.note("Long flows' FCT relative to the all-ICW-3 case: " + "; ".join(harm)
              + " (paper: PTA harms the long ICW-3 flows less than ICW 10).")
 
-    fig = rep.figure("share", "Sensitivity: how PTA shares the initial window within an RTT (100 Mb/s, profile 1)",
-                     "004 §III-D: \"The initial congestion window is shared between all flows started over the "
-                     "bottleneck pathlet within a round-trip time\" without saying how. split: the k-th flow of a "
-                     "window gets ICW/k (default); budget: what the earlier ones left; none: no sharing.")
-    ps = by_point(data["share"], "fct_mean_s")
-    for (s, x), (m, ci) in ps.items():
-        fig.add(s, _xlabel(x), "fct_mean_s", round(m, 4))
-        fig.add(s, _xlabel(x), "icw_segments", round(mean_ci(values_of(data["share"], "icw_segments", s, x))[0], 2))
-    for x in sorted({x for _, x in ps}):
-        fig.note(f"{_xlabel(x)}: mean FCT " + ", ".join(f"{m} {ps[(f'pta share={m}', x)][0]:.3f} s" for m in SHARE_MODES) + ".")
+    fig = rep.figure("readings", "Sensitivity: our readings of 004 §III-C/D (100 Mb/s, profile 1)",
+                     "§III-D: \"The initial congestion window is shared between all flows started over the "
+                     "bottleneck pathlet within a round-trip time\". even (default): a flow gets ICW/k, k = flows "
+                     "started in the last RTT; split: fixed RTT windows, the k-th flow of one gets ICW/k; budget: "
+                     "what the earlier ones of the window left; none: no sharing. §III-C rule (b) halves a congested "
+                     "flow's FlightSize: its largest flight in the period (default) or, flight=at_signal, its flight "
+                     "at the ACK carrying the indication.")
+    rd = data["readings"]
+    for metric, d in (("fct_mean_s", 4), ("icw_segments", 2), ("drops", 1)):
+        for (sr, x), (m, ci) in by_point(rd, metric).items():
+            fig.add(sr, _xlabel(x), metric, None if math.isnan(m) else round(m, d))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), f"{metric}_ci95", round(ci, d))
+    pr = by_point(rd, "fct_mean_s")
+    for x in sorted({x for _, x in pr}):
+        fig.note(f"{_xlabel(x)}: mean FCT " + ", ".join(f"{n[4:]} {pr[(n, x)][0]:.3f} s" for n, _ in READINGS if (n, x) in pr)
+                 + f" (icw3 {p13.get(('icw3', x), p12.get(('icw3', x), (math.nan,)))[0]:.3f} s, "
+                 f"icw10 {p13.get(('icw10', x), p12.get(('icw10', x), (math.nan,)))[0]:.3f} s in the main runs).")
+
+    fig = rep.figure("table", "The table's other parameters: initial RTO from AVG_RTT, initial ssthresh from SAFE_SSTHRESH",
+                     "PTA as in the main runs (pta), with `[pathlet] initial_rto = true` (RTO of a new connection = "
+                     "3 x AVG_RTT of the path's pathlet with the largest MIN_RTT, RFC 6298 (2.2) with AVG_RTT as the "
+                     "first sample) and with `ssthresh = true` (ssthresh = the smallest SAFE_SSTHRESH of the path). "
+                     "timeouts: RTOs of the short flows per run (SYN timeouts included); spurious: their "
+                     "retransmissions the receiver already had.")
+    tb = data["table"]
+    tbl = {}
+    for metric, d in (("fct_mean_s", 4), ("timeouts", 1), ("spurious_retransmissions", 1), ("drops", 1)):
+        for (sr, x), (m, ci) in by_point(tb, metric).items():
+            fig.add(sr, _xlabel(x), metric, None if math.isnan(m) else round(m, d))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), f"{metric}_ci95", round(ci, d))
+            tbl[(sr, x, metric)] = m
+    for x in sorted({x for _, x in by_point(tb, "fct_mean_s")}):
+        fig.note(f"{_xlabel(x)}: timeouts per run " + ", ".join(f"{n} {tbl[(n, x, 'timeouts')]:.1f}" for n, _ in TABLE_PARAMS)
+                 + "; mean FCT " + ", ".join(f"{n} {tbl[(n, x, 'fct_mean_s')]:.3f} s" for n, _ in TABLE_PARAMS) + ".")
+
+    fig = rep.figure("buffer43", f"Sensitivity: the 43 kb/s bottleneck with the {OLD_BUFFER43_PKTS}-packet buffer of the earlier rounds",
+                     f"Same runs as Figs 11, 17, 20, 21 with a {OLD_BUFFER43_PKTS}-packet RED buffer instead of "
+                     f"{GROUPS['43k'][2]} (thresholds 10 % / 30 % of it).")
+    b43 = data["buffer43"]
+    bd = {}
+    for metric, d in (("fct_mean_s", 3), ("drops", 1), ("queue_mean_pkts", 2)):
+        for (sr, x), (m, ci) in by_point(b43, metric).items():
+            fig.add(sr, _xlabel(x), metric, None if math.isnan(m) else round(m, d))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), f"{metric}_ci95", round(ci, d))
+            bd[(sr, x, metric)] = m
+    p20 = by_point(g43, "drops")
+    for x in sorted({x for _, x in by_point(b43, "drops")}):
+        fig.note(f"{_xlabel(x)}: drops icw10 / icw3 / pta with {OLD_BUFFER43_PKTS} packets "
+                 f"{bd[('icw10', x, 'drops')]:.0f} / {bd[('icw3', x, 'drops')]:.0f} / {bd[('pta', x, 'drops')]:.0f}, "
+                 f"with {GROUPS['43k'][2]} {p20[('icw10', x)][0]:.0f} / {p20[('icw3', x)][0]:.0f} / {p20[('pta', x)][0]:.0f}.")
     unfinished = int(sum(sum(d["unfinished"]) for d in data.values()))
     fig.note(f"Unfinished short flows over all runs of the reproduction: {unfinished} (excluded from FCT means).")
     return rep
+
+
+def offered_load(df, group: str) -> dict[float, float]:
+    """x -> the offered load of the short flows as a fraction of the bottleneck (mean over runs):
+    bytes requested over the arrival span, flows x mean inter-arrival time."""
+    out = {}
+    for x, g in df.groupby("x"):
+        out[x] = st.fmean(b * 8 / (n * x) / RATE_BPS[group] for b, n in zip(g["bytes_offered"], g["flows"]))
+    return dict(sorted(out.items()))
 
 
 def values_of(df, metric: str, series: str, x: float) -> list[float]:
