@@ -619,6 +619,12 @@ pub struct TcpConfig {
     /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
     /// profile `linux` (scenario key `sack_covers_fin`).
     pub sack_covers_fin: bool,
+    /// Today's Linux receive window (`receiver::linux_window`): 64 KiB offered at first
+    /// (`tcp_select_initial_window` on `tcp_rmem[1]`), grown per segment (`tcp_grow_window`)
+    /// and per RTT (`tcp_rcv_space_adjust`) up to `recv_buffer` (`tcp_rmem[2]`), never shrunk
+    /// (`tcp_select_window`); off: `recv_buffer` from the SYN on. Set by profile `linux`
+    /// (scenario key `linux_rcv_window`).
+    pub linux_rcv_window: bool,
     /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
     /// cache); none by default.
     pub sharing: StateSharing,
@@ -662,6 +668,7 @@ impl Default for TcpConfig {
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
             sack_covers_fin: false,
+            linux_rcv_window: false,
             sharing: StateSharing::None,
             trace: true,
         }
