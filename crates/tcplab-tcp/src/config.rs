@@ -625,6 +625,12 @@ pub struct TcpConfig {
     /// (`tcp_select_window`); off: `recv_buffer` from the SYN on. Set by profile `linux`
     /// (scenario key `linux_rcv_window`).
     pub linux_rcv_window: bool,
+    /// Today's Linux cwnd undo in fast recovery (`linux::cwnd_undo`): when D-SACKs show every
+    /// retransmission of the episode was unnecessary (`tcp_try_undo_dsack`), or the ACK that
+    /// ends it echoes a timestamp older than the first retransmission (`tcp_try_undo_recovery`),
+    /// cwnd and ssthresh return to their values before the reduction and the episode ends.
+    /// Off by default; set by profile `linux` (scenario key `cwnd_undo`). RFC sender only.
+    pub cwnd_undo: bool,
     /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
     /// cache); none by default.
     pub sharing: StateSharing,
@@ -669,6 +675,7 @@ impl Default for TcpConfig {
             ack_ato: false,
             sack_covers_fin: false,
             linux_rcv_window: false,
+            cwnd_undo: false,
             sharing: StateSharing::None,
             trace: true,
         }

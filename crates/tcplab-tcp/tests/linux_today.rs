@@ -252,3 +252,52 @@ fn receive_buffer_autotuning_lets_the_window_follow_slow_start() {
     assert!(w[1..].windows(2).all(|p| p[1].1 >= p[0].1), "the offered window never shrinks here");
     assert!(at(90).iter().max().is_some_and(|&v| v > 151_552), "the next round trip grows it again");
 }
+
+/// The `reorder` exchange of the test above (segment 5 delayed 8 ms, timestamps), with or
+/// without `cwnd_undo`, stopped at `until`.
+fn reorder_until(undo: bool, until: SimTime) -> Harness {
+    let mut a = linux(true);
+    a.timestamps = true;
+    a.cwnd_undo = undo;
+    let b = TcpConfig { timestamps: true, ..receiver() };
+    let mut h = Harness::new(a, b, ms(10));
+    h.set_fate(|p| {
+        let seg_no = p.rel_seq / MSS + 1;
+        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && seg_no == 5 {
+            Fate::Delay(ms(8))
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(40 * u64::from(MSS));
+    h.run_until(until);
+    h
+}
+
+// Linux cwnd undo (tcp_try_undo_dsack). Segment 5 is delayed 8 ms; RACK retransmits it at
+// 40 ms and fast recovery starts with cwnd 14 segments (IW10 + 4 acknowledged), ssthresh
+// 0.7 * 14 = 9.8 -> 9 (CUBIC). The delayed original fills the hole at 38 ms, so the copy that
+// arrives at 50 ms is a duplicate: the receiver's D-SACK reaches the sender at 60 ms. The
+// recovery ended just before on the cumulative ACK (the echoed TSval, 41, is not older than
+// the retransmission's, so tcp_try_undo_recovery cannot undo), cwnd = ssthresh = 9 segments;
+// the D-SACK then shows the episode's only retransmission was unnecessary and the late
+// tcp_try_undo_dsack ("if (icsk->icsk_ca_state <= TCP_CA_Disorder) tcp_try_undo_dsack(sk)")
+// restores cwnd = max(cwnd, prior_cwnd) = 14 segments and ssthresh = prior_ssthresh (infinite:
+// the first slow start), and that ACK's byte counting makes it 15. Without cwnd_undo the
+// reduction stays.
+#[test]
+fn a_dsack_of_the_only_retransmission_undoes_the_window_reduction() {
+    for undo in [true, false] {
+        let h = reorder_until(undo, at_ms(59));
+        let c = h.a.cc_snapshot();
+        assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), 9 * u64::from(MSS)), "in recovery (PRR), undo {undo}");
+        assert!(matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. }));
+    }
+    let h = reorder_until(true, at_ms(60));
+    let c = h.a.cc_snapshot();
+    assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), u64::MAX));
+    assert_eq!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Open);
+    let h = reorder_until(false, at_ms(60));
+    let c = h.a.cc_snapshot();
+    assert_eq!((c.cwnd, c.ssthresh), (9 * u64::from(MSS), 9 * u64::from(MSS)));
+}
