@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, ack_ato, sack_covers_fin, handshake_ack, ecn, sharing, quick_start (line 43, column \
+         hystart, abc, prr, rack, ack_ato, sack_covers_fin, linux_rcv_window, cwnd_undo, handshake_ack, ecn, sharing, quick_start (line 43, column \
          1)"
     );
 }
