@@ -418,6 +418,10 @@ impl Scoreboard {
 
     /// Marks segments whose start is in `[from, to)` and that lie fully inside `blk`.
     fn sack_range(&mut self, from: SeqNum, to: SeqNum, blk: SackBlock) -> u64 {
+        if !from.lt(to) {
+            // Empty range (a cached block that did not grow leftwards): no search.
+            return 0;
+        }
         let mut n = 0;
         let mut i = self.index_from(from);
         while i < self.segs.len() {
@@ -464,6 +468,10 @@ impl Scoreboard {
                 Some(c) => {
                     // Segments starting in [blk.left, c.left) plus those ending past c.right.
                     up.newly_sacked += self.sack_range(blk.left, c.left, blk);
+                    if !c.right.lt(blk.right) {
+                        // Did not grow rightwards: every segment inside is marked already.
+                        continue;
+                    }
                     let mut i = self.segs.partition_point(|g| g.end().le(c.right) && g.start.lt(c.right));
                     // partition_point needs a monotone predicate; segments are ordered, so the
                     // above is monotone as long as they are above SND.UNA.
