@@ -139,6 +139,13 @@ def analyze(
     except _core.ModelError as e:
         raise ModelError(str(e)) from None
     summary = {"tcplab_version": _core.__version__, **json.loads(raw.summary_json)}
+    for entry, given in zip(summary.get("captures", []), paths):
+        # `path` is the path as given, losslessly: bytes that are not UTF-8 stay surrogate
+        # escapes (written "\udcXX" in summary.json; os.fsencode gives the bytes back), so
+        # `tcplab plot` can open the capture again. `shown` is the escaped form of the
+        # messages and of the tables' `capture` column (Arrow strings are UTF-8).
+        entry["shown"] = entry["path"]
+        entry["path"] = given
     if document is not None:
         summary["model_from_scenario"] = {
             "scenario": document[1],

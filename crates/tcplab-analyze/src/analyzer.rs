@@ -312,20 +312,30 @@ impl FileAnalyzer {
         }
     }
 
-    /// One segment, in capture order.
-    pub fn on_segment(&mut self, seg: &tcplab_pcap::CapturedSegment) {
+    /// One segment, in capture order. Returns the tracker's observation of it; the
+    /// connections its arrival finished (finalised before it is applied) stay in
+    /// [`FileAnalyzer::just_finished`] until the next call. The what-if recorder
+    /// (`whatif`) follows the connections through these two instead of running a second
+    /// tracker over the same packets.
+    pub fn on_segment(&mut self, seg: &tcplab_pcap::CapturedSegment) -> Observation {
         let obs = self.tracker.observe(seg);
+        self.finished.clear();
         self.finished.extend(self.tracker.drain_finished());
         if !self.finished.is_empty() {
-            let mut done = std::mem::take(&mut self.finished);
+            let done = std::mem::take(&mut self.finished);
             for rec in &done {
                 self.finalize(rec);
             }
-            done.clear();
             self.finished = done;
         }
         self.apply(seg, &obs);
         self.peak_connections = self.peak_connections.max(self.conns.len());
+        obs
+    }
+
+    /// The connections the last [`FileAnalyzer::on_segment`] finished, in the tracker's order.
+    pub fn just_finished(&self) -> &[ConnRecord] {
+        &self.finished
     }
 
     fn apply(&mut self, seg: &tcplab_pcap::CapturedSegment, obs: &Observation) {
