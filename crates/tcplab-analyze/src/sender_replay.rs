@@ -261,6 +261,19 @@ pub struct DirReplay {
     /// Capture point → sender → capture point round trip without queueing (from the
     /// handshake: the gap that contains the sender's side).
     upstream_base_ns: u64,
+    /// At the sender: the handshake's capture→sender→capture gap (a capture a link away from
+    /// the sender's stack sees each ACK that long before the sender acts on it). The observer
+    /// is told each ACK at its capture time plus this gap — when the sender acted on it — so
+    /// its timer restarts (RFC 6298 (5.3)), RTT samples and ACK-triggered instants are the
+    /// sender's. Measured (`examples/infer_corpus`, captures on the senders' 2 ms access
+    /// links): without it every fast retransmit showed D + 1 duplicate ACKs before it, every
+    /// IsLost trigger came 2 ms "late", and Linux's srtt was 2 ms short, which put its probe
+    /// timeouts 4-10 ms early.
+    vantage_gap_ns: u64,
+    /// A FIN was captured on this direction (`note_fin`).
+    fin_seen: bool,
+    /// This direction's SYN (or SYN-ACK) was sent more than once (`set_handshake_retransmitted`).
+    handshake_rtx: bool,
     ts_tick_ns: u64,
     first_tsval: Option<u32>,
     /// Smallest (capture time − TSval time) seen: the queue-free sender→capture offset.
@@ -393,6 +406,9 @@ impl DirReplay {
             timer_restart_ns: 0,
             restart_by_ack: false,
             upstream_base_ns: 0,
+            vantage_gap_ns: 0,
+            fin_seen: false,
+            handshake_rtx: false,
             ts_tick_ns: model.ts_tick_ns().max(1),
             first_tsval: None,
             min_ts_offset: None,
@@ -424,6 +440,7 @@ impl DirReplay {
     /// sender).
     pub fn set_upstream_base(&mut self, ns: u64) {
         self.upstream_base_ns = if self.pos == Position::Sender { 0 } else { ns };
+        self.vantage_gap_ns = if self.pos == Position::Sender { ns } else { 0 };
     }
 
     /// The handshake's round trip, the sender's first RTT sample (set before data).
@@ -597,10 +614,22 @@ impl DirReplay {
             self.snd_max = s;
             self.timer_restart_ns = now;
             let mut o = Observer::new(&self.cfg, SeqNum(abs_seq), self.sack, self.timestamps);
-            if let Some(r) = self.handshake_rtt_ns {
+            // As `Connection::establish`: RFC 6298 (5.7) first, then the handshake's sample —
+            // by Karn's rule none from a retransmitted SYN unless timestamps name the copy.
+            if self.handshake_rtx {
+                o.on_handshake_retransmitted();
+            }
+            if let Some(r) = self.handshake_rtt_ns.filter(|_| !self.handshake_rtx || self.timestamps) {
                 o.on_handshake_rtt(SimTime(now), SimDuration(r));
             }
+            if self.fin_seen {
+                o.note_fin();
+            }
             self.obs = Some(o);
+        }
+        if let (Some(o), Some(v), true) = (self.obs.as_mut(), tsval, self.timestamps) {
+            // RFC 7323 §4.1 samples need the sender's timestamp clock (`Observer::note_tsval`).
+            o.note_tsval(SimTime(now), v);
         }
         let start = unwrap_seq(self.snd_max, rel_seq);
         let end = start + u64::from(len);
@@ -753,6 +782,7 @@ impl DirReplay {
                 (_, true) => tick,
                 (_, false) => upstream.saturating_add(tick),
             },
+            ack_lag_ns: self.vantage_gap_ns,
             explanation: ex,
             cause: d.cause,
             timer_expiry: d.timer_expiry,
@@ -895,7 +925,7 @@ impl DirReplay {
         // (Away from the sender, data it sent may not have passed here yet: RFC 5681 §2 (a)
         // "outstanding data" holds whatever the capture shows.)
         let away = self.pos != Position::Sender;
-        let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now), seg, away)).unwrap_or_default();
+        let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now.saturating_add(self.vantage_gap_ns)), seg, away)).unwrap_or_default();
         // A D-SACK on this connection proves the receiver sends them.
         self.dsack_receiver |= view.dsack.is_some();
         let dsack_block = view.dsack.map(|b| {
@@ -1176,6 +1206,22 @@ impl DirReplay {
     }
 
     /// The profile this replay applies.
+    /// This direction's sender had to retransmit its SYN (client) or SYN-ACK (server) (set
+    /// before data): RFC 6298 (5.7) and Karn's rule for the handshake sample, as the
+    /// sender's `Connection::establish` applies them.
+    pub fn set_handshake_retransmitted(&mut self, yes: bool) {
+        self.handshake_rtx = yes;
+    }
+
+    /// The capture shows a FIN on this direction's next data segment (`Observer::note_fin`;
+    /// call before [`DirReplay::on_data`] of that segment).
+    pub fn note_fin(&mut self) {
+        self.fin_seen = true;
+        if let Some(o) = self.obs.as_mut() {
+            o.note_fin();
+        }
+    }
+
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
     }
