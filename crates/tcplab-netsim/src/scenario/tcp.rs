@@ -819,6 +819,15 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
             "\"linux\" (the Linux 2.4 engine) cannot be combined with cc = \"cubic\", hystart, abc, prr or rack (they run in the RFC sender; profile = \"linux\" is today's Linux)",
         ));
     }
+    if c.sender == tcplab_tcp::SenderModel::Linux && c.quick_start.active() {
+        // Quick-Start (RFC 4782) runs in the RFC sender, whatever its cc and recovery
+        // (`sender/quickstart.rs`); the Linux 2.4 engine counts its window in packets itself.
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" (the Linux 2.4 engine) cannot be combined with quick_start requests or hand-off responses (they run in the RFC sender; profile = \"linux\" is today's Linux)",
+        ));
+    }
     let linux_only = levels.iter().rev().find_map(|(t, at)| {
         t.and_then(|t| {
             if t.rate_halving.is_some() {
