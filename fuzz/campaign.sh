@@ -9,7 +9,8 @@
 # Needs `cargo +nightly fuzz build -O` first (the binaries in fuzz/target, or FUZZ_BIN_DIR:
 # a copy, so that a rebuild does not replace a running binary). Seeds per target:
 # the committed corpus/<target>, plus corpus/capture_reader for analyzer, corpus/analyzer
-# and regressions/analyzer_structured for analyzer_structured.
+# and regressions/analyzer_structured for analyzer_structured, corpus/analyzer for
+# analyzer_inference (any bytes decode to a script).
 set -eu
 T=$1
 SECS=$2
@@ -22,6 +23,7 @@ mkdir -p "$SCRATCH" "$ROOT/artifacts/$T"
 case $T in
   analyzer) SEEDS="corpus/analyzer corpus/capture_reader" ;;
   analyzer_structured) SEEDS="corpus/analyzer regressions/analyzer_structured" ;;
+  analyzer_inference) SEEDS="corpus/analyzer_inference corpus/analyzer" ;;
   *) SEEDS="corpus/$T" ;;
 esac
 # Seed directories that do not exist (a target without committed seeds) are left out.

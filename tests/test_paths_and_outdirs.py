@@ -65,7 +65,9 @@ def test_names_that_are_not_utf8_work_and_are_shown_escaped(tmp_path: Path):
     assert r.returncode == 0, r.stderr
     assert b"out\\xff/" in r.stdout, r.stdout
     summary = json.loads(open(out + b"/summary.json", "rb").read())
-    assert summary["captures"][0]["path"] == show(capture) and show(capture).endswith("caf\\xe9.pcap")
+    # `path` is lossless (surrogate escapes), `shown` the escaped form of the messages.
+    assert os.fsencode(summary["captures"][0]["path"]) == capture
+    assert summary["captures"][0]["shown"] == show(capture) and show(capture).endswith("caf\\xe9.pcap")
     assert summary["captures"][0]["file"] == "caf\\xe9.pcap"
     missing = os.fsencode(tmp_path) + b"/n\xe9ant.pcap"
     r = _cli_bytes("analyze", missing, "-o", os.fsencode(tmp_path) + b"/o2", cwd=tmp_path)
@@ -231,3 +233,37 @@ def test_run_takes_scenario_and_output_names_that_are_not_utf8(small_scenario: P
     assert r.returncode == 0, r.stderr
     assert os.path.getsize(out + b"/bottleneck.pcap") > 24
     assert f"results in {show(out)}/".encode() in r.stdout
+
+
+def test_plot_reopens_a_capture_whose_name_is_not_utf8(tmp_path: Path):
+    """qa finding: summary.json stored the escaped path, so `tcplab plot ANALYZE_DIR` could
+    not open the capture again. The path is stored losslessly and the plot finds it."""
+    from conftest import ROOT
+
+    capture = os.fsencode(tmp_path) + b"/caf\xe9 x.pcap"
+    with open(capture, "wb") as fh:
+        fh.write((ROOT / "tests" / "fixtures" / "linux" / "burst-loss" / "sender.pcap").read_bytes())
+    r = _cli_bytes("analyze", b"caf\xe9 x.pcap", "-o", "a", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text(encoding="ascii"))
+    assert os.fsencode(summary["captures"][0]["path"]) == b"caf\xe9 x.pcap"
+    r = _cli_bytes("plot", "a", "-o", "p.png", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_link_types_seen_across_files_are_a_set_not_a_sum(tmp_path: Path):
+    """Issue 15 "Why": two captures with link types 284 and 281 reported 565. The count of
+    packets on unknown link types is summed; the link types seen are their own field, a set."""
+    from tcplab.analyze import analyze
+
+    paths = []
+    for lt in (284, 281):
+        p = tmp_path / f"lt{lt}.pcap"
+        p.write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, lt)
+                      + struct.pack("<IIII", 1_600_000_000, 0, 4, 4) + b"\x01\x02\x03\x04")
+        paths.append(str(p))
+    summary = analyze(paths).summary
+    assert summary["anomalies"]["unknown_link_types"] == [281, 284]
+    assert summary["anomalies"]["unknown_link_type"] == 2
+    assert "last_unknown_link_type" not in summary["anomalies"]

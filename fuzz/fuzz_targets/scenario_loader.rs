@@ -1,5 +1,6 @@
 //! Any text (and any override) through the scenario loader: no panic; an accepted scenario
-//! satisfies the invariants the simulator relies on.
+//! satisfies the invariants the simulator relies on (something to send: flows or workloads,
+//! which may stand alone); a refused one gets one non-empty line.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,8 +16,16 @@ fuzz_target!(|data: &[u8]| {
         .map(|l| vec![l.trim().to_string()])
         .unwrap_or_default();
     for ov in [&[][..], &overrides[..]] {
-        if let Ok(spec) = load_str(text, "fuzz", ov) {
-            assert!(!spec.flows.is_empty());
+        let spec = match load_str(text, "fuzz", ov) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let line = e.to_string();
+                assert!(!line.is_empty() && !line.contains('\n'), "{line:?}");
+                continue;
+            }
+        };
+        {
+            assert!(!spec.flows.is_empty() || !spec.workloads.is_empty());
             for f in &spec.flows {
                 assert!(f.src < spec.nodes.len() && f.dst < spec.nodes.len() && f.src != f.dst);
                 assert!(f.tcp.mss > 0);

@@ -341,6 +341,38 @@ fn a_multi_frame_zstd_capture_is_read_to_its_last_frame() {
     }
 }
 
+/// RFC 1952 §2.2: "A gzip file consists of a series of members"; `gzip -d` writes the
+/// concatenation of their contents (`cat a.gz b.gz`, `pigz`, logrotate's appended chunks).
+/// The capture is split inside records, so a record straddles two members; an empty member
+/// in between is allowed. Every record of every member is delivered.
+#[test]
+fn a_multi_member_gzip_capture_is_read_to_its_last_member() {
+    let plain = ng_with_packets(40);
+    let member = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).expect("gzip");
+        gz.finish().expect("gzip")
+    };
+    let cuts = [9, plain.len() / 2, plain.len() - 5];
+    let mut packed = Vec::new();
+    let mut from = 0;
+    for (i, &to) in cuts.iter().chain([plain.len()].iter()).enumerate() {
+        packed.extend(member(&plain[from..to]));
+        if i == 1 {
+            packed.extend(member(&[]));
+        }
+        from = to;
+    }
+    let mut r = CaptureReader::from_reader("t", Cursor::new(packed), ReaderConfig { buffer_size: 4096, ..ReaderConfig::default() })
+        .expect("opens");
+    let seqs: Vec<u32> = r.by_ref().map(|s| s.segment.seq.0).collect();
+    assert_eq!(seqs, (1..=40).collect::<Vec<u32>>());
+    assert_eq!(r.compression(), Some("gzip"));
+    let a = r.anomalies();
+    assert_eq!(a.read_errors, 0, "{a:?}");
+    assert_eq!(r.bytes_used() + a.skipped_bytes(), plain.len() as u64);
+}
+
 /// Garbage after the last frame is a read error (as `zstd -d` reports it), counted once,
 /// with every record of the complete frames delivered first. A capture shorter than the
 /// bytes read at open to recognise it meets the error while being recognised: it is

@@ -109,6 +109,17 @@ def _pick(conns: pd.DataFrame, conn: int | None) -> pd.Series:
     return rows.iloc[0]
 
 
+def _recorded_path(summary: dict, shown: str) -> str:
+    """The path as given to ``tcplab analyze`` of the capture whose ``capture`` column is
+    ``shown``: summary.json's ``captures[].path`` (lossless: surrogate escapes for bytes that
+    are not UTF-8) where its ``shown`` matches; ``shown`` itself for an analysis written
+    before ``shown`` existed."""
+    for entry in summary.get("captures", []):
+        if isinstance(entry, dict) and entry.get("shown", entry.get("path")) == shown and isinstance(entry.get("path"), str):
+            return entry["path"]
+    return shown
+
+
 def _capture_path(recorded: str, analysis: Path) -> Path:
     for cand in (Path(recorded), analysis / recorded):
         if cand.is_file():
@@ -127,7 +138,9 @@ def read_packets(path: Path, conn_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     try:
         packets, sacks = _core.capture_packets(os.fsdecode(path), conn_id)
     except ValueError as e:
-        raise ScenarioError(f"{path}: {e}") from None
+        from ..outdir import show
+
+        raise ScenarioError(f"{show(path)}: {e}") from None
     return to_arrow(packets).to_pandas(), to_arrow(sacks).to_pandas()
 
 
@@ -177,10 +190,12 @@ def capture_figure(analysis: Path, conn: int | None = None, t_start=None, t_end=
     summary, conns, rexmits = _load(analysis)
     row = _pick(conns, conn)
     cid = int(row["conn_id"])
-    path = _capture_path(str(row["capture"]), analysis)
+    path = _capture_path(_recorded_path(summary, str(row["capture"])), analysis)
     packets, sacks = read_packets(path, cid)
     if packets.empty:
-        raise ScenarioError(f"{path}: no packets of connection {cid} (was the capture changed since the analysis?)")
+        from ..outdir import show
+
+        raise ScenarioError(f"{show(path)}: no packets of connection {cid} (was the capture changed since the analysis?)")
     data_dir = "c2s" if int(row["c2s_bytes"]) >= int(row["s2c_bytes"]) else "s2c"
     t0 = int(packets["ts_ns"].min())
     packets["t"] = (packets["ts_ns"].astype("int64") - t0) / 1e9

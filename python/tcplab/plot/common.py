@@ -3,7 +3,9 @@ hash-mark rows, saving."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 from pathlib import Path
 
 import matplotlib
@@ -47,6 +49,12 @@ AXIS_MARGIN = 0.02
 def check_image_path(out: Path) -> None:
     fmt = out.suffix.lower().lstrip(".")
     if fmt in IMAGE_FORMATS:
+        if (out.exists() or out.is_symlink()) and not out.is_file():
+            # A directory, a FIFO (writing would wait for a reader forever), a device, a
+            # dangling or looping link: refused before anything is drawn.
+            from ..outdir import show
+
+            raise ScenarioError(f"-o: {show(out)}: exists and is not a regular file")
         return
     choices = ", ".join(f".{f}" for f in (*_PREFERRED, *(f for f in IMAGE_FORMATS if f not in _PREFERRED)))
     what = f'unsupported image format "{out.suffix}"' if out.suffix else f'"{out}" has no file extension to pick the image format from'
@@ -140,8 +148,22 @@ def save(fig, out: Path) -> Path:
     out = Path(out)
     if out.parent and not out.parent.exists():
         out.parent.mkdir(parents=True, exist_ok=True)
+    # Drawn into a temporary sibling and renamed into place, so a failure (a full disk,
+    # Ctrl-C) never leaves a half-written image under the name asked for.
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.tmp-", suffix=out.suffix, dir=out.parent)
     try:
-        fig.savefig(out, dpi=120)
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, dpi=120, format=out.suffix.lower().lstrip("."))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 → the mode open() would have given
+        os.replace(tmp, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     finally:
         plt.close(fig)
     return out

@@ -184,14 +184,57 @@ fn load_value(
             });
         }
     };
+    let original = value.clone();
     let ctx = Ctx::new(text);
     let applied = overrides::apply_all(&mut value, overrides)?;
     let ctx = Ctx { overrides: applied, ..ctx };
-    let raw: document::RawScenario = match serde_path_to_error::deserialize(value.clone()) {
+    match check_value(&ctx, value.clone(), name) {
+        Ok(spec) => Ok((spec, value)),
+        Err(e) => Err(blame_override(e, text, &original, name, overrides)),
+    }
+}
+
+/// Steps 3 and 4 of the pipeline (deserialize, build) on a parsed and overridden document.
+fn check_value(ctx: &Ctx<'_>, value: toml::Value, name: &str) -> Result<SimSpec, ScenarioError> {
+    let raw: document::RawScenario = match serde_path_to_error::deserialize(value) {
         Ok(r) => r,
         Err(e) => return Err(ctx.serde_error(e)),
     };
-    document::build(&ctx, raw, name).map(|spec| (spec, value))
+    document::build(ctx, raw, name)
+}
+
+/// An error that points into the file although an override caused it: a check between two
+/// fields (`workloads[0].receivers[0]: "d1" is also a sender`) fails at a field the file
+/// wrote, because of the other field, which an override set. [`Ctx::err`] attributes an error
+/// to an override only when the override wrote the field at fault; this finds the others by
+/// loading again without each override in turn: the first override whose removal makes the
+/// error go away (or change) is named, so the line ends `(from --set ...)` like every other
+/// error an override causes. Runs only on the error path (one reload per override).
+fn blame_override(
+    e: ScenarioError,
+    text: &str,
+    original: &toml::Value,
+    name: &str,
+    overrides: &[String],
+) -> ScenarioError {
+    if e.from_override.is_some() || overrides.is_empty() {
+        return e;
+    }
+    for skip in 0..overrides.len() {
+        let others: Vec<String> =
+            overrides.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, o)| o.clone()).collect();
+        let mut value = original.clone();
+        let Ok(applied) = overrides::apply_all(&mut value, &others) else { continue };
+        let ctx = Ctx { overrides: applied, ..Ctx::new(text) };
+        let same = match check_value(&ctx, value, name) {
+            Ok(_) => false,
+            Err(again) => again == e,
+        };
+        if !same {
+            return ScenarioError { from_override: Some(overrides[skip].clone()), ..e };
+        }
+    }
+    e
 }
 
 /// Check `overrides` against the scenario without running it: each one alone, then all
@@ -235,7 +278,16 @@ pub(crate) fn render_path(segs: &[Seg]) -> String {
                 if !s.is_empty() {
                     s.push('.');
                 }
-                s.push_str(k);
+                // A quoted TOML key may hold any character: control characters (a newline;
+                // Unicode's Cc, all below U+00A0) are escaped as paths are in every message,
+                // `\xNN`, so that the message stays one line.
+                for c in k.chars() {
+                    if c.is_control() {
+                        s.push_str(&format!("\\x{:02x}", u32::from(c)));
+                    } else {
+                        s.push(c);
+                    }
+                }
             }
             Seg::Index(i) => {
                 s.push_str(&format!("[{i}]"));
@@ -393,8 +445,10 @@ impl<'a> Ctx<'a> {
                 serde_path_to_error::Segment::Unknown => {}
             }
         }
-        let raw_msg = one_line(e.inner().message());
-        let (extra_key, message) = rewrite_serde_message(&raw_msg);
+        // The key named in the message is taken before white space is collapsed: a quoted
+        // key may hold a newline, and it must match the path's last key as written.
+        let (extra_key, message) = rewrite_serde_message(e.inner().message());
+        let message = one_line(&message);
         if let Some(k) = extra_key {
             // The path stops at the table; unknown/missing keys belong one level down. The
             // message from a nested custom deserializer may already name the key.
@@ -437,8 +491,12 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
         }
     }
     if let Some(rest) = msg.strip_prefix("invalid value: integer `") {
-        // "invalid value: integer `-1`, expected u32"
+        // "invalid value: integer `-1`, expected u32"; a positive number here is one the
+        // type cannot hold: say so, with the largest it can.
         if let Some((n, expected)) = rest.split_once("`, expected ") {
+            if let (false, Some(max)) = (n.starts_with('-'), unsigned_max(expected)) {
+                return (None, format!("{n} is too large (at most {max})"));
+            }
             return (None, format!("expected {}, found {n}", humanize_expected(expected)));
         }
     }
@@ -458,9 +516,21 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
     (None, msg.replace('`', "\""))
 }
 
+/// The largest value of the unsigned integer type serde names (`u32` ...), for "too large".
+fn unsigned_max(type_name: &str) -> Option<u64> {
+    match type_name {
+        "u8" => Some(u8::MAX.into()),
+        "u16" => Some(u16::MAX.into()),
+        "u32" => Some(u32::MAX.into()),
+        "u64" => Some(u64::MAX),
+        "usize" => u64::try_from(usize::MAX).ok(),
+        _ => None,
+    }
+}
+
 fn humanize_expected(e: &str) -> String {
     match e {
-        "u32" | "u64" | "usize" | "i64" => "a non-negative integer".to_string(),
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i64" => "a non-negative integer".to_string(),
         "f64" => "a number".to_string(),
         "a boolean" => "true or false".to_string(),
         other => other.replace('`', "\""),

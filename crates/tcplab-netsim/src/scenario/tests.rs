@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, ack_ato, sack_covers_fin, handshake_ack, ecn, sharing, quick_start (line 43, column \
+         hystart, abc, prr, rack, ack_ato, sack_covers_fin, linux_rcv_window, cwnd_undo, handshake_ack, ecn, sharing, quick_start (line 43, column \
          1)"
     );
 }
@@ -1546,6 +1546,19 @@ fn bad_quick_start_values_are_one_line_errors() {
     assert!(!e.contains('\n'));
 }
 
+#[test]
+fn quick_start_works_with_the_linux_profile_and_is_rejected_with_the_linux_2_4_engine() {
+    // Today's Linux (the RFC sender with CUBIC, PRR, RACK-TLP) requests like any RFC sender.
+    let spec = load_str(&format!("{BASE}\n[tcp]\nprofile = \"linux\"\nquick_start = {{ request = true }}\n"), "t", &[]).expect("loads");
+    assert!(spec.flows[0].tcp.quick_start.request_at_start);
+    assert_eq!(spec.flows[0].tcp.cc, tcplab_tcp::CongestionControl::Cubic);
+    let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquick_start = {{ request = true }}\n"));
+    assert!(e.starts_with("tcp.sender: \"linux\" (the Linux 2.4 engine) cannot be combined with quick_start"), "{e}");
+    assert!(!e.contains('\n'));
+    // A receiver that only echoes is fine with either sender.
+    assert!(load_str(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquick_start = {{ echo = true }}\n"), "t", &[]).is_ok());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Provenance: the resolved document reproduces the spec; overrides are validated one by one.
 
@@ -1704,4 +1717,49 @@ fn bad_web_workloads_are_one_line_naming_the_field() {
     assert!(p.starts_with("workloads[0].sessions: not a key of kind = \"poisson\""), "{p}");
     let p = err(&format!("{BASE}{}", WORKLOAD.replacen("mean_interarrival = \"50ms\"\n", "", 1)));
     assert!(p.starts_with("workloads[0]: missing key `mean_interarrival`"), "{p}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// qa findings on the loader's messages (issue 15)
+
+#[test]
+fn an_integer_too_large_for_its_key_says_so_with_the_maximum() {
+    // `sessions` is a u32: 2^32 and more is not "negative", it is too large.
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=99999999999"]);
+    assert_eq!(
+        e,
+        "workloads[0].sessions: 99999999999 is too large (at most 4294967295) (from --set workloads.web.sessions=99999999999)"
+    );
+    let e = err(&format!("{BASE}{}", WEB.replace("sessions = 3", "sessions = 4294967296")));
+    assert!(e.starts_with("workloads[0].sessions: 4294967296 is too large (at most 4294967295) (line "), "{e}");
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=-1"]);
+    assert!(e.starts_with("workloads[0].sessions: expected a non-negative integer, found -1 (from --set"), "{e}");
+}
+
+#[test]
+fn a_cross_field_error_an_override_caused_names_the_override() {
+    // The file's receivers are d1, d2; the override makes d1 a sender too. The check fails at
+    // `receivers[0]` (written by the file), but the override is what made it fail.
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.senders=[\"d1\"]"]);
+    assert_eq!(e, "workloads[0].receivers[0]: \"d1\" is also a sender (from --set workloads.web.senders=[\"d1\"])");
+    // Among several overrides, the one that causes it is named, not the last one.
+    let e = err_set(
+        &format!("{BASE}{WEB}"),
+        &["workloads.web.senders=[\"d1\"]", "simulation.duration=3s"],
+    );
+    assert!(e.ends_with("(from --set workloads.web.senders=[\"d1\"])"), "{e}");
+    // An error the file has anyway keeps its line, whatever the overrides.
+    let bad = format!("{BASE}{}", WEB.replace("receivers = [\"d1\", \"d2\"]", "receivers = [\"s1\"]"));
+    let e = err_set(&bad, &["simulation.duration=3s"]);
+    assert!(e.starts_with("workloads[0].receivers[0]: \"s1\" is also a sender (line "), "{e}");
+}
+
+#[test]
+fn a_key_with_a_newline_in_its_name_is_named_on_one_line() {
+    // A quoted key may hold a newline, and the field path is part of the message: it was
+    // printed raw (two lines), and named twice (as written and with the newline collapsed).
+    // Seen when the scenario_loader fuzz target gained the invariant "errors are one line".
+    let e = err(&format!("\"a\\nb\" = 1\n{BASE}"));
+    assert!(!e.contains('\n'), "{e:?}");
+    assert!(e.starts_with("a\\x0ab: unknown field"), "{e}");
 }
