@@ -60,6 +60,7 @@ INPUT_COMMANDS = {
     "whatif --grid": ["whatif", "CAP", "--grid", "H", "-o", "out"],
     "compare": ["compare", "H"],
     "plot": ["plot", "H", "-o", "p.png"],
+    "plot sweep": ["plot", "sweep", "H", "--metric", "goodput_bps", "--x", "tcp.min_rto", "-o", "p.png"],
     "sweep": ["sweep", "H", "-o", "out"],
     "reproduce": ["reproduce", "H", "-o", "out"],
     "profiles": ["profiles", "H"],
