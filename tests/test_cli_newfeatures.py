@@ -141,12 +141,13 @@ def test_check_counts_workloads_beside_flows(web_scenario: Path):
     assert r.stdout.strip().endswith(": ok (0 flows, 1 workload, 7 links)"), r.stdout
 
 
-def test_analyze_scenario_note_names_one_flow_in_the_singular(dumbbell_run: Path, tmp_path: Path):
+def test_analyze_scenario_notes_that_flows_with_other_settings_have_their_own_model(dumbbell_run: Path, tmp_path: Path):
     # dumbbell's flow 5 has its own [tcp] settings; the others share the scenario's.
     r = tcplab_cli("analyze", str(dumbbell_run / "bottleneck.pcap"), "-o", str(tmp_path / "a"),
                    "--scenario", str(dumbbell_run))
     assert r.returncode == 0, r.stderr
-    assert "note: flow 5 of the scenario has other [tcp] settings;" in r.stdout, r.stdout
+    assert ("note: the scenario's flows have 2 different [tcp] settings; each connection was replayed "
+            "with its own flow's (connections.csv, column model)") in r.stdout, r.stdout
 
 
 def test_plot_of_a_multi_capture_analysis_says_how_to_pick_another(dumbbell_run: Path, tmp_path: Path):

@@ -14,7 +14,7 @@ KEYS = {
     "min_rto", "max_rto", "clock_granularity", "rto_gain_a", "rto_gain_b", "rto_m", "rto_k",
     "dupack_threshold", "rtt_sampling", "initial_window", "delayed_ack", "ssthresh_estimation", "pacing",
     "handshake_ack", "cc", "hystart", "abc", "prr", "rack", "tlp", "tlp_pto", "spurious_detection",
-    "spurious_response", "frto_require_full_ack", "quickack", "ack_ato", "sack_covers_fin",
+    "spurious_response", "frto_require_full_ack", "quickack", "ack_ato", "sack_covers_fin", "linux_rcv_window", "cwnd_undo",
 }
 
 
@@ -37,6 +37,7 @@ def test_table_i_values_reach_python():
     assert by_name["linux"]["initial_window"] == "rfc6928"
     # Linux tcp_data_queue_ofo keys SACK blocks on end_seq, which counts the FIN.
     assert {n for n, p in by_name.items() if p["sack_covers_fin"]} == {"linux"}
+    assert {n for n, p in by_name.items() if p["linux_rcv_window"] and p["cwnd_undo"]} == {"linux"}
     # Linux tcp_rcv_synsent_state_process -> tcp_send_ack; 4.4BSD/FreeBSD piggyback.
     assert {n for n, p in by_name.items() if p["handshake_ack"] == "immediate"} == {"linux-2.4", "linux"}
     assert by_name["bsd-lite"]["handshake_ack"] == "piggyback"

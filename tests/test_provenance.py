@@ -72,3 +72,22 @@ def _write(tmp_path, text: str, name: str = "small.toml"):
     path = tmp_path / name
     path.write_text(text)
     return path
+
+
+def test_a_rerun_with_overwrite_leaves_none_of_the_previous_runs_files(tmp_path):
+    # Issue 14: "a re-run into the same directory leaves the previous run's pcap beside the
+    # new results". The second run writes no capture and an empty trace: nothing of the
+    # first may survive.
+    small = _write(tmp_path, SMALL)
+    out = tmp_path / "o"
+    r = tcplab_cli("run", str(small), "-o", str(out), "--pcap", "bottleneck", "-q")
+    assert r.returncode == 0, r.stderr
+    assert {"bottleneck.pcap", "events.parquet"} <= {p.name for p in out.iterdir()}
+    r = tcplab_cli("run", str(small), "-o", str(out), "--no-trace", "-q")
+    assert r.returncode == 2 and "--overwrite" in r.stderr
+    r = tcplab_cli("run", str(small), "-o", str(out), "--no-trace", "--seed", "7", "--overwrite", "-q")
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == [".tcplab-output.json", "events.parquet", "flows.parquet",
+                                                     "summary.json", "timeseries.parquet"]
+    assert pq.read_metadata(out / "events.parquet").num_rows == 0  # the new run's (empty) trace
+    assert json.loads((out / "summary.json").read_text())["provenance"]["seed"] == 7

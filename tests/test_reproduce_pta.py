@@ -54,3 +54,32 @@ def test_workload_flows_are_named_after_their_workload():
     assert len(names) > 5 and all(n == "web" for n in names.iloc[1:])
     assert all(f["workload"] == "web" for f in res.summary["flows"][1:])
     assert "workload" not in res.summary["flows"][0]
+
+
+def test_every_figure_has_a_png_and_the_sensitivity_figures_their_series(quick_run: Path):
+    # Figs 9/10 are CDFs, 14/15 lines: every figure of 9-24 is drawn, not only tabulated.
+    for f in FIGURES:
+        assert (quick_run / f"{f}.png").stat().st_size > 0, f
+    rs = rows(quick_run)
+    series = lambda fig: {r["series"] for r in rs if r["figure"] == fig}  # noqa: E731
+    assert series("readings") == {"pta share=even", "pta share=split", "pta share=budget", "pta share=none",
+                                  "pta flight=at_signal"}
+    assert series("table") == {"pta", "pta initial_rto", "pta ssthresh"}
+    assert series("buffer43") == SERIES
+
+
+def test_log_axes_are_labelled_as_plain_numbers():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tcplab.reproduce.pta import _plain_log_ticks
+
+    f, ax = plt.subplots()
+    ax.plot([0.002, 0.05, 4.0], [1, 2, 3])
+    ax.set_xscale("log")
+    _plain_log_ticks(ax, [0.002, 0.05, 4.0])
+    f.canvas.draw()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.002", "0.05", "4"]
+    plt.close(f)

@@ -54,6 +54,10 @@ def test_web_traffic_figures_are_in_the_results(quick_run: Path):
     assert float(v[("fig6.5", "ideal", "3", "approved_frac")]) > float(v[("fig6.5", "static", "3", "approved_frac")])
     # Fig 6.8: per-object speedups exist for the medium class on the fast path.
     assert float(v[("fig6.8", "qs-100Mbps", "100", "speedup")]) > 1.0
+    # Fig 6.8's diagnosis rows: fractions, and the largest approval 0.9 of the link allows on the
+    # 40 kbit/s * 2^N grid (10 Mb/s: 0.9 * 1,250,000 B/s -> N = 7 = 640,000 B/s).
+    assert v[("fig6.8", "qs-10Mbps", "medium", "cap_Bps")] == "640000"
+    assert 0 <= float(v[("fig6.8", "qs-10Mbps", "medium", "medium_approved")]) <= 1
     for key in ("fig6.11", "fig6.12", "fig6.13", "fig6.14", "fig6.15", "fig6.16", "fig6.17", "fig6.6", "fig7.1"):
         assert any(k[0] == key for k in v), key
 

@@ -3,7 +3,7 @@
 One sans-IO TCP engine (Rust) drives a packet-level simulator; results come back as Arrow
 tables / pandas DataFrames and Parquet files.
 
-Entry points: :func:`run`, :func:`sweep`, :func:`load_scenario`, :func:`check`, :class:`RunResult`, :class:`ScenarioError`.
+Entry points: :func:`run`, :func:`sweep`, :func:`whatif`, :func:`load_scenario`, :func:`check`, :class:`RunResult`, :class:`ScenarioError`.
 """
 
 from typing import TYPE_CHECKING
@@ -13,6 +13,7 @@ from .errors import ScenarioError, TcplabError
 
 if TYPE_CHECKING:
     from . import sweep  # callable: tcplab.sweep(study, out) runs a parameter study
+    from . import whatif  # callable: tcplab.whatif(captures, out) on the sweep engine
     from .api import RunResult, Scenario, check, load_scenario, run
 
 __version__: str = _core.__version__
@@ -27,10 +28,10 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
-    if name == "sweep":  # callable: tcplab.sweep(study, out) runs a parameter study (imports pandas)
+    if name in ("sweep", "whatif"):  # callable: tcplab.sweep(study, out), tcplab.whatif(captures, out)
         import importlib
 
-        return importlib.import_module(".sweep", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
 
 __all__ = [
@@ -42,5 +43,6 @@ __all__ = [
     "load_scenario",
     "run",
     "sweep",
+    "whatif",
     "__version__",
 ]

@@ -107,9 +107,14 @@ def analyze(
     - ``scenario``: the scenario that made the captures — a ``tcplab run`` output directory
       (its provenance), a scenario file, a shipped scenario's name or a loaded
       :class:`tcplab.Scenario`. The replay then emulates that scenario's senders (their
-      resolved ``[tcp]`` settings; ``model`` is not used): the model is named
-      ``scenario:NAME`` and ``summary["model_from_scenario"]`` lists the flows whose settings
-      differ from the ones replayed (the analyzer replays one sender model).
+      resolved ``[tcp]`` settings; ``model`` is not used), each connection with the settings
+      of the flow that sent it, matched by the addresses and ports the simulator gives its
+      flows. ``summary["model"]`` is ``scenario:NAME``; when flows differ, each distinct
+      setting is a model ``scenario:NAME:FLOW`` (named after its first flow or workload),
+      which the connections table's ``model`` column names per connection, and
+      ``summary["model_from_scenario"]["models"]`` lists each model's flows and workloads.
+      A connection that matches no flow is replayed with the settings most flows share,
+      named ``scenario:NAME``.
 
     Several captures: each file that cannot be analysed (missing, unreadable, a directory,
     not a capture) is listed in ``summary["captures"]`` with its ``error`` and counted in
@@ -142,7 +147,10 @@ def analyze(
         entry["shown"] = entry["path"]
         entry["path"] = given
     if document is not None:
-        summary["model_from_scenario"] = {"scenario": document[1], "other_flows": list(raw.other_flows)}
+        summary["model_from_scenario"] = {
+            "scenario": document[1],
+            "models": [{"model": m, "flows": list(flows), "workloads": list(wls)} for m, flows, wls in raw.scenario_models],
+        }
     tables = {name: to_arrow(raw.table(name)) for name in TABLES}
     result = AnalysisResult(summary, tables)
     if out is not None:

@@ -302,16 +302,17 @@ def run(
         pcap_paths = [(name, str(Path(out) / f"{name}.pcap")) for name in pcap]
     prov = provenance(sc, seed)
     meta = {PROVENANCE_KEY: json.dumps(prov, sort_keys=True)}
+    flow_names = _FlowNames(sc)
 
-    def convert(columns, names: Sequence[str | None] = sc.flow_names) -> "pa.Table":
-        return add_provenance(add_flow_names(to_arrow(columns), names), meta)
+    def convert(columns) -> "pa.Table":
+        return add_provenance(add_flow_names(to_arrow(columns), flow_names.names, flow_names.labels), meta)
 
     stream_dir = Path(os.fsdecode(os.fspath(out))) if out is not None and trace else None
     if stream_dir is not None:
         stream_dir.mkdir(parents=True, exist_ok=True)
     stop = longrun.Stop() if partial_on_interrupt else None
     bar = longrun.Progress(sc._spec.duration_ns / 1e9, sc.name) if progress else None
-    hooks = longrun.Hooks(out=stream_dir, convert=convert, progress=bar, stop=stop)
+    hooks = longrun.Hooks(out=stream_dir, convert=convert, on_flows=flow_names.extend, progress=bar, stop=stop)
     t0 = time.perf_counter()
     try:
         with longrun.interruptible(stop) if stop is not None else contextlib.nullcontext():
@@ -321,13 +322,11 @@ def run(
         summary = {"tcplab_version": _core.__version__, **summary, "wall_s": wall_s,
                    "partial": raw.stopped, "provenance": prov}
         tables, files = {}, {}
-        # `[[flows]]` entries name their flows; a workload's connections (ids after them) are
-        # named by their workload (`summary.json` flows' `workload`). Chunks streamed to disk
-        # during the run were converted before these names existed: null there.
-        fixed = tuple(sc.flow_names)
-        names = fixed + tuple(f.get("workload") for f in summary["flows"][len(fixed):])
+        # Every connection is known now: its workload is in `summary.json` (the chunks
+        # streamed during the run learnt the same names as they went, `_FlowNames.extend`).
+        flow_names.extend(0, [f.get("workload") for f in summary["flows"]])
         for name in raw.table_names:
-            table = convert(raw.table(name), names)
+            table = convert(raw.table(name))
             if name in hooks.writers:
                 hooks.finish(name, table)
                 files[name] = hooks.writers[name].path
@@ -341,6 +340,26 @@ def run(
     if out is not None:
         result.write(out)
     return result
+
+
+class _FlowNames:
+    """The ``flow_name`` of each flow id while a run goes on. ``[[flows]]`` entries name their
+    flows (ids 0..n-1); a workload's connections (the ids after them) are named by their
+    ``[[workloads]]`` entry, learnt from the core as they open (``extend``). ``labels`` is
+    the dictionary of the column: every name the run can give, known before it starts, so
+    that every chunk of a streamed table has the same dictionary as the whole table."""
+
+    def __init__(self, sc: Scenario):
+        self.names: list[str | None] = list(sc.flow_names)
+        self._fixed = len(self.names)
+        self.labels = sorted({n for n in self.names if n is not None} | set(sc._spec.workload_names))
+
+    def extend(self, first: int, workloads: Sequence[str | None]) -> None:
+        """Flows ``first``, ``first + 1``, ... were opened by ``workloads`` (``None``: a
+        ``[[flows]]`` entry, already named)."""
+        for fid, w in enumerate(workloads, start=first):
+            if fid >= self._fixed and fid == len(self.names):
+                self.names.append(w)
 
 
 def provenance(sc: Scenario, seed: int) -> dict:
@@ -359,10 +378,12 @@ def provenance(sc: Scenario, seed: int) -> dict:
     }
 
 
-def add_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table":
+def add_flow_names(table: "pa.Table", names: Sequence[str | None], labels: Sequence[str] | None = None) -> "pa.Table":
     """``table`` with a dictionary-encoded ``flow_name`` column after its flow id column
     (``flow``, or ``id`` in the flows table); ids without a flow (4294967295 on link rows of
-    the events table) and unnamed flows give null. Tables without a flow id are unchanged."""
+    the events table) and unnamed flows give null. Tables without a flow id are unchanged.
+    ``labels``: the dictionary (sorted, holding every name in ``names``); by default the
+    names present."""
     import numpy as np
     import pyarrow as pa
 
@@ -370,7 +391,8 @@ def add_flow_names(table: "pa.Table", names: Sequence[str | None]) -> "pa.Table"
     if id_col not in table.column_names or FLOW_NAME in table.column_names:
         return table
     ids = _int_column(table[id_col])
-    labels = sorted({n for n in names if n is not None})
+    if labels is None:
+        labels = sorted({n for n in names if n is not None})
     code_of = {n: i for i, n in enumerate(labels)}
     by_flow = np.array([code_of[n] if n is not None else -1 for n in names] + [-1], dtype=np.int32)
     in_range = (ids >= 0) & (ids < len(names))

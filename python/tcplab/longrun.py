@@ -3,14 +3,18 @@
 The core calls them from inside the simulation, the GIL released in between
 (``crates/tcplab-netsim/src/sim/run_control.rs``, ``crates/tcplab-py/src/lib.rs``):
 
-- ``poll(sim_ns, events)`` at most every 100 ms of wall time: advances the progress bar and
+- ``poll(sim_ns, events)`` at most every 20 ms of wall time: advances the progress bar and
   says whether to go on. Before each poll the core runs Python's signal handlers
   (``Python::check_signals``); :func:`interruptible` makes Ctrl-C set a stop flag there
   instead of raising, so the run ends between two events with everything up to then in its
   results, marked ``"partial": true`` in ``summary.json``.
-- ``chunk(events, timeseries)`` when the core holds :data:`CHUNK_ROWS` trace rows: the rows
-  are appended to ``events.parquet`` / ``timeseries.parquet`` as one more row group, so a run
-  holds at most about one chunk of its trace in memory whatever its duration. A run whose
+- ``chunk(events, timeseries, queues, new_flows)`` when the core holds :data:`CHUNK_ROWS`
+  trace rows: the rows are appended to ``events.parquet`` / ``timeseries.parquet`` (and
+  ``queues.parquet`` in a run with a RED queue) as one more row group, so a run holds at most
+  about one chunk of its trace in memory whatever its duration. ``new_flows`` is
+  ``(first_id, [workload name or None, ...])`` for the connections opened since the previous
+  chunk, handed to ``on_flows`` before the rows are converted, so that rows of a workload's
+  connections carry its name (``flow_name``) in every chunk. A run whose
   trace never reaches one chunk is written at the end exactly as before (one
   ``pyarrow.parquet.write_table`` per table): its files are byte-identical to an unstreamed
   run's.
@@ -29,18 +33,24 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-#: Trace rows (events + timeseries) the core holds before handing them over as a chunk:
-#: at about 70 bytes a row in memory (the recorder's columns) a chunk is some 75 MB.
+#: Trace rows (events + timeseries + queues) the core holds before handing them over as a
+#: chunk: at about 70 bytes a row in memory (the recorder's columns) a chunk is some 9 MB.
 #: Traces shorter than this are written in one piece at the end, as before streaming
-#: existed; the largest shipped scenario's (aron98-fig1, 717 000 rows) is one of them.
-CHUNK_ROWS = 1 << 20
+#: existed (every shipped scenario but aron98-fig1, 717 000 rows, and red-ecn-web, 237 000).
+#:
+#: The size is set by Ctrl-C: a stop waits for the chunk being written, if any, and then
+#: writes the rows held since the last one, so the CPU time between Ctrl-C and exit grows
+#: with it. 2^20 rows cost up to 0.33 s of CPU there (about 3 s of wall time on the loaded
+#: 2-core development machine), 2^17 rows a few hundredths (docs/benchmarks.md, "Long
+#: runs"). Files do not grow with more, smaller row groups (``tables.parquet_options``).
+CHUNK_ROWS = 1 << 17
 
 #: Wall-time delay before the progress bar appears: runs shorter than this show nothing.
 PROGRESS_DELAY_S = 2.0
 
 #: Default of ``tcplab run --max-trace``: warn when the trace would exceed this many bytes
-#: on disk. The shipped scenarios write at most a few MB; 1 GB is about 27 hours of the
-#: dumbbell's saturated 10 Mb/s bottleneck (1.1 GB for 100 000 s, docs/benchmarks.md).
+#: on disk. The shipped scenarios write at most a few MB; 1 GB is about 46 hours of the
+#: dumbbell's saturated 10 Mb/s bottleneck (0.6 GB for 100 000 s at ``BYTES_PER_*_ROW``).
 DEFAULT_MAX_TRACE = 10**9
 
 
@@ -94,8 +104,9 @@ class Progress:
 
 
 class StreamWriter:
-    """Appends chunks of one table to ``path`` as Parquet row groups (zstd, as
-    ``TableResult.write``). Opened at the first chunk, whose schema every chunk keeps."""
+    """Appends chunks of one table to ``path`` as Parquet row groups (written as
+    ``TableResult.write`` writes, ``tables.parquet_options``). Opened at the first chunk,
+    whose schema every chunk keeps."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -107,9 +118,11 @@ class StreamWriter:
     def write(self, table) -> None:
         import pyarrow.parquet as pq
 
+        from .tables import parquet_options
+
         if self._writer is None:
             self._fh = open(self.path, "wb")
-            self._writer = pq.ParquetWriter(self._fh, table.schema, compression="zstd")
+            self._writer = pq.ParquetWriter(self._fh, table.schema, **parquet_options(table.schema))
         if table.num_rows:
             self._writer.write_table(table)
             self.rows += table.num_rows
@@ -127,13 +140,15 @@ class Hooks:
 
     ``convert(columns)`` turns the core's column list into the Arrow table as written
     (``to_arrow`` + flow names + provenance); ``out`` is where streamed tables go (``None``:
-    no streaming, every row stays in memory until the end)."""
+    no streaming, every row stays in memory until the end); ``on_flows(first_id, workloads)``
+    learns the workload of each connection a chunk is the first to show."""
 
     def __init__(
         self,
         *,
         out: Path | None,
         convert: Callable[[Sequence[Any]], Any],
+        on_flows: Callable[[int, Sequence[str | None]], None] | None = None,
         progress: Progress | None = None,
         stop: Stop | None = None,
         chunk_rows: int | None = None,
@@ -144,6 +159,7 @@ class Hooks:
             # its import time (0.3 s and more on a loaded machine) would delay a Ctrl-C.
             import pyarrow.parquet  # noqa: F401
         self._convert = convert
+        self._on_flows = on_flows
         self._progress = progress
         self._stop = stop
         self.writers: dict[str, StreamWriter] = {}
@@ -156,8 +172,13 @@ class Hooks:
             self._progress.update(sim_ns / 1e9)
         return not (self._stop is not None and self._stop.requested)
 
-    def chunk(self, events: Sequence[Any], timeseries: Sequence[Any]) -> None:
-        for name, cols in (("events", events), ("timeseries", timeseries)):
+    def chunk(self, events: Sequence[Any], timeseries: Sequence[Any], queues: Sequence[Any] | None = None,
+              new_flows: tuple[int, Sequence[str | None]] = (0, ())) -> None:
+        if self._on_flows is not None:
+            self._on_flows(*new_flows)
+        for name, cols in (("events", events), ("timeseries", timeseries), ("queues", queues)):
+            if cols is None:  # no RED queue: no queues table
+                continue
             w = self.writers.get(name)
             if w is None:
                 w = self.writers[name] = StreamWriter(self._out / f"{name}.parquet")
@@ -192,11 +213,13 @@ def trace_estimate(scenario) -> dict[str, float]:
     return {"event_rows": event_rows, "timeseries_rows": ts_rows, "segments": segments, "bytes": size}
 
 
-#: Parquet (zstd) bytes per ``events`` row: 5.24, measured on ``tcplab run dumbbell
-#: --set simulation.duration=100000s`` (876 MB for 167 M rows; docs/benchmarks.md, "Long runs").
-BYTES_PER_EVENT_ROW = 5.2
-#: Parquet (zstd) bytes per ``timeseries`` row: 3.47 on the same run (210 MB, 60.7 M rows).
-BYTES_PER_TIMESERIES_ROW = 3.5
+#: Parquet bytes per ``events`` row as written (``tables.parquet_options``): 2.85, measured on
+#: ``tcplab run dumbbell --set simulation.duration=2000s`` streamed (9.43 MB for 3.31 M rows in
+#: 30 row groups; docs/benchmarks.md, "Long runs"). It was 5.24 with Parquet's default
+#: dictionary encoding of every column.
+BYTES_PER_EVENT_ROW = 2.85
+#: Parquet bytes per ``timeseries`` row on the same run: 1.93 (2.32 MB, 1.20 M rows).
+BYTES_PER_TIMESERIES_ROW = 1.93
 
 
 def fmt_bytes(n: float) -> str:

@@ -166,9 +166,12 @@ def build(runs: Path) -> str:
     w("  loss replays the real run's own dropped occurrences, spikes are `delay_spikes` at the")
     w("  same times. Times are from the SYN in both. Known differences of the two paths: packets")
     w("  held by a data-direction spike are released into the real bottleneck and serialised at")
-    w("  its rate, in the simulator they arrive together at the spike's end; the real receiver")
-    w("  autotunes its window (from 64 KB up to `tcp_rmem`'s 6 MiB), the simulated one offers")
-    w("  6 MiB from the start; the veths and the forwarder add a few tens of microseconds.")
+    w("  its rate, in the simulator they arrive together at the spike's end; both receivers")
+    w("  start at 64 KB and autotune up to `tcp_rmem[2]` (the simulated one with")
+    w("  `linux_rcv_window`, whose skb truesize model is this path's: a 1514-byte frame costs")
+    w("  2304 bytes of buffer), but the real reader is a process that may fall behind, the")
+    w("  simulated one reads every segment at once; the veths and the forwarder add a few tens")
+    w("  of microseconds.")
     w("- **Analyzer** (`score.py`): `tcplab analyze` (Python API) on each real capture alone, with")
     w("  the default model (`rfc`) and `--model linux`, matched to the ground truth by frame.")
     w("")
@@ -414,11 +417,17 @@ def receiver_windows(path: Path) -> tuple[int, int, int] | None:
     import struct
 
     data = path.read_bytes()
+    if len(data) < 24:
+        return None
+    # Ethernet (tcpdump) or LINKTYPE_RAW (101, the simulator's captures): IPv4 from byte 0.
+    raw = struct.unpack_from("<I", data, 20)[0] == 101
     off, wins, shift, peer = 24, [], 0, None
     while off + 16 <= len(data):
         incl = struct.unpack_from("<I", data, off + 8)[0]
         pkt = data[off + 16: off + 16 + incl]
         off += 16 + incl
+        if raw:
+            pkt = b"\0" * 12 + b"\x08\x00" + pkt  # as if behind an Ethernet header
         if len(pkt) < 54 or pkt[12:14] != b"\x08\x00" or pkt[23] != 6:
             continue
         t = 14 + (pkt[14] & 0x0F) * 4
@@ -475,19 +484,19 @@ def findings(runs: Path, real: dict, sim: dict) -> list[str]:
         out.append(f"- **D-SACK teaches RACK the reordering** (`reorder-many`): of {len(sc.reorder_seg)} "
                    f"segments delayed alike, {len(r)} caused a retransmission ({sp} spurious, each reported "
                    f"by D-SACK); after them the reordering window had grown and later ones caused none.")
-    w = {n: receiver_windows(runs / n / "sender.pcap") for n in ("tail-loss", "spike-ack")
-         if (runs / n / "sender.pcap").exists()}
-    if w:
-        txt = "; ".join(f"`{n}` {v[0] / 1024:.1f} KB in the SYN-ACK, {v[1] / 1024:.1f} KB after the "
-                        f"handshake, at most {v[2] / 1024:.1f} KB" for n, v in w.items() if v)
-        out.append(f"- **The real receiver's window grows; the simulated one is open from the start**: "
-                   f"the kernel receiver advertised {txt} (`tcp_select_initial_window`, then "
-                   f"`tcp_grow_window` and receive-buffer autotuning), the simulated receiver "
-                   f"{simulate.RECV_BUFFER // 1024} KB from the SYN-ACK on. Slow start is therefore "
-                   f"limited by the receive window on the real path and only by cwnd in the "
-                   f"simulator, which can build a longer bottleneck queue there (larger RTT samples, "
-                   f"so later loss probes and larger RTOs at expiry). The simulator has no model of "
-                   f"Linux's receive-window growth yet.")
+    def win_txt(v):
+        return (f"{v[0] / 1024:.1f} KB in the SYN-ACK, {v[1] / 1024:.1f} KB after the handshake, "
+                f"at most {v[2] / 1024:.1f} KB") if v else "n/a"
+
+    names = [n for n in ("baseline", "tail-loss", "spike-ack") if (runs / n / "sender.pcap").exists()]
+    if names:
+        txt = "; ".join(
+            f"`{n}` real {win_txt(receiver_windows(runs / n / 'sender.pcap'))}, simulated "
+            f"{win_txt(receiver_windows(runs / n / 'sim' / 'out' / 'access.pcap') if (runs / n / 'sim' / 'out' / 'access.pcap').exists() else None)}"
+            for n in names)
+        out.append(f"- **The receiver's window starts at 64 KB and grows** (`tcp_select_initial_window`, "
+                   f"`tcp_grow_window`, `tcp_rcv_space_adjust`; the simulator's `linux_rcv_window`): {txt}. "
+                   f"Slow start is limited by the receive window in its first round trips on both paths.")
     for n in ("spike-data", "spike-ack"):
         if n in real and not sim.get(n, {}).get("skipped") and n in sim:
             out.append(f"- **F-RTO after a delay spike** (`{n}`, `tcp_frto=2`): the kernel retransmitted "

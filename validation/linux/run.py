@@ -254,6 +254,8 @@ def run_one(sc: Scenario, out: Path) -> dict:
             "mono_ns_at": mono0,
             "real_ns_at": real0,
             "hz": kernel_hz(),
+            # The receiver's buffer limits (its window's ceiling and scale; simulate.py uses them).
+            "tcp_rmem": " ".join(nsx(NS_RCV, "sysctl", "-n", "net.ipv4.tcp_rmem").split()),
         }
         (out / "meta.json").write_text(json.dumps(meta, indent=1))
         return meta

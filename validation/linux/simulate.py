@@ -46,8 +46,26 @@ from scenarios import BY_NAME, SCENARIOS, Scenario  # noqa: E402
 
 #: Fixed-point iteration of the drop occurrence numbers (see the module doc).
 MAX_PASSES = 5
-#: tcp_rmem's default maximum (6 MiB): the window the real receiver can autotune up to.
-RECV_BUFFER = 6 * 1024 * 1024
+#: tcp_rmem's maximum when a run did not record its own (the kernel's default since 6.16,
+#: 32 MiB; 6 MiB before): the buffer the receiver autotunes up to, and its window scale.
+RECV_BUFFER = 32 * 1024 * 1024
+
+
+def recv_buffer(d: Path | None) -> int:
+    """`tcp_rmem[2]` of the real run in `d` (meta.json, recorded by run.py), else this machine's
+    (`/proc/sys/net/ipv4/tcp_rmem`: a new namespace copies the initial one's), else RECV_BUFFER.
+    The simulated receiver's `recv_buffer` is that value (`linux_rcv_window` autotunes up to it)."""
+    try:
+        if d is not None:
+            meta = json.loads((d / "meta.json").read_text())
+            if "tcp_rmem" in meta:
+                return int(str(meta["tcp_rmem"]).split()[2])
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(Path("/proc/sys/net/ipv4/tcp_rmem").read_text().split()[2])
+    except (OSError, ValueError, IndexError):
+        return RECV_BUFFER
 SIM_DURATION_S = 60
 
 
@@ -96,7 +114,8 @@ def mapped_sysctls(sc: Scenario, keys: set[str]) -> tuple[list[str], list[str]]:
     return lines, unmapped
 
 
-def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = (), reorder_nth: list[int] = ()) -> str:
+def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = (), reorder_nth: list[int] = (),
+             rmem: int = RECV_BUFFER) -> str:
     ctl = sc.sysctls()
     lines = [
         f'name = "linux-{sc.name}"',
@@ -110,7 +129,7 @@ def toml_for(sc: Scenario, drop_nth: list[int], extra: list[str] = (), reorder_n
         f'mss = "{sc.mss}B"',
         f"sack = {'true' if int(ctl['tcp_sack']) else 'false'}",
         f"timestamps = {'true' if int(ctl['tcp_timestamps']) else 'false'}",
-        f'recv_buffer = "{RECV_BUFFER}B"',
+        f'recv_buffer = "{rmem}B"',
     ]
     if "rto_min" in sc.route:
         lines.append(f'min_rto = "{sc.route["rto_min"]}"')
@@ -148,7 +167,8 @@ def run_sim(toml: Path, out: Path) -> None:
     if out.exists():
         shutil.rmtree(out)
     try:
-        tcplab.run(toml, out=out)
+        # The sender-side link's capture: the simulated receiver's windows for the report.
+        tcplab.run(toml, out=out, pcap=["access"])
     except tcplab.ScenarioError as e:
         raise RuntimeError(f"tcplab run {toml}: {e}") from None
 
@@ -230,10 +250,11 @@ def simulate(sc: Scenario, d: Path) -> dict:
     toml = sim / "scenario.toml"
     out = sim / "out"
     extra, unmapped = mapped_sysctls(sc, tcp_keys())
+    rmem = recv_buffer(d)
     if not sc.deterministic:
         truth = json.loads((d / "truth.json").read_text())
         drops = list(truth["dropped_nth"])
-        toml.write_text(toml_for(sc, drops, extra))
+        toml.write_text(toml_for(sc, drops, extra, rmem=rmem))
         run_sim(toml, out)
         passes = 1
     else:
@@ -241,7 +262,7 @@ def simulate(sc: Scenario, d: Path) -> dict:
         held = sorted(i for i, _ in sc.reorder_seg)
         passes = 0
         while True:
-            toml.write_text(toml_for(sc, drops, extra, held))
+            toml.write_text(toml_for(sc, drops, extra, held, rmem=rmem))
             run_sim(toml, out)
             passes += 1
             found, found_held = nth_of(sc, out), reorder_nth_of(sc, out)
@@ -255,6 +276,7 @@ def simulate(sc: Scenario, d: Path) -> dict:
         res["reorder_nth"] = held
     res["mapped"] = extra
     res["unmapped"] = unmapped
+    res["recv_buffer"] = rmem
     (sim / "sim.json").write_text(json.dumps(res, indent=1) + "\n")
     return res
 

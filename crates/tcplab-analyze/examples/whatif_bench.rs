@@ -10,12 +10,14 @@
 //!
 //! `analyze`: one full analysis (read, track, classify, both tables). `whatif`: the same
 //! capture through `whatif_paths` with 003's 725-point default grid (the analysis included)
-//! and all three tables. Prints the row counts so the work cannot be skipped.
+//! and all three tables; `whatif FILE MODEL a,b,k,minRTO` crosses 003's values of the named
+//! parameters instead (`--only`: a,b,k,minRTO = 720 points, D,a,b,k,minRTO = 2880), for the
+//! memory measurement. Prints the row counts so the work cannot be skipped.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
 
-use tcplab_analyze::whatif::grid::default_grid;
+use tcplab_analyze::whatif::grid::{default_grid, only_grid, Param};
 use tcplab_analyze::whatif::{whatif_paths, WhatIfConfig};
 use tcplab_analyze::{analyze_paths, AnalyzeConfig, ConfigModel};
 use tcplab_tcp::{Profile, TcpConfig};
@@ -33,7 +35,11 @@ fn main() {
             println!("{} retransmissions, {} connections", t.0.num_rows(), t.1.num_rows());
         }
         Some("whatif") => {
-            let w = whatif_paths(&[&file], &WhatIfConfig { analyze, grid: default_grid() }).unwrap();
+            let grid = match a.get(3) {
+                Some(names) => only_grid(&names.split(',').map(|n| Param::parse(n).expect("a parameter name")).collect::<Vec<_>>()),
+                None => default_grid(),
+            };
+            let w = whatif_paths(&[&file], &WhatIfConfig { analyze, grid }).unwrap();
             let t = (w.whatif_table(), w.retransmissions_table(), w.connections_table());
             println!("{} rows, {} retransmissions, {} connections", t.0.num_rows(), t.1.num_rows(), t.2.num_rows());
         }

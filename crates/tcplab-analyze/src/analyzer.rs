@@ -22,7 +22,7 @@ use tcplab_pcap::{
 use tcplab_tcp::TcpFlags;
 
 use crate::infer::{syn, DirBank, Inference, PassiveHints};
-use crate::model::SenderModel;
+use crate::model::{ModelPicker, SenderModel};
 use crate::rtt::handshake_rtt_ns;
 use crate::sender_replay::{Position, RetxOut};
 
@@ -78,6 +78,9 @@ pub struct AnalyzeConfig {
     /// `--model auto`: every connection is replayed through each of these and the model
     /// the inference (`infer`) picks classifies it.
     pub candidates: Option<Arc<[Arc<dyn SenderModel>]>>,
+    /// Each data direction's own sender model, by its addresses (`--scenario`); a direction
+    /// it does not know is replayed as above.
+    pub picker: Option<Arc<dyn ModelPicker>>,
     pub tracker: TrackerConfig,
     pub reader: tcplab_pcap::ReaderConfig,
 }
@@ -88,6 +91,7 @@ impl Default for AnalyzeConfig {
             vantage: VantageChoice::Auto,
             model: Arc::new(crate::model::ConfigModel::default()),
             candidates: None,
+            picker: None,
             tracker: TrackerConfig::default(),
             reader: tcplab_pcap::ReaderConfig::default(),
         }
@@ -148,6 +152,8 @@ pub struct ConnRow {
     pub inference: [Option<Inference>; 2],
     /// Passive hints from each direction's SYN / SYN-ACK (`infer::hints`).
     pub hints: [Option<PassiveHints>; 2],
+    /// The model `AnalyzeConfig::picker` gave each direction (its name), if any.
+    pub picked: [Option<Arc<str>>; 2],
 }
 
 /// Quick-Start options seen on a connection.
@@ -228,11 +234,12 @@ struct ConnState {
     /// Capture times of the client's SYN copies (bounded, `infer::syn`).
     syn_times: Vec<u64>,
     hints: [Option<PassiveHints>; 2],
+    picked: [Option<Arc<str>>; 2],
 }
 
 impl ConnState {
     fn new() -> ConnState {
-        ConnState { hs: Handshake::default(), dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default(), syn_times: Vec::new(), hints: [None, None] }
+        ConnState { hs: Handshake::default(), dirs: [None, None], positions: [None; 2], last_ns: 0, qs: QsSeen::default(), syn_times: Vec::new(), hints: [None, None], picked: [None, None] }
     }
 
     fn handshake_rtt(&self) -> Option<u64> {
@@ -305,20 +312,30 @@ impl FileAnalyzer {
         }
     }
 
-    /// One segment, in capture order.
-    pub fn on_segment(&mut self, seg: &tcplab_pcap::CapturedSegment) {
+    /// One segment, in capture order. Returns the tracker's observation of it; the
+    /// connections its arrival finished (finalised before it is applied) stay in
+    /// [`FileAnalyzer::just_finished`] until the next call. The what-if recorder
+    /// (`whatif`) follows the connections through these two instead of running a second
+    /// tracker over the same packets.
+    pub fn on_segment(&mut self, seg: &tcplab_pcap::CapturedSegment) -> Observation {
         let obs = self.tracker.observe(seg);
+        self.finished.clear();
         self.finished.extend(self.tracker.drain_finished());
         if !self.finished.is_empty() {
-            let mut done = std::mem::take(&mut self.finished);
+            let done = std::mem::take(&mut self.finished);
             for rec in &done {
                 self.finalize(rec);
             }
-            done.clear();
             self.finished = done;
         }
         self.apply(seg, &obs);
         self.peak_connections = self.peak_connections.max(self.conns.len());
+        obs
+    }
+
+    /// The connections the last [`FileAnalyzer::on_segment`] finished, in the tracker's order.
+    pub fn just_finished(&self) -> &[ConnRecord] {
+        &self.finished
     }
 
     fn apply(&mut self, seg: &tcplab_pcap::CapturedSegment, obs: &Observation) {
@@ -367,12 +384,23 @@ impl FileAnalyzer {
                     // will simply be absent when not in use).
                     _ => (true, s.options.timestamps.is_some()),
                 };
-                let mut r = DirBank::new(pos, sack, ts, self.models.clone());
+                // The sender this direction's data came from, when the picker knows it.
+                let picked = self.cfg.picker.as_ref().and_then(|p| {
+                    p.pick(std::net::SocketAddr::new(seg.src, seg.sport), std::net::SocketAddr::new(seg.dst, seg.dport))
+                });
+                let models = match picked {
+                    Some(m) => {
+                        c.picked[d.index()] = Some(Arc::from(m.name()));
+                        Arc::from(vec![m])
+                    }
+                    None => self.models.clone(),
+                };
+                let mut r = DirBank::new(pos, sack, ts, models.clone());
                 if d == Dir::ClientToServer {
                     // The client's SYN back-off (`infer::syn`).
-                    let cfgs: Vec<&tcplab_tcp::TcpConfig> = self.models.iter().map(|m| m.config()).collect();
+                    let cfgs: Vec<&tcplab_tcp::TcpConfig> = models.iter().map(|m| m.config()).collect();
                     let costs = syn::syn_costs(&c.syn_times, &cfgs);
-                    if !costs.is_empty() && self.models.len() > 1 {
+                    if !costs.is_empty() && models.len() > 1 {
                         r.add_costs(&costs);
                     }
                 }
@@ -429,6 +457,7 @@ impl FileAnalyzer {
             qs: c.qs,
             inference,
             hints: c.hints,
+            picked: c.picked,
         });
     }
 

@@ -42,7 +42,7 @@ use std::path::Path;
 pub use analyzer::{AnalyzeConfig, ConnRow, FileAnalyzer, RetxRow, VantageChoice};
 pub use tcplab_tcp::observe::Trigger;
 pub use classify::Cause;
-pub use model::{ConfigModel, SenderModel};
+pub use model::{ConfigModel, ModelPicker, SenderModel};
 pub use spurious::Evidence;
 pub use summary::Summary;
 

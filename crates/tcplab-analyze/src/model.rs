@@ -10,6 +10,8 @@
 //! engine's own [`TcpConfig`], so a simulated sender and its analysis share one source of
 //! truth.
 
+use std::net::SocketAddr;
+use std::sync::Arc;
 use tcplab_tcp::TcpConfig;
 
 /// What the replay needs to know about the sender (and its peer). The sender's rules
@@ -71,4 +73,15 @@ impl SenderModel for ConfigModel {
     fn ts_tick_ns(&self) -> u64 {
         tcplab_tcp::timer::TS_CLOCK_TICK.as_nanos()
     }
+}
+
+/// The sender model of each connection when the capture's senders are known one by one — a
+/// simulated capture whose scenario gives every flow its own `[tcp]` settings (`tcplab analyze
+/// --scenario`): the replay of a data direction emulates the sender that sent it, found by
+/// the direction's addresses and ports.
+pub trait ModelPicker: std::fmt::Debug + Send + Sync {
+    /// The model of the sender of the data going from `sender` to `receiver` (called once per
+    /// data direction, at its first data segment); `None` when the addresses are not one of
+    /// the known senders' (the analysis' own model or candidates are used).
+    fn pick(&self, sender: SocketAddr, receiver: SocketAddr) -> Option<Arc<dyn SenderModel>>;
 }

@@ -161,8 +161,11 @@ fn push_inference_columns(t: &mut Table, rows: &[ConnRow], forced: Option<&str>)
     let mut basis = Interner::default();
     let mut replayed = Interner::default();
     let mut sampling = Interner::default();
-    for i in &inf {
-        match (i, forced) {
+    for (i, row) in inf.iter().zip(rows) {
+        // A model picked for this connection's sender (`AnalyzeConfig::picker`) names it.
+        let main = main_dir(row);
+        let picked = row.picked[main].as_deref().or(row.picked[1 - main].as_deref());
+        match (i, picked.or(forced)) {
             (_, Some(f)) => {
                 model.push(f);
                 basis.push("forced");

@@ -21,6 +21,11 @@
 //! its episode is over. Nothing is allocated per packet in the steady state (the deques and
 //! vectors keep their capacity).
 //!
+//! Cost per ACK: the retransmissions still waiting for evidence can be hundreds (the repair
+//! of a slow-start overshoot), so an ACK does not pass over them: `Watch` finds the ones
+//! this ACK can change — O(log n) each — and the hand-out pass runs only after a verdict or
+//! an episode's end.
+//!
 //! The sender's view is not the capture's. A retransmission is classified from the state
 //! the sender had when it sent it: as of `horizon`, the capture time of the last ACK it can
 //! have seen — its send time (capture time minus the handshake's capture→sender→capture
@@ -41,7 +46,8 @@
 //! DupThresh-th ACK since the hole opened, or the partial ACK that reached it) or the hole
 //! is older than the minimum RTO; anything else is counted as reordering.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 use tcplab_tcp::observe::{Explanation, Observer, Trigger};
 use tcplab_tcp::{Segment, SeqNum, TcpConfig};
@@ -156,6 +162,8 @@ struct AckAdvance {
 
 #[derive(Clone, Debug)]
 struct Pending {
+    /// Order of arrival: `pending` is sorted by it (the `Watch` finds copies by it).
+    pid: u64,
     frame: u64,
     ts_ns: u64,
     start: u64,
@@ -274,6 +282,11 @@ pub struct DirReplay {
     last_tx_pending: bool,
     pub rtt: RttStats,
     pending: Vec<Pending>,
+    /// Which of `pending` an ACK can change.
+    watch: Watch,
+    /// A verdict was given or an episode ended since the last hand-out: `drain_done` has
+    /// something to look at.
+    drain_ready: bool,
     /// Recent copies already decided spurious and handed out: (start, end, capture time).
     /// A later D-SACK of those bytes is theirs, not an older copy's (bounded ring).
     proven_dups: VecDeque<(u64, u64, u64)>,
@@ -309,6 +322,48 @@ fn trigger_of(cause: Cause, i: &CauseInput, ex: Option<&Explanation>) -> Trigger
 /// The pending retransmission was already cumulatively acknowledged before this ACK.
 fn cum_before(p: &Pending, prev_una: u64) -> bool {
     prev_una >= p.end
+}
+
+/// The undecided retransmissions an ACK can change, so that an ACK costs O(log n) per copy it
+/// may decide instead of a pass over all held copies. In the rules of
+/// [`DirReplay::on_ack`] an undecided copy changes on an ACK only when
+/// - it was never looked at (`fresh`: sent since the last ACK; its bytes may be SACKed already);
+/// - the ACK covers it cumulatively (`by_end`: every undecided copy not yet cumulatively
+///   acknowledged, by end);
+/// - it is not covered yet and one of the ACK's SACK blocks overlaps it (`uncovered`, by start:
+///   the scoreboard marks a segment SACKed only inside a block of the ACK being processed,
+///   so coverage can appear nowhere else);
+/// - it waits out RFC 3708's no-D-SACK time (`waiting`, by capture time: cumulatively
+///   acknowledged with the ACK clock alive; only looked at once the receiver sends D-SACKs).
+/// Entries of copies decided or handed out meanwhile are dropped when met (lazily).
+#[derive(Clone, Debug, Default)]
+struct Watch {
+    next_pid: u64,
+    fresh: Vec<u64>,
+    by_end: BinaryHeap<Reverse<(u64, u64)>>,
+    uncovered: BTreeSet<(u64, u64)>,
+    waiting: BTreeSet<(u64, u64)>,
+    /// Longest copy held so far: a block `[l, r)` overlaps copies starting in `[l - max_len, r)`.
+    max_len: u64,
+    /// Reused list of the pids to look at.
+    scratch: Vec<u64>,
+}
+
+impl Watch {
+    /// A new undecided copy.
+    fn add(&mut self, pid: u64, start: u64, end: u64) {
+        self.fresh.push(pid);
+        self.by_end.push(Reverse((end, pid)));
+        self.uncovered.insert((start, pid));
+        self.max_len = self.max_len.max(end - start);
+    }
+
+    fn clear(&mut self) {
+        self.fresh.clear();
+        self.by_end.clear();
+        self.uncovered.clear();
+        self.waiting.clear();
+    }
 }
 
 impl DirReplay {
@@ -351,6 +406,8 @@ impl DirReplay {
             last_tx_pending: false,
             rtt: RttStats::new(pos == Position::Sender, model.config().rto),
             pending: Vec::new(),
+            watch: Watch::default(),
+            drain_ready: false,
             proven_dups: VecDeque::with_capacity(PROVEN_DUPS_LEN),
             episodes: VecDeque::new(),
             next_episode: 0,
@@ -730,7 +787,7 @@ impl DirReplay {
             // were held after passing this point): the ACK that ends the recovery reaches the
             // sender with those already seen, and no later advance will come to close it.
             if let Some(e) = self.episodes.back_mut() {
-                e.on_ack(now, self.snd_una);
+                self.drain_ready |= e.on_ack(now, self.snd_una);
             }
             self.phase_exit = Some((now, self.phase));
             self.phase = PhaseKind::Open;
@@ -784,7 +841,15 @@ impl DirReplay {
             (None, _) => true,
             (Some(_), None) => false,
         };
+        let pid = self.watch.next_pid;
+        self.watch.next_pid += 1;
+        if verdict.is_none() {
+            self.watch.add(pid, start, rend);
+        } else {
+            self.drain_ready = true;
+        }
         self.pending.push(Pending {
+            pid,
             frame,
             ts_ns: now,
             start,
@@ -873,9 +938,11 @@ impl DirReplay {
                 }
                 h.start = h.start.max(ack);
             }
+            let mut closed = false;
             for e in self.episodes.iter_mut() {
-                e.on_ack(now, ack);
+                closed |= e.on_ack(now, ack);
             }
+            self.drain_ready |= closed;
             if self.phase != PhaseKind::Open {
                 let recover = self.cur_episode.and_then(|id| self.episodes.iter().find(|e| e.id == id)).map(|e| e.recover);
                 if recover.map_or(true, |r| ack >= r) {
@@ -921,9 +988,9 @@ impl DirReplay {
                     && !matches!(p.verdict, Some((false, _)))
             });
             match (held, proven) {
-                (Some(p), Some((_, t))) if t < p.ts_ns => Self::take_dsack(p, l, r),
+                (Some(p), Some((_, t))) if t < p.ts_ns => self.drain_ready |= Self::take_dsack(p, l, r),
                 (None, None) => {}
-                (Some(p), None) => Self::take_dsack(p, l, r),
+                (Some(p), None) => self.drain_ready |= Self::take_dsack(p, l, r),
                 (_, Some((i, _))) => {
                     self.proven_dups.remove(i);
                 }
@@ -939,7 +1006,44 @@ impl DirReplay {
         let sacked = |start: u64, end: u64| {
             obs.is_some_and(|o| o.scoreboard().sacked_covers(SeqNum(base.wrapping_add(start as u32)), SeqNum(base.wrapping_add(end as u32))))
         };
-        for p in self.pending.iter_mut().filter(|p| p.verdict.is_none()) {
+        // The copies this ACK can change (`Watch`); the rules below are applied to each.
+        let watch = &mut self.watch;
+        let mut cand = std::mem::take(&mut watch.scratch);
+        cand.clear();
+        cand.append(&mut watch.fresh);
+        while let Some(&Reverse((end, pid))) = watch.by_end.peek() {
+            if end > ack {
+                break;
+            }
+            watch.by_end.pop();
+            cand.push(pid);
+        }
+        for b in seg.options.sack.as_slice() {
+            let l = unwrap_seq(self.snd_max, b.left.0.wrapping_sub(self.base));
+            let r = unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base));
+            let lo = l.saturating_sub(watch.max_len);
+            if lo < r {
+                cand.extend(watch.uncovered.range((lo, 0)..(r, 0)).map(|&(_, pid)| pid));
+            }
+        }
+        if let (Some(w), true) = (wait, self.sack && self.dsack_receiver) {
+            while let Some(&(ts, pid)) = watch.waiting.first() {
+                if now.saturating_sub(ts) < w {
+                    break;
+                }
+                watch.waiting.pop_first();
+                cand.push(pid);
+            }
+        }
+        cand.sort_unstable();
+        cand.dedup();
+        for &pid in &cand {
+            let Ok(i) = self.pending.binary_search_by_key(&pid, |p| p.pid) else { continue };
+            let p = &mut self.pending[i];
+            if p.verdict.is_some() {
+                watch.uncovered.remove(&(p.start, pid));
+                continue;
+            }
             let cum = ack >= p.end;
             let sacked_before = p.covered && !cum_before(p, prev_una);
             if !p.covered && (cum || sacked(p.start, p.end)) {
@@ -964,15 +1068,26 @@ impl DirReplay {
                     p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, now.saturating_sub(p.ts_ns), w);
                 }
             }
+            if p.covered || p.verdict.is_some() {
+                watch.uncovered.remove(&(p.start, pid));
+            }
+            if p.verdict.is_some() {
+                self.drain_ready = true;
+            } else if p.cum_acked && p.ack_clock_alive {
+                watch.waiting.insert((p.ts_ns, pid));
+            }
         }
+        watch.scratch = cand;
     }
 
-    /// A D-SACK matched to a held copy: its verdict unless it has one already.
-    fn take_dsack(p: &mut Pending, l: u64, r: u64) {
+    /// A D-SACK matched to a held copy: its verdict unless it has one already. Returns
+    /// whether the copy is decided (it may be handed out).
+    fn take_dsack(p: &mut Pending, l: u64, r: u64) -> bool {
         p.dsack_matched = true;
         if p.verdict.is_none() {
             p.verdict = spurious::dsack(l, r, p.start, p.end);
         }
+        p.verdict.is_some()
     }
 
     fn emit(p: &Pending, recovery_ns: Option<u64>, counters: &mut DirCounters) -> RetxOut {
@@ -998,10 +1113,14 @@ impl DirReplay {
     }
 
     /// Hands out the retransmissions that are decided and whose loss episode is over.
+    ///
+    /// Nothing can be ready unless a verdict was given or an episode ended since the last
+    /// call (`drain_ready`); the pass over the held copies is skipped otherwise.
     pub fn drain_done(&mut self, out: &mut Vec<RetxOut>) {
-        if self.pending.is_empty() {
+        if self.pending.is_empty() || !self.drain_ready {
             return;
         }
+        self.drain_ready = false;
         let episodes = &self.episodes;
         let counters = &mut self.counters;
         let proven = &mut self.proven_dups;
@@ -1034,6 +1153,8 @@ impl DirReplay {
     /// ones get one last chance with the D-SACK rule, then stay unknown.
     pub fn finish(&mut self, last_ns: u64, out: &mut Vec<RetxOut>) {
         let wait = self.no_dsack_wait_ns();
+        self.watch.clear();
+        self.drain_ready = false;
         for p in std::mem::take(&mut self.pending) {
             let mut p = p;
             if p.verdict.is_none() {

@@ -35,12 +35,12 @@ fn the_model_itself_changes_nothing_and_every_point_has_a_row() {
     grid.push(GridPoint::BASELINE);
     let n = grid.len() as u32;
     let w = run("random-1%/sack+ts", grid);
-    let conns: std::collections::BTreeSet<u64> = w.rows.iter().map(|r| r.conn_id).collect();
-    assert_eq!(w.rows.len(), conns.len() * n as usize);
-    let base: Vec<_> = w.rows.iter().filter(|r| r.point == n - 1).collect();
+    let conns: std::collections::BTreeSet<u64> = w.rows().map(|r| r.conn_id).collect();
+    assert_eq!(w.num_rows(), conns.len() * n as usize);
+    let base: Vec<_> = w.rows().filter(|r| r.point == n - 1).collect();
     assert!(base.iter().any(|r| r.conn.lost > 0), "no needed retransmission in a 1 % loss run");
     for r in &base {
-        assert_eq!(r.effects, Default::default());
+        assert_eq!(r.events, Default::default());
         assert_eq!(r.delta_s, 0.0);
         assert!(r.conn.base_rto + r.conn.base_fr >= r.conn.lost);
         assert!(r.conn.best_case_s <= 0.0);
@@ -52,15 +52,15 @@ fn the_model_itself_changes_nothing_and_every_point_has_a_row() {
 #[test]
 fn a_smaller_min_rto_detects_timeouts_sooner() {
     let w = run("tail-loss/sack+ts", vec![custom(200), custom(3000)]);
-    let rto_base: u32 = w.rows.iter().filter(|r| r.point == 0).map(|r| r.conn.base_rto).sum();
+    let rto_base: u32 = w.rows().filter(|r| r.point == 0).map(|r| r.conn.base_rto).sum();
     assert!(rto_base > 0, "no timeout in the model's replay");
-    let sooner: f64 = w.rows.iter().filter(|r| r.point == 0).map(|r| r.effects.rto_detection_delta_ns as f64).sum();
-    let later: f64 = w.rows.iter().filter(|r| r.point == 1).map(|r| r.effects.rto_detection_delta_ns as f64).sum();
+    let sooner: f64 = w.rows().filter(|r| r.point == 0).map(|r| r.events.rto_detection_delta_ns as f64).sum();
+    let later: f64 = w.rows().filter(|r| r.point == 1).map(|r| r.events.rto_detection_delta_ns as f64).sum();
     assert!(sooner < 0.0, "min RTO 200 ms: {sooner}");
     assert!(later > 0.0, "min RTO 3 s: {later}");
-    assert!(w.rows.iter().filter(|r| r.point == 0).map(|r| r.delta_s).sum::<f64>() < 0.0);
+    assert!(w.rows().filter(|r| r.point == 0).map(|r| r.delta_s).sum::<f64>() < 0.0);
     // Best-Case: the needed timeouts waited ~1 s on a path whose RTT is ~45 ms.
-    assert!(w.rows.iter().filter(|r| r.point == 0).map(|r| r.conn.best_case_s).sum::<f64>() < -0.5);
+    assert!(w.rows().filter(|r| r.point == 0).map(|r| r.conn.best_case_s).sum::<f64>() < -0.5);
 }
 
 /// 3 s delay spikes make the 1 s-minimum timer fire spuriously; a 5 s minimum RTO outlasts
@@ -68,12 +68,12 @@ fn a_smaller_min_rto_detects_timeouts_sooner() {
 #[test]
 fn a_timer_longer_than_the_delay_spikes_avoids_their_spurious_timeouts() {
     let w = run("spikes-3s-both/sack+ts", vec![custom(5000)]);
-    let avoided: u32 = w.rows.iter().map(|r| r.effects.spurious_rto_avoided).sum();
-    let caused: u32 = w.rows.iter().map(|r| r.effects.spurious_rto_caused).sum();
+    let avoided: u32 = w.rows().map(|r| r.events.spurious_rto_avoided).sum();
+    let caused: u32 = w.rows().map(|r| r.events.spurious_rto_caused).sum();
     assert!(avoided > 0, "no spurious timeout avoided");
     assert_eq!(caused, 0);
     // Best-Case: each spurious timeout avoided saves R(x) RTTs.
-    assert!(w.rows.iter().map(|r| r.conn.best_case_s).sum::<f64>() < 0.0);
+    assert!(w.rows().map(|r| r.conn.best_case_s).sum::<f64>() < 0.0);
 }
 
 /// `--model auto`: each connection is replayed with the model its inference picked (named,
@@ -94,7 +94,7 @@ fn with_auto_each_connection_uses_its_inferred_model() {
     let w = whatif_paths(&[dir.join("sender.pcap")], &WhatIfConfig { analyze, grid: vec![custom(200)] }).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(w.auto && w.models.len() > 1);
-    let lossy: Vec<_> = w.rows.iter().filter(|r| r.conn.detections > 0).collect();
+    let lossy: Vec<_> = w.rows().filter(|r| r.conn.detections > 0).collect();
     assert!(!lossy.is_empty());
     for r in lossy {
         assert_eq!(w.models[r.model as usize].0, "freebsd-5", "{:?}", r.conn.model_source);

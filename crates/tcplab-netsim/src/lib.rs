@@ -17,4 +17,4 @@ pub mod scenario;
 pub mod sim;
 pub mod spec;
 
-pub use sim::{run, run_with, Control, FlowSummary, LinkSummary, NoHooks, RunHooks, RunOptions, RunOutput, SimError, Summary};
+pub use sim::{run, run_with, Control, FlowSummary, LinkSummary, NoHooks, RunHooks, RunOptions, RunOutput, SimError, Summary, TraceChunk};

@@ -13,6 +13,7 @@
 use tcplab_netsim::scenario::load_str;
 use tcplab_netsim::sim::pathlet::node_id;
 use tcplab_netsim::{run, RunOptions, RunOutput};
+use tcplab_record::ColumnData;
 use tcplab_tcp::startup::pathlet_header::END_OF_PATH;
 
 /// The chain above with a RED queue of `bottleneck` bandwidth on p2 → p3, or (`last_red`) on
@@ -216,4 +217,74 @@ fn a_full_discovery_section_is_followed_by_a_rediscovery_with_more_slots() {
     let pathlets: Vec<(u32, u32)> = out.summary.pathlet_tables.iter().map(|r| (r.from, r.to)).collect();
     // The first path (p1, p2 | black box) and the full one, in the table's order.
     assert_eq!(pathlets, vec![(0, p1), (p1, p2), (p2, p3), (p2, END_OF_PATH), (p3, END_OF_PATH)]);
+}
+
+fn traced(toml: &str) -> RunOutput {
+    let spec = load_str(toml, "pathlet-test", &[]).expect("scenario");
+    run(&spec, &RunOptions { seed: 1, trace: true, pcap: vec![] }).expect("run")
+}
+
+/// `(t_ns, flow)` of the events of kind `kind`.
+fn events_of(out: &RunOutput, kind: &str) -> Vec<(u64, u32)> {
+    let col = |n: &str| &out.events.column(n).unwrap_or_else(|| panic!("events.{n}")).data;
+    let (ColumnData::U64(t), ColumnData::U32(f), ColumnData::Dict { codes, values }) = (col("t_ns"), col("flow"), col("kind")) else {
+        panic!("events column types")
+    };
+    (0..t.len()).filter(|&i| values[codes[i] as usize] == kind).map(|i| (t[i], f[i])).collect()
+}
+
+/// The chain with a 400 ms bottleneck (an RTT of about 0.8 s, the slow path of 004 §II-C) and,
+/// from 10 s for 5 s, a delay spike on s → p1 that holds whatever s sends.
+fn slow_path(extra: &str, flows: &str) -> String {
+    scenario("pathlet", "10Mbps", false, flows, extra)
+        .replace("delay = \"10ms\"", "delay = \"400ms\"")
+        .replace("name = \"first\"\n", "name = \"first\"\ndelay_spikes = [{ at = \"10s\", duration = \"5s\" }]\nspike_direction = \"a->b\"\n")
+}
+
+/// 004 §II-C: the sender "uses the information from pathlet BJ to set the initial congestion
+/// window and retransmission timeout estimate ... the RTO estimate is long enough to avoid
+/// spurious timeouts". With `initial_rto`, the second connection's SYN (held by the spike)
+/// times out exactly 3 × AVG_RTT after it was sent (RFC 6298 (2.2) with AVG_RTT as the first
+/// sample; AVG_RTT as the table had it when the first connection closed), not after RFC 6298's
+/// 1 s.
+#[test]
+fn with_initial_rto_the_first_syn_timeout_is_three_average_rtts_after_the_syn() {
+    let first = flow("d1", "0s", "30KB");
+    let learnt = go(&slow_path("initial_rto = true", &first));
+    let row = learnt.summary.pathlet_tables.iter().max_by(|a, b| a.min_rtt_s.partial_cmp(&b.min_rtt_s).expect("rtt")).expect("rows");
+    let avg_ns = (row.avg_rtt_s.expect("AVG_RTT") * 1e9).round() as u64;
+    assert!(3 * avg_ns > 2_000_000_000, "an RTO well above 1 s: {avg_ns} ns");
+    let both = [first, flow("d1", "10s", "3KB")].concat();
+    for (switch, want) in [("initial_rto = true", 10_000_000_000 + 3 * avg_ns), ("initial_rto = false", 11_000_000_000)] {
+        let out = traced(&slow_path(switch, &both));
+        assert_eq!(out.summary.flows[1].start_s, 10.0);
+        let rto: Vec<u64> = events_of(&out, "rto_fired").iter().filter(|e| e.1 == 1).map(|e| e.0).collect();
+        assert_eq!(rto.first(), Some(&want), "{switch}: {rto:?}");
+        assert_eq!(out.summary.flows[1].bytes_delivered, 3000, "{switch}");
+    }
+}
+
+/// 004 §II-B SAFE_SSTHRESH, with `ssthresh = true`: a connection opened after congestion starts
+/// with the path's smallest SAFE_SSTHRESH as its ssthresh (its `timeseries` row at the SYN-ACK); without the
+/// switch it starts with an infinite one. N = 1000 periods keeps SAFE_SSTHRESH until the second
+/// connection opens (N clean periods clear it), and that short connection cannot change it (no
+/// congestion), so the table at the end holds what it saw.
+#[test]
+fn with_ssthresh_a_new_connection_starts_from_safe_ssthresh() {
+    let flows = [flow("d1", "0s", "300KB"), flow("d1", "3s", "3KB")].concat();
+    let first_ssthresh = |out: &RunOutput| -> u64 {
+        let col = |n: &str| &out.timeseries.column(n).unwrap_or_else(|| panic!("timeseries.{n}")).data;
+        let (ColumnData::U32(f), ColumnData::U64(s)) = (col("flow"), col("ssthresh")) else { panic!("column types") };
+        // Rows of the second flow: the SYN's (before the table is consulted), then the SYN-ACK's.
+        let rows: Vec<u64> = (0..f.len()).filter(|&i| f[i] == 1).map(|i| s[i]).collect();
+        assert!(rows.len() >= 2 && rows[0] == u64::MAX, "{rows:?}");
+        rows[1]
+    };
+    let on = traced(&scenario("pathlet", "2Mbps", false, &flows, "ssthresh = true\nloss_is_congestion = false\nperiods = 1000"));
+    assert!(on.summary.flows[0].fct_s.is_some_and(|t| t < 3.0), "the first flow ends before the second starts");
+    let safe = on.summary.pathlet_tables.iter().filter_map(|r| r.safe_ssthresh).min().expect("a SAFE_SSTHRESH after the marks");
+    assert_eq!(first_ssthresh(&on), safe);
+    assert!(safe < 300_000, "{safe}");
+    let off = traced(&scenario("pathlet", "2Mbps", false, &flows, "loss_is_congestion = false\nperiods = 1000"));
+    assert!(first_ssthresh(&off) > 1 << 40, "{}", first_ssthresh(&off));
 }

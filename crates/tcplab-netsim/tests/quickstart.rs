@@ -64,6 +64,34 @@ fn quick_start_roughly_halves_a_30_packet_transfer_at_384kbps_and_1s_rtt() {
     assert!(qs > 0.4 * plain, "QS {qs:.3} s vs slow start {plain:.3} s");
 }
 
+/// The same through the simulator with today's Linux sender (`profile = "linux"`: CUBIC,
+/// PRR, RACK-TLP, IW10 and 4 ms timer ticks): the request is approved exactly as for the RFC
+/// defaults (RFC 4782 is sender-agnostic), and the 26 QS packets are paced on exact deadlines:
+/// the transfer ends when the RFC sender's does (on the profile's 4 ms clock the 37.5 ms
+/// spacing, (1460 + 40) B at 40,000 B/s, would round up to 40 ms, 62 ms more over the 26 QS
+/// packets), before slow start from IW10.
+#[test]
+fn the_linux_profile_quick_starts_through_the_routers_too() {
+    let linux = |request: bool, nodes: &[&str]| {
+        let mut spec = fig_6_2(request, nodes);
+        for f in &mut spec.flows {
+            tcplab_tcp::Profile::LINUX.apply(&mut f.tcp);
+            f.tcp.ack = AckPolicy { delayed_ack: None, ack_every: 1, quickack: false };
+            f.tcp.rto.initial = SimDuration::from_secs(3);
+        }
+        spec
+    };
+    let (plain, _) = fct(&linux(false, &[]));
+    let (qs, sum) = fct(&linux(true, &["left", "right"]));
+    let q = sum.flows[0].quick_start.as_ref().expect("qs summary");
+    assert_eq!((q.requests, q.approvals, q.failures), (1, 1, 0));
+    assert_eq!(q.approved_bps, 40_000);
+    assert_eq!(q.qs_bytes, 26 * 1460, "26 QS packets, above IW10");
+    let (rfc, _) = fct(&fig_6_2(true, &["left", "right"]));
+    assert!((qs - rfc).abs() < 0.005, "linux QS {qs:.4} s vs RFC QS {rfc:.4} s");
+    assert!(qs < 0.9 * plain, "QS {qs:.3} s vs slow start from IW10 {plain:.3} s");
+}
+
 /// §9 item 3: with a plain router on the path the TTL check fails and the transfer is plain
 /// slow start (the 8 option bytes on the SYN aside).
 #[test]

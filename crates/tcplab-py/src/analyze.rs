@@ -29,10 +29,10 @@ struct PyAnalysis {
     #[pyo3(get)]
     summary_json: String,
     tables: Vec<Table>,
-    /// With a scenario's model (`scenario_model`): the flows whose `[tcp]` settings are not
-    /// the ones replayed.
+    /// With a scenario's models (`scenario_model`): each model's name, the `[[flows]]` ids
+    /// and the `[[workloads]]` names it replays.
     #[pyo3(get)]
-    other_flows: Vec<usize>,
+    scenario_models: Vec<(String, Vec<usize>, Vec<String>)>,
 }
 
 #[pymethods]
@@ -82,45 +82,14 @@ fn analyze_config(vantage: VantageChoice, model: &str, tlp: Option<bool>) -> PyR
     Ok(AnalyzeConfig { vantage, candidates: Some(candidates.into()), ..Default::default() })
 }
 
-/// The sender model of the scenario that made the capture (`tcplab analyze --scenario`,
-/// issue 14 part 6): the `[tcp]` settings of its flows as resolved (profile, `[tcp]`,
-/// per-flow `tcp`), so the replay applies the rules the simulated sender applied. The
-/// analyzer replays one sender, so when flows differ (the dumbbell's flow 5 has another
-/// initial window) the settings most flows share are replayed (a tie: the earliest flow's),
-/// and the ids of the other flows are returned so that the caller can say so. `text` is the
-/// scenario as TOML (a file, or the `provenance.scenario` of a run's summary.json).
-fn scenario_model(text: &str, name: &str, tlp: Option<bool>) -> PyResult<(ConfigModel, Vec<usize>)> {
-    let r = tcplab_netsim::scenario::resolve_str(text, name, &[])
-        .map_err(|e| ModelError::new_err(format!("--scenario: {e}")))?;
-    let spec = &r.spec;
-    let all: Vec<&TcpConfig> = spec.flows.iter().map(|f| &f.tcp).chain(spec.workloads.iter().map(|w| w.tcp())).collect();
-    // (settings, flows with them) in order of first appearance.
-    let mut distinct: Vec<(&TcpConfig, usize)> = Vec::new();
-    for c in &all {
-        match distinct.iter_mut().find(|(d, _)| d == c) {
-            Some(e) => e.1 += 1,
-            None => distinct.push((c, 1)),
-        }
-    }
-    let most = distinct.iter().map(|d| d.1).max().unwrap_or(0);
-    let Some(&(chosen, _)) = distinct.iter().find(|d| d.1 == most) else {
-        return Err(ModelError::new_err(format!("--scenario: scenario {:?} has no flows", spec.name)));
-    };
-    let others = spec.flows.iter().enumerate().filter(|(_, f)| &f.tcp != chosen).map(|(i, _)| i).collect();
-    let mut cfg = chosen.clone();
-    if let Some(t) = tlp {
-        cfg.tlp = t;
-    }
-    Ok((ConfigModel::new(format!("scenario:{}", spec.name), cfg), others))
-}
-
 /// Analyses the captures (GIL released). `paths`: any path (`str` with surrogate escapes
 /// for bytes that are not UTF-8, as `os.fsdecode` gives; PyO3 turns them back into the same
 /// bytes). `vantage`: auto, sender, receiver or middle; `model`: `auto` (infer each
 /// connection's sender, [`analyze_config`]) or a name for [`sender_model`].
 ///
-/// `scenario`: `(toml_text, name)` of the scenario that made the captures; its senders'
-/// settings are the model (see [`scenario_model`]) and `model` is not used.
+/// `scenario`: `(toml_text, name)` of the scenario that made the captures; each connection
+/// is replayed with the settings of the flow that sent it (`scenario_model.rs`) and `model`
+/// is not used.
 #[pyfunction]
 #[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None, scenario = None))]
 fn analyze(
@@ -134,10 +103,12 @@ fn analyze(
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
     })?;
-    let (cfg, other_flows) = match &scenario {
+    let (cfg, scenario_models) = match &scenario {
         Some((text, name)) => {
-            let (m, others) = scenario_model(text, name, tlp)?;
-            (AnalyzeConfig { vantage: v, model: Arc::new(m), ..Default::default() }, others)
+            let m = crate::scenario_model::scenario_models(text, name, tlp)
+                .map_err(|e| ModelError::new_err(format!("--scenario: {e}")))?;
+            let picker = m.picker.map(|p| p as Arc<dyn tcplab_analyze::ModelPicker>);
+            (AnalyzeConfig { vantage: v, model: Arc::new(m.default), picker, ..Default::default() }, m.groups)
         }
         None => (analyze_config(v, model, tlp)?, Vec::new()),
     };
@@ -149,7 +120,7 @@ fn analyze(
     Ok(PyAnalysis {
         summary_json: a.summary_json(),
         tables: vec![a.retransmissions_table(), a.connections_table()],
-        other_flows,
+        scenario_models,
     })
 }
 

@@ -20,6 +20,7 @@ mod packets;
 mod whatif;
 mod tables;
 mod rto_table;
+mod scenario_model;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -82,6 +83,12 @@ impl PySpec {
     #[getter]
     fn flow_names(&self) -> Vec<Option<String>> {
         self.flow_names.clone()
+    }
+    /// The `name` of each `[[workloads]]` entry, in order (the `flow_name` of the
+    /// connections it opens).
+    #[getter]
+    fn workload_names(&self) -> Vec<String> {
+        self.spec.workloads.iter().map(|w| w.name().to_string()).collect()
     }
     /// Simulated duration in nanoseconds.
     #[getter]
@@ -170,7 +177,7 @@ fn load_scenario_json(json: &str, name: &str, overrides: Vec<String>) -> PyResul
 }
 
 /// Runs `spec`. `hooks` (optional) is the Python object of `tcplab.longrun.Hooks`; with or
-/// without it, Python's signal handlers run about every 100 ms of the run (`hooks.rs`), so
+/// without it, Python's signal handlers run about every 20 ms of the run (`hooks.rs`), so
 /// Ctrl-C is never held until the run ends.
 #[pyfunction]
 #[pyo3(signature = (spec, seed, trace, pcap, hooks = None))]

@@ -619,6 +619,18 @@ pub struct TcpConfig {
     /// off: blocks cover the data bytes only (RFC 2018 §3 "contiguous block of data"). Set by
     /// profile `linux` (scenario key `sack_covers_fin`).
     pub sack_covers_fin: bool,
+    /// Today's Linux receive window (`receiver::linux_window`): 64 KiB offered at first
+    /// (`tcp_select_initial_window` on `tcp_rmem[1]`), grown per segment (`tcp_grow_window`)
+    /// and per RTT (`tcp_rcv_space_adjust`) up to `recv_buffer` (`tcp_rmem[2]`), never shrunk
+    /// (`tcp_select_window`); off: `recv_buffer` from the SYN on. Set by profile `linux`
+    /// (scenario key `linux_rcv_window`).
+    pub linux_rcv_window: bool,
+    /// Today's Linux cwnd undo in fast recovery (`linux::cwnd_undo`): when D-SACKs show every
+    /// retransmission of the episode was unnecessary (`tcp_try_undo_dsack`), or the ACK that
+    /// ends it echoes a timestamp older than the first retransmission (`tcp_try_undo_recovery`),
+    /// cwnd and ssthresh return to their values before the reduction and the episode ends.
+    /// Off by default; set by profile `linux` (scenario key `cwnd_undo`). RFC sender only.
+    pub cwnd_undo: bool,
     /// State shared with the host's other connections (PTA pathlet table, RFC 9040 host
     /// cache); none by default.
     pub sharing: StateSharing,
@@ -662,6 +674,8 @@ impl Default for TcpConfig {
             tlp_pto: crate::loss::tlp::PtoRule::Rfc8985,
             ack_ato: false,
             sack_covers_fin: false,
+            linux_rcv_window: false,
+            cwnd_undo: false,
             sharing: StateSharing::None,
             trace: true,
         }

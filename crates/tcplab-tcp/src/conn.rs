@@ -573,7 +573,7 @@ impl Connection {
         // RFC 3168 §6.1.1: ECN-setup SYN / SYN-ACK.
         let flags = flags | self.snd.ecn.syn_flags(server);
         // RFC 7323 §2.2: the window in a SYN is not scaled.
-        let window = self.cfg.recv_buffer.min(MAX_UNSCALED_WINDOW) as u16;
+        let window = crate::receiver::Receiver::syn_window(&self.cfg);
         self.snd.snd_nxt = self.iss + 1;
         // RFC 6298 (5.1) for the SYN.
         if !self.timers.is_armed(TimerKind::Rto) {

@@ -167,6 +167,14 @@ impl Timers {
     pub fn clock_of(&self, kind: TimerKind) -> &dyn TimerClock {
         self.clocks[self.binding[kind as usize] as usize].as_ref()
     }
+    /// Arms (or re-arms) `kind` to fire exactly at `at`, bypassing its clock: for a deadline
+    /// the host keeps with a high-resolution timer whatever its jiffies (Linux paces with an
+    /// hrtimer, `tcp_pacing_check` / `pacing_timer`; ns-2 schedules Quick-Start's paced packets
+    /// exactly). Used by the Quick-Start phase (`sender/quickstart.rs`).
+    #[inline]
+    pub fn arm_at(&mut self, kind: TimerKind, at: SimTime) {
+        self.deadlines[kind as usize] = Some(at);
+    }
     /// Arms (or re-arms) `kind` to fire `after` from `now`, through its clock.
     #[inline]
     pub fn arm(&mut self, kind: TimerKind, now: SimTime, after: SimDuration) {

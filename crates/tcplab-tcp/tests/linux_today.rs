@@ -176,3 +176,128 @@ fn a_hole_filled_by_the_delayed_original_teaches_rack_the_reordering() {
     let r = retransmissions(&h);
     assert_eq!(r, vec![(at_ms(40), 4 * MSS, RetransCause::FastRetransmit)]);
 }
+
+/// Today's Linux at both ends as on the harness's path: MSS 1448 with timestamps, `tcp_rmem[2]`
+/// = 32 MiB (window scale 10), 10 ms one-way delay, no delayed ACK timer needed (quick ACKs).
+fn linux_rwnd_cfg(on: bool) -> TcpConfig {
+    let mut c = TcpConfig { mss: 1448, recv_buffer: 32 << 20, timestamps: true, sack: true, ..TcpConfig::default() };
+    if let Some(p) = Profile::by_name("linux") {
+        p.apply(&mut c);
+    }
+    c.linux_rcv_window = on;
+    c
+}
+
+/// (time, window in bytes) of every ACK B sends, the SYN-ACK first.
+fn rcv_windows(h: &Harness) -> Vec<(SimTime, u64)> {
+    h.log
+        .iter()
+        .filter(|p| p.dir == Dir::BtoA)
+        .map(|p| {
+            let syn = p.seg.flags.contains(TcpFlags::SYN);
+            (p.t, u64::from(p.seg.window) << if syn { 0 } else { 10 })
+        })
+        .collect()
+}
+
+// Real kernel, every harness capture (`tail-loss`: "win 65160" in the SYN-ACK, then 67, 70, 73,
+// 75, 78, 79 x 1024): Linux tcp_select_initial_window offers rounddown(64 KiB, MSS) = 65 160;
+// the first full segment measures scaling_ratio = 1448 * 256 / truesize 2304 = 160
+// (tcp_measure_rcv_mss), tcp_grow_window adds 2 * 1448 per segment until the buffer's free space
+// with one segment queued, (131 072 - 2304) * 160 / 256 = 80 480, and tcp_select_window rounds
+// up to the 1024-byte scale unit. The simulator without the model offers 32 MiB at once.
+#[test]
+fn the_linux_receiver_offers_64k_then_grows_two_segments_per_segment() {
+    let mut h = Harness::new(linux_rwnd_cfg(true), linux_rwnd_cfg(true), ms(10));
+    h.a.send(30 * 1448);
+    assert!(h.run());
+    let w = rcv_windows(&h);
+    assert_eq!(w[0], (at_ms(10), 65_160), "SYN-ACK");
+    // The ten segments of the initial window arrive at 30 ms; each is acknowledged at once.
+    let first: Vec<(SimTime, u64)> = w[1..8].to_vec();
+    let want: Vec<(SimTime, u64)> = [67u64, 70, 73, 75, 78, 79, 79].iter().map(|k| (at_ms(30), k * 1024)).collect();
+    assert_eq!(first, want);
+    // Without the model (`linux_rcv_window = false`): 16 bits of recv_buffer in the SYN-ACK,
+    // then all of it.
+    let mut h_off = Harness::new(linux_rwnd_cfg(false), linux_rwnd_cfg(false), ms(10));
+    h_off.a.send(30 * 1448);
+    assert!(h_off.run());
+    let w_off = rcv_windows(&h_off);
+    assert_eq!(w_off[0].1, 65_535, "SYN-ACK without the model: recv_buffer, capped to 16 bits");
+    assert_eq!(w_off[1].1, 32 << 20);
+}
+
+// Linux tcp_rcv_space_adjust (DRS) once per receiver RTT, here 20 ms from the timestamps
+// (tcp_rcv_rtt_measure_ts: the first segment echoes the SYN-ACK's TSval of 10 ms at 30 ms). The
+// connection is established at 20 ms; the flights arrive at 30, 50, 70 ms (all segments of a
+// flight at the same instant on this path). At 50 ms (one RTT after establishment) 11 segments
+// were read, hardly more than rcvq_space's 10: the buffer stays at 128 KiB and the window at
+// 80 896. At 70 ms 20 segments were read in the last RTT: tcp_rcvbuf_grow(copied = 28 960,
+// old 15 928) makes rcvwin = 2 * 28 960 + 2 * (57 920 * 13 032 / 15 928) = 152 698, the buffer
+// its space 244 316 and the clamp 152 697; the window grows 2 MSS per segment (83 968 first) up
+// to the free space with one segment queued, (244 316 - 2304) * 160 / 256 = 151 257, advertised
+// as 151 552 (148 units of 1024). It never shrinks.
+#[test]
+fn receive_buffer_autotuning_lets_the_window_follow_slow_start() {
+    let mut h = Harness::new(linux_rwnd_cfg(true), linux_rwnd_cfg(true), ms(10));
+    h.a.send(300 * 1448);
+    assert!(h.run());
+    let w = rcv_windows(&h);
+    let at = |t: u64| w.iter().filter(|(tt, _)| *tt == at_ms(t)).map(|(_, v)| *v).collect::<Vec<_>>();
+    assert!(at(50).iter().all(|&v| v == 80_896), "{:?}", at(50));
+    let w70 = at(70);
+    assert_eq!(w70.first(), Some(&83_968));
+    assert_eq!(w70.iter().max(), Some(&151_552));
+    assert_eq!(w70.last(), Some(&151_552));
+    assert!(w[1..].windows(2).all(|p| p[1].1 >= p[0].1), "the offered window never shrinks here");
+    assert!(at(90).iter().max().is_some_and(|&v| v > 151_552), "the next round trip grows it again");
+}
+
+/// The `reorder` exchange of the test above (segment 5 delayed 8 ms, timestamps), with or
+/// without `cwnd_undo`, stopped at `until`.
+fn reorder_until(undo: bool, until: SimTime) -> Harness {
+    let mut a = linux(true);
+    a.timestamps = true;
+    a.cwnd_undo = undo;
+    let b = TcpConfig { timestamps: true, ..receiver() };
+    let mut h = Harness::new(a, b, ms(10));
+    h.set_fate(|p| {
+        let seg_no = p.rel_seq / MSS + 1;
+        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && seg_no == 5 {
+            Fate::Delay(ms(8))
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(40 * u64::from(MSS));
+    h.run_until(until);
+    h
+}
+
+// Linux cwnd undo (tcp_try_undo_dsack). Segment 5 is delayed 8 ms; RACK retransmits it at
+// 40 ms and fast recovery starts with cwnd 14 segments (IW10 + 4 acknowledged), ssthresh
+// 0.7 * 14 = 9.8 -> 9 (CUBIC). The delayed original fills the hole at 38 ms, so the copy that
+// arrives at 50 ms is a duplicate: the receiver's D-SACK reaches the sender at 60 ms. The
+// recovery ended just before on the cumulative ACK (the echoed TSval, 41, is not older than
+// the retransmission's, so tcp_try_undo_recovery cannot undo), cwnd = ssthresh = 9 segments;
+// the D-SACK then shows the episode's only retransmission was unnecessary and the late
+// tcp_try_undo_dsack ("if (icsk->icsk_ca_state <= TCP_CA_Disorder) tcp_try_undo_dsack(sk)")
+// restores cwnd = max(cwnd, prior_cwnd) = 14 segments and ssthresh = prior_ssthresh (infinite:
+// the first slow start), and that ACK's byte counting makes it 15. Without cwnd_undo the
+// reduction stays.
+#[test]
+fn a_dsack_of_the_only_retransmission_undoes_the_window_reduction() {
+    for undo in [true, false] {
+        let h = reorder_until(undo, at_ms(59));
+        let c = h.a.cc_snapshot();
+        assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), 9 * u64::from(MSS)), "in recovery (PRR), undo {undo}");
+        assert!(matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. }));
+    }
+    let h = reorder_until(true, at_ms(60));
+    let c = h.a.cc_snapshot();
+    assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), u64::MAX));
+    assert_eq!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Open);
+    let h = reorder_until(false, at_ms(60));
+    let c = h.a.cc_snapshot();
+    assert_eq!((c.cwnd, c.ssthresh), (9 * u64::from(MSS), 9 * u64::from(MSS)));
+}

@@ -154,3 +154,89 @@ fn handoff_notifications_reset_cwnd_or_arm_a_request() {
         }
     }
 }
+
+/// `profile = "linux"` (CUBIC, HyStart, PRR, RACK-TLP, IW10) with Quick-Start: RFC 4782 is
+/// sender-agnostic. The sender on the profile's own settings, SACK on, no timestamps.
+fn linux_client(qsthresh: bool) -> TcpConfig {
+    let mut c = client(qsthresh);
+    tcplab_tcp::Profile::LINUX.apply(&mut c);
+    c.sack = true;
+    c.timestamps = false;
+    c.ack = tcplab_tcp::AckPolicy { delayed_ack: None, ack_every: 1, quickack: false };
+    c
+}
+
+fn linux_server() -> TcpConfig {
+    TcpConfig { sack: true, ..server() }
+}
+
+/// The same exchange as `an_approved_request_paces_21_segments_over_one_rtt` with today's Linux
+/// sender: the 21-segment QS window (above its IW10) is paced over the first RTT, and with
+/// `qsthresh` CUBIC takes over in congestion avoidance from cwnd = ssthresh = 21 segments:
+/// one RTT later cwnd has not doubled (slow start would have reached 42).
+#[test]
+fn the_linux_profile_paces_the_qs_window_and_cubic_continues_from_it() {
+    for qsthresh in [false, true] {
+        let mut h = Harness::new(linux_client(qsthresh), linux_server(), ms(50));
+        h.path = Some(path(true, 6));
+        h.a.send(200 * MSS);
+        h.a.close();
+        h.run_until(at_ms(299));
+        let t = data_times(&h);
+        let spacing = SimDuration(4_687_500);
+        for (k, at) in t.iter().take(21).enumerate() {
+            assert_eq!(*at, at_ms(100) + SimDuration(spacing.as_nanos() * k as u64), "QS packet {k} (qsthresh {qsthresh})");
+        }
+        assert_eq!(t[21], at_ms(200), "the 22nd segment waits for the first ACK");
+        let q = h.a.quick_start().expect("qs");
+        assert_eq!((q.stats.requests, q.stats.approvals, q.stats.failures), (1, 1, 0));
+        let snap = h.a.cc_snapshot();
+        if qsthresh {
+            assert_eq!(snap.ssthresh, 21 * MSS);
+            assert!(snap.cwnd >= 21 * MSS && snap.cwnd < 26 * MSS, "CUBIC congestion avoidance: {}", snap.cwnd / MSS);
+        } else {
+            // Slow start continues from the QS window: one segment per ACK of the 21.
+            assert!(snap.cwnd >= 40 * MSS, "slow start after the QS phase: {}", snap.cwnd / MSS);
+        }
+        assert!(h.run());
+        assert_eq!(h.b.stats().bytes_delivered, 200 * MSS);
+    }
+}
+
+/// A lost QS packet with today's Linux sender: the failure response (RFC 4782 §4.5: the default
+/// initial window, IW10 here, and slow start) replaces the multiplicative decrease that PRR
+/// would pace (RecoverFS = the 21-segment QS window down to CUBIC's 0.7 · 21 = 14): right
+/// after the recovery starts cwnd is the IW, and it grows by at most one segment per ACK that
+/// advances SND.UNA, never to PRR's pipe-based value.
+#[test]
+fn a_lost_qs_packet_with_the_linux_profile_resets_cwnd_to_its_iw_not_prr() {
+    let mut h = Harness::new(linux_client(false), linux_server(), ms(50));
+    h.path = Some(path(true, 6));
+    h.set_fate(|p| if p.dir == Dir::AtoB && p.data_idx == 5 { harness::Fate::Drop } else { harness::Fate::Deliver });
+    h.a.send(60 * MSS);
+    h.a.close();
+    let iw = 10 * MSS;
+    // RACK-TLP proves the loss after the ACKs of QS packets 6.. (reordering window ~ RTT/4);
+    // follow cwnd ACK by ACK until the failure is seen.
+    let mut t = at_ms(200);
+    let mut seen = false;
+    let mut last = 0;
+    while t < at_ms(400) {
+        h.run_until(t);
+        let q = h.a.quick_start().expect("qs");
+        let cwnd = h.a.cc_snapshot().cwnd;
+        if q.stats.failures == 1 && !seen {
+            seen = true;
+            assert_eq!(cwnd, iw, "cwnd = IW at the failure");
+        } else if seen {
+            // Slow start from the IW: at most one segment per ACK (ACKs are >= 4.7 ms apart,
+            // so at most one per 0.5 ms step), never PRR's pipe + sndcnt.
+            assert!(cwnd <= last + MSS, "cwnd {} -> {} segments at {t:?}", last / MSS, cwnd / MSS);
+        }
+        last = cwnd;
+        t = t + SimDuration::from_micros(500);
+    }
+    assert!(seen, "the lost QS packet was a Quick-Start failure");
+    assert!(h.run());
+    assert_eq!(h.b.stats().bytes_delivered, 60 * MSS);
+}

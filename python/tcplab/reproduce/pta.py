@@ -33,7 +33,8 @@ TITLE = "Arianfar, Sarolahti & Ott (seed 004): Pathlet Transport Architecture vs
 # 1 Gb/s elsewhere), four pathlets per path, RED marking between 10 % and 30 % of the queue,
 # MTU 1500 B and, behind 4 Mb/s, an average RTT of 135 ms (§IV-A). The delays and queue sizes
 # are in the figure only; ours are chosen to give that RTT, and buffers of about one
-# bandwidth-delay product (at least 20 packets):
+# bandwidth-delay product at the path's base RTT (one packet's transmission included), but
+# never fewer than BUFFER_MIN_PKTS:
 #
 #   s1, s2, s3 --1 ms-- p1 --10 ms-- p2 ==bottleneck (delay d, RED)== g<k> --1 ms-- r<k>_1..r<k>_10
 #
@@ -41,14 +42,24 @@ TITLE = "Arianfar, Sarolahti & Ott (seed 004): Pathlet Transport Architecture vs
 # The bottleneck queue is p2's towards g<k>: RED there marks CE, g<k> is the first pathlet
 # router to see it and names (p2, g<k>) as the congested pathlet.
 
+#: The smallest RED buffer: 10 packets, the least for which the paper's marking thresholds of
+#: 10 % and 30 % of the queue are whole packets (1 and 3). It applies to 43 kb/s only, whose BDP
+#: (1.4 packets) is below it. (Until the third round this link had 20 packets, chosen without a
+#: stated rule; the `buffer43` sensitivity figure keeps that case.)
+BUFFER_MIN_PKTS = 10
 #: group -> (bandwidth, one-way delay of the bottleneck link, RED buffer in packets).
-#: 4 Mb/s: 2 x (1 + 10 + 54 + 1) ms = 132 ms propagation + 3 ms to send a 1500-B packet = 135 ms.
-#: 100 Mb/s: 64 ms base RTT, BDP 533 packets. 43 kb/s: 124 ms propagation + 279 ms per packet.
+#: 4 Mb/s: 2 x (1 + 10 + 54 + 1) ms = 132 ms propagation + 3 ms to send a 1500-B packet = 135 ms,
+#: BDP 45 packets -> 50. 100 Mb/s: 64 ms base RTT, BDP 533 packets -> 500. 43 kb/s: 124 ms
+#: propagation + 279 ms per packet = 403 ms, BDP 1.4 packets -> BUFFER_MIN_PKTS.
 GROUPS: dict[str, tuple[str, str, int]] = {
     "100M": ("100Mbps", "20ms", 500),
     "4M": ("4Mbps", "54ms", 50),
-    "43k": ("43kbps", "50ms", 20),
+    "43k": ("43kbps", "50ms", BUFFER_MIN_PKTS),
 }
+#: The 43 kb/s buffer of the first two rounds (sensitivity figure `buffer43`).
+OLD_BUFFER43_PKTS = 20
+#: Bottleneck bandwidth in bit/s per group (offered load in the notes).
+RATE_BPS = {"100M": 100e6, "4M": 4e6, "43k": 43e3}
 #: Receivers per group ("many receivers that share the same bottleneck links").
 RECEIVERS = 10
 #: Traffic profiles (§IV): Pareto mean 40 KB / 200 KB, shape 1.5.
@@ -71,11 +82,12 @@ LONG_INTERARRIVAL = "2s"
 
 
 def fig6(group: str, variant: str, interarrival_s: float, flows: int, profile: int = 1,
-         long_flows: int = 0) -> dict[str, Any]:
+         long_flows: int = 0, buffer43: int | None = None) -> dict[str, Any]:
     """The Fig 6 scenario: ``flows`` Poisson arrivals (profile sizes, mean inter-arrival
     ``interarrival_s``) from s1/s2 to group ``group``'s receivers with ``variant``'s TCP, and
     with ``long_flows`` > 0 that many 200-KB ICW-3 flows from s3 beside them (Fig 24). The
-    run lasts until the arrivals are over plus time to drain the offered bytes three times."""
+    run lasts until the arrivals are over plus time to drain the offered bytes three times.
+    ``buffer43`` replaces the 43 kb/s link's buffer (packets)."""
     bw, delay, buf = GROUPS[group]
     rate = {"100Mbps": 100e6, "4Mbps": 4e6, "43kbps": 43e3}[bw]
     mean_bytes = {1: 40_000, 2: 200_000}[profile]
@@ -92,6 +104,8 @@ def fig6(group: str, variant: str, interarrival_s: float, flows: int, profile: i
     routers = ["p1", "p2"]
     receivers = []
     for g, (gbw, gdelay, gbuf) in GROUPS.items():
+        if g == "43k" and buffer43:
+            gbuf = buffer43
         gw = f"g{g}"
         nodes.append({"name": gw, "kind": "router"})
         routers.append(gw)
@@ -143,6 +157,11 @@ def _flow_metrics(flows: list[dict[str, Any]]) -> dict[str, Any]:
         "fct_mean_s": st.fmean(fcts) if fcts else math.nan,
         "goodput_mean_bps": st.fmean(f["bytes_requested"] * 8 / f["fct_s"] for f in done if f["fct_s"] > 0) if done else math.nan,
         "icw_segments": st.fmean(iws) if iws else math.nan,
+        # Share of the flows that chose a 1-segment initial window (PTA / host sharing).
+        "icw1_share": sum(w == 1 for w in iws) / len(iws) if iws else math.nan,
+        "bytes_offered": sum(f["bytes_requested"] or 0 for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "spurious_retransmissions": sum(f["spurious_retransmissions"] for f in flows),
         "fcts": fcts,
         "sizes": [f["bytes_requested"] for f in done],
     }
@@ -160,6 +179,9 @@ def measure(res, point: Point) -> dict[str, Any]:
     out = _flow_metrics(short)
     out.update({
         "drops": link["drops_ab"],
+        # RED's early drops: packets it may not mark (not ECN-capable: SYNs and
+        # retransmissions, RFC 3168 §6.1.1 / §6.1.5) dropped with the marking probability.
+        "early_drops": red.get("early_drops", 0),
         "marks": red.get("marks", 0),
         "queue_mean_pkts": red.get("mean_queue", math.nan),
         "retransmissions": sum(f["retransmissions"] for f in short),
@@ -204,18 +226,45 @@ def experiments(quick: bool, seeds: list[int]) -> list[Experiment]:
                      params={"group": p["group"]})
                for v in SERIES for x in p["xs"]]
         out.append(Experiment(name, pts, measure, seeds=seeds))
-    # Sensitivity: how PTA shares the initial window among flows started within an RTT
-    # (004 §III-D leaves it open; `[pathlet] share`), on the 100 Mb/s sweep's ends.
+    # Sensitivity: the readings of 004 §III-C/D we had to settle (`[pathlet] share`,
+    # `congested_flight`), on the 100 Mb/s sweep's ends and its first under-capacity point.
     p = plan(quick)["g100p1"]
-    xs = sorted({min(p["xs"]), max(p["xs"])})
-    pts = [Point(f"pta share={mode}", x, [f"pathlet.share={mode}"], scenario=fig6("100M", "pta", x, p["flows"]),
-                 params={"group": "100M"}) for mode in SHARE_MODES for x in xs]
-    out.append(Experiment("share", pts, measure, seeds=seeds))
+    xs = sorted({min(p["xs"]), max(p["xs"])} | {x for x in p["xs"] if 0.004 < x < 0.006})
+    pts = [Point(name, x, ov, scenario=fig6("100M", "pta", x, p["flows"]), params={"group": "100M"})
+           for name, ov in READINGS for x in xs]
+    out.append(Experiment("readings", pts, measure, seeds=seeds))
+    # The table's other parameters (004 §II-B), off in the main runs: the initial RTO from
+    # MIN_RTT / AVG_RTT and the initial ssthresh from SAFE_SSTHRESH, behind 43 kb/s (RTTs of
+    # seconds under load, where a 1 s initial RTO fires before the SYN-ACK) and 100 Mb/s.
+    pts = []
+    for g, key in (("43k", "g43p1"), ("100M", "g100p1")):
+        q = plan(quick)[key]
+        for x in q["xs"][: (2 if g == "43k" else 3)]:
+            for name, ov in TABLE_PARAMS:
+                pts.append(Point(name, x, ov, scenario=fig6(g, "pta", x, q["flows"]), params={"group": g}))
+    out.append(Experiment("table", pts, measure, seeds=seeds))
+    # The 43 kb/s buffer of the first two rounds (20 packets) beside the rule-based one.
+    q = plan(quick)["g43p1"]
+    pts = [Point(v, x, [], scenario=fig6("43k", v, x, q["flows"], buffer43=OLD_BUFFER43_PKTS), params={"group": "43k"})
+           for v in SERIES for x in q["xs"]]
+    out.append(Experiment("buffer43", pts, measure, seeds=seeds))
     return out
 
 
-#: `[pathlet] share` modes compared in the sensitivity figure.
-SHARE_MODES = ("split", "budget", "none")
+#: The readings of 004 §III-C/D compared in the `readings` figure: (series, overrides).
+READINGS: tuple[tuple[str, list[str]], ...] = (
+    ("pta share=even", []),
+    ("pta share=split", ["pathlet.share=split"]),
+    ("pta share=budget", ["pathlet.share=budget"]),
+    ("pta share=none", ["pathlet.share=none"]),
+    ("pta flight=at_signal", ["pathlet.congested_flight=at_signal"]),
+)
+#: `[pathlet]` switches of the `table` figure.
+TABLE_PARAMS: tuple[tuple[str, list[str]], ...] = (
+    ("pta", []),
+    ("pta initial_rto", ["pathlet.initial_rto=true"]),
+    ("pta ssthresh", ["pathlet.ssthresh=true"]),
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,10 +349,95 @@ def _plot_sweep(fig, pts, metric: str, ylabel: str, log_x: bool = True) -> None:
         ax.errorbar(xs, ys, yerr=es, marker="o", capsize=2, label=s)
     if log_x:
         ax.set_xscale("log")
+        _plain_log_ticks(ax, sorted({x for (_, x) in pts}))
     ax.set_xlabel("mean inter-arrival time (s)")
     ax.set_ylabel(ylabel)
     ax.set_title(fig.title, fontsize=9)
     ax.legend(fontsize=7)
+    fig.plot(f)
+    plt.close(f)
+
+
+def _plain_log_ticks(ax, ticks: list[float], axis: str = "x") -> None:
+    """A log axis ticked at the measured values only, labelled as plain numbers (0.002, 4, 32)
+    rather than matplotlib's default 2x10^-3 / 4x10^0 (qa finding; as ``plot/run.py``'s RTT
+    panel does)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    a.set_major_locator(FixedLocator(ticks))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_locator(NullLocator())
+
+
+def _plain_log_axis(a) -> None:
+    """A log axis (``ax.xaxis`` / ``ax.yaxis``) ticked at 1, 2, 3 and 5 times powers of ten and
+    labelled as plain numbers (no minor labels)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    a.set_major_locator(LogLocator(subs=(1.0, 2.0, 3.0, 5.0)))
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    a.set_minor_locator(NullLocator())
+
+
+def _plot_lines(fig, lines: dict[str, list[tuple[float, float]]], xlabel: str, ylabel: str, log_y: bool = False,
+                tick_labels: dict[float, str] | None = None) -> None:
+    """One line per series through its (x, y) points, x logarithmic with plain labels (or
+    ``tick_labels``), y too with ``log_y``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f, ax = plt.subplots(figsize=(5, 3.2))
+    xs: set[float] = set()
+    for s, pts in lines.items():
+        pts = [(x, y) for x, y in pts if y is not None and not math.isnan(y) and y > 0]
+        if not pts:
+            continue
+        pts.sort()
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=s)
+        xs.update(x for x, _ in pts)
+    ax.set_xscale("log")
+    _plain_log_ticks(ax, sorted(xs))
+    if tick_labels:
+        from matplotlib.ticker import FuncFormatter
+
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: tick_labels.get(v, f"{v:g}")))
+        ax.tick_params(axis="x", labelsize=7)
+    if log_y:
+        ax.set_yscale("log")
+        _plain_log_axis(ax.yaxis)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.set_title(fig.title, fontsize=9)
+    ax.legend(fontsize=7)
+    fig.plot(f)
+    plt.close(f)
+
+
+def _plot_cdf(fig, samples: dict[str, list[float]], xlabel: str) -> None:
+    """Empirical CDFs (step functions) of ``samples`` per series, one line each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f, ax = plt.subplots(figsize=(5, 3.2))
+    for s in SERIES:
+        v = sorted(samples.get(s, []))
+        if not v:
+            continue
+        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=f"{s} ({len(v)} flows)")
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction of flows")
+    ax.set_ylim(0, 1.01)
+    ax.grid(alpha=0.3)
+    ax.set_title(fig.title, fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    _plain_log_axis(ax.xaxis)
     fig.plot(f)
     plt.close(f)
 
@@ -322,12 +456,16 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             "(`python/tcplab/reproduce/pta.py` `fig6`): senders -1 ms- p1 -10 ms- p2 =bottleneck= g "
             "-1 ms- 10 receivers, p1/p2/g pathlet routers (four pathlets); bottlenecks 100 Mb/s (20 ms, "
             "500-packet RED buffer), 4 Mb/s (54 ms, 50 packets: 135 ms RTT with one packet's "
-            "transmission, the paper's figure) and 43 kb/s (50 ms, 20 packets); RED marks between 10 % "
+            "transmission, the paper's figure) and 43 kb/s (50 ms, 10 packets); buffers are one "
+            "bandwidth-delay product at the base RTT (533 and 45 packets, rounded to 500 and 50) but "
+            "at least 10 packets, the least for which RED's thresholds are whole packets (43 kb/s: BDP "
+            "1.4 packets); RED marks between 10 % "
             "and 30 % of the buffer (gentle), every connection ECN-capable; 1 Gb/s elsewhere. The "
             "paper's delays and buffers are only in its Fig 6, which we do not have: these are our "
             "choices. Series: icw3 / icw10 fixed initial windows; pta = 004's pathlet table "
-            "(defaults of `[pathlet]`: N = 4 periods, initial window split among flows started "
-            "within an RTT, losses count on every pathlet), falling back to 3 segments; host-sharing "
+            "(defaults of `[pathlet]`: N = 4 periods, the initial window shared evenly among the flows "
+            "started over the bottleneck pathlet in the last RTT, a congested flow's FlightSize its "
+            "largest in the period, losses count on every pathlet), falling back to 3 segments; host-sharing "
             "= RFC 9040 cwnd/ssthresh/RTT cache per destination, falling back to 3. Each run drives "
             "one bottleneck group; the paper's figures are not in our copy, so `paper` is empty and "
             "the notes compare directions."
@@ -348,7 +486,10 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             for q in (0.1, 0.25, 0.5, 0.75, 0.9):
                 v = _quantile(f, q)
                 fig.add(s, q, "fct_s", None if math.isnan(v) else round(v, 4))
+        _plot_cdf(fig, {s: _flat(g4, "fcts", series=s, x=x) for s in SERIES}, "flow completion time (s)")
         med = {s: _quantile(_flat(g4, "fcts", series=s, x=x), 0.5) for s in SERIES}
+        fig.note(f"Offered load (bytes requested / (flows x mean inter-arrival) / 4 Mb/s, mean over runs): "
+                 f"{offered_load(g4[g4['x'] == x], '4M')[x]:.2f}.")
         fig.note("Median FCT: " + ", ".join(f"{s} {med[s]:.3f} s" for s in SERIES) + ".")
         if key == "fig9":
             fig.note(f"Paper: without congestion larger windows finish sooner and PTA is near ICW 10. Ours: "
@@ -364,6 +505,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     _plot_sweep(fig, p11, "fct_mean_s", "mean FCT (s)")
     _direction_notes(fig, p11, "fct_mean_s", low=True,
                      claim="Paper: ICW 3 may already congest 43 kb/s; PTA finds the right (small) window.")
+    fig.note("Offered load (bytes requested / (flows x mean inter-arrival) / 43 kb/s, mean over seeds): "
+             + ", ".join(f"{_xlabel(x)} {v:.2f}" for x, v in offered_load(g43, "43k").items()) + ".")
     fig = rep.figure("fig12", "Fig 12: mean FCT, 100 Mb/s bottleneck, low congestion (profile 1)")
     xs100 = sorted(set(g100["x"]))
     half = len(xs100) // 2
@@ -375,6 +518,15 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     _plot_sweep(fig, p13, "fct_mean_s", "mean FCT (s)")
     _direction_notes(fig, p13, "fct_mean_s", low=True,
                      claim="Paper: no benefit of a large window under heavy load; ICW 10 irregular, PTA adapts.")
+    fig.note("Offered load (bytes requested / (flows x mean inter-arrival) / 100 Mb/s, mean over seeds): "
+             + ", ".join(f"{_xlabel(x)} {v:.2f}" for x, v in offered_load(g100, "100M").items())
+             + ". Share of PTA flows that started with 1 segment: "
+             + ", ".join(f"{_xlabel(x)} {100 * m:.0f} %" for (_, x), (m, _) in
+                         sorted(by_point(g100[g100["series"] == "pta"], "icw1_share").items(), key=lambda kv: kv[0][1]))
+             + "; mean PTA initial window: "
+             + ", ".join(f"{_xlabel(x)} {m:.1f}" for (_, x), (m, _) in
+                         sorted(by_point(g100[g100["series"] == "pta"], "icw_segments").items(), key=lambda kv: kv[0][1]))
+             + " segments.")
 
     # Fig 14: FCT vs flow size (100 Mb/s, the least loaded point).
     x14 = max(xs100)
@@ -393,6 +545,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
                 fig.add(s, lab, "fct_mean_s", round(st.fmean(b), 4))
                 gains.setdefault(lab, {})[s] = st.fmean(b)
             lo = e
+    _plot_lines(fig, {s: [(640_000 if lab == "inf" else lab, v[s]) for lab, v in gains.items() if s in v] for s in SERIES},
+                "flow size bin, upper edge (bytes)", "mean FCT (s)", log_y=True, tick_labels={640_000: ">320000"})
     rel = [(lab, v["icw3"] / v["pta"]) for lab, v in gains.items() if "icw3" in v and "pta" in v and v["pta"] > 0]
     if rel:
         fig.note("ICW 3 / PTA mean FCT by size bin: " + ", ".join(f"≤{lab}: {r:.2f}" for lab, r in rel)
@@ -409,6 +563,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             if not math.isnan(ci):
                 fig.add(label, _xlabel(x), "icw_segments_ci95", round(ci, 2))
             p15[(label, x)] = m
+    _plot_lines(fig, {lab: sorted((x, m) for (l, x), m in p15.items() if l == lab) for lab in ("pta", "pta-profile2")},
+                "mean inter-arrival time (s)", "mean initial window (segments)", log_y=True)
     lo_x, hi_x = min(xs100), max(xs100)
     fig.note(f"PTA's mean initial window (profile 1): {p15[('pta', hi_x)]:.1f} segments at {_xlabel(hi_x)}, "
              f"{p15[('pta', lo_x)]:.1f} at {_xlabel(lo_x)} (paper: smaller under more load; above 10 on a "
@@ -444,6 +600,10 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             fig.note("Drops icw10 / icw3 / pta per x: " + "; ".join(
                 f"{_xlabel(x)}: {a:.0f} / {b:.0f} / {c:.0f}" for x, a, b, c in ratio)
                 + " (paper: ICW 10 raises drops sharply on 43 kb/s; PTA fewest).")
+            early = df["early_drops"].sum() / max(df["drops"].sum(), 1)
+            fig.note(f"Of all drops in these runs, {100 * early:.0f} % are RED early drops of packets RED may not "
+                     "mark (not ECN-capable: SYNs and retransmissions); the rest are forced drops (average queue above "
+                     "the gentle range) or buffer overflows.")
 
     # Fig 24: long ICW-3 flows beside short flows of each variant.
     fig = rep.figure("fig24", "Fig 24: mean FCT of long 200-KB ICW-3 flows beside short flows, 4 Mb/s",
@@ -457,19 +617,71 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     fig.note("Long flows' FCT relative to the all-ICW-3 case: " + "; ".join(harm)
              + " (paper: PTA harms the long ICW-3 flows less than ICW 10).")
 
-    fig = rep.figure("share", "Sensitivity: how PTA shares the initial window within an RTT (100 Mb/s, profile 1)",
-                     "004 §III-D: \"The initial congestion window is shared between all flows started over the "
-                     "bottleneck pathlet within a round-trip time\" without saying how. split: the k-th flow of a "
-                     "window gets ICW/k (default); budget: what the earlier ones left; none: no sharing.")
-    ps = by_point(data["share"], "fct_mean_s")
-    for (s, x), (m, ci) in ps.items():
-        fig.add(s, _xlabel(x), "fct_mean_s", round(m, 4))
-        fig.add(s, _xlabel(x), "icw_segments", round(mean_ci(values_of(data["share"], "icw_segments", s, x))[0], 2))
-    for x in sorted({x for _, x in ps}):
-        fig.note(f"{_xlabel(x)}: mean FCT " + ", ".join(f"{m} {ps[(f'pta share={m}', x)][0]:.3f} s" for m in SHARE_MODES) + ".")
+    fig = rep.figure("readings", "Sensitivity: our readings of 004 §III-C/D (100 Mb/s, profile 1)",
+                     "§III-D: \"The initial congestion window is shared between all flows started over the "
+                     "bottleneck pathlet within a round-trip time\". even (default): a flow gets ICW/k, k = flows "
+                     "started in the last RTT; split: fixed RTT windows, the k-th flow of one gets ICW/k; budget: "
+                     "what the earlier ones of the window left; none: no sharing. §III-C rule (b) halves a congested "
+                     "flow's FlightSize: its largest flight in the period (default) or, flight=at_signal, its flight "
+                     "at the ACK carrying the indication.")
+    rd = data["readings"]
+    for metric, d in (("fct_mean_s", 4), ("icw_segments", 2), ("drops", 1)):
+        for (sr, x), (m, ci) in by_point(rd, metric).items():
+            fig.add(sr, _xlabel(x), metric, None if math.isnan(m) else round(m, d))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), f"{metric}_ci95", round(ci, d))
+    pr = by_point(rd, "fct_mean_s")
+    for x in sorted({x for _, x in pr}):
+        fig.note(f"{_xlabel(x)}: mean FCT " + ", ".join(f"{n[4:]} {pr[(n, x)][0]:.3f} s" for n, _ in READINGS if (n, x) in pr)
+                 + f" (icw3 {p13.get(('icw3', x), p12.get(('icw3', x), (math.nan,)))[0]:.3f} s, "
+                 f"icw10 {p13.get(('icw10', x), p12.get(('icw10', x), (math.nan,)))[0]:.3f} s in the main runs).")
+
+    fig = rep.figure("table", "The table's other parameters: initial RTO from AVG_RTT, initial ssthresh from SAFE_SSTHRESH",
+                     "PTA as in the main runs (pta), with `[pathlet] initial_rto = true` (RTO of a new connection = "
+                     "3 x AVG_RTT of the path's pathlet with the largest MIN_RTT, RFC 6298 (2.2) with AVG_RTT as the "
+                     "first sample) and with `ssthresh = true` (ssthresh = the smallest SAFE_SSTHRESH of the path). "
+                     "timeouts: RTOs of the short flows per run (SYN timeouts included); spurious: their "
+                     "retransmissions the receiver already had.")
+    tb = data["table"]
+    tbl = {}
+    for metric, d in (("fct_mean_s", 4), ("timeouts", 1), ("spurious_retransmissions", 1), ("drops", 1)):
+        for (sr, x), (m, ci) in by_point(tb, metric).items():
+            fig.add(sr, _xlabel(x), metric, None if math.isnan(m) else round(m, d))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), f"{metric}_ci95", round(ci, d))
+            tbl[(sr, x, metric)] = m
+    for x in sorted({x for _, x in by_point(tb, "fct_mean_s")}):
+        fig.note(f"{_xlabel(x)}: timeouts per run " + ", ".join(f"{n} {tbl[(n, x, 'timeouts')]:.1f}" for n, _ in TABLE_PARAMS)
+                 + "; mean FCT " + ", ".join(f"{n} {tbl[(n, x, 'fct_mean_s')]:.3f} s" for n, _ in TABLE_PARAMS) + ".")
+
+    fig = rep.figure("buffer43", f"Sensitivity: the 43 kb/s bottleneck with the {OLD_BUFFER43_PKTS}-packet buffer of the earlier rounds",
+                     f"Same runs as Figs 11, 17, 20, 21 with a {OLD_BUFFER43_PKTS}-packet RED buffer instead of "
+                     f"{GROUPS['43k'][2]} (thresholds 10 % / 30 % of it).")
+    b43 = data["buffer43"]
+    bd = {}
+    for metric, d in (("fct_mean_s", 3), ("drops", 1), ("queue_mean_pkts", 2)):
+        for (sr, x), (m, ci) in by_point(b43, metric).items():
+            fig.add(sr, _xlabel(x), metric, None if math.isnan(m) else round(m, d))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), f"{metric}_ci95", round(ci, d))
+            bd[(sr, x, metric)] = m
+    p20 = by_point(g43, "drops")
+    for x in sorted({x for _, x in by_point(b43, "drops")}):
+        fig.note(f"{_xlabel(x)}: drops icw10 / icw3 / pta with {OLD_BUFFER43_PKTS} packets "
+                 f"{bd[('icw10', x, 'drops')]:.0f} / {bd[('icw3', x, 'drops')]:.0f} / {bd[('pta', x, 'drops')]:.0f}, "
+                 f"with {GROUPS['43k'][2]} {p20[('icw10', x)][0]:.0f} / {p20[('icw3', x)][0]:.0f} / {p20[('pta', x)][0]:.0f}.")
     unfinished = int(sum(sum(d["unfinished"]) for d in data.values()))
     fig.note(f"Unfinished short flows over all runs of the reproduction: {unfinished} (excluded from FCT means).")
     return rep
+
+
+def offered_load(df, group: str) -> dict[float, float]:
+    """x -> the offered load of the short flows as a fraction of the bottleneck (mean over runs):
+    bytes requested over the arrival span, flows x mean inter-arrival time."""
+    out = {}
+    for x, g in df.groupby("x"):
+        out[x] = st.fmean(b * 8 / (n * x) / RATE_BPS[group] for b, n in zip(g["bytes_offered"], g["flows"]))
+    return dict(sorted(out.items()))
 
 
 def values_of(df, metric: str, series: str, x: float) -> list[float]:

@@ -5,13 +5,17 @@ Layout of ``DIR``::
     study.json           what the study is (the expansion, the base scenario's hash)
     ledger.jsonl         one JSON line per finished run (key, seed, point, timings, worker)
     runs/<key>.parquet   the flows table of one run, with its point's columns and seed
+    runs/<name>/<key>.parquet  further tables of the run, when it has more than one
+                         (``tcplab whatif``: its retransmissions and connections)
     flows.parquet        all runs of the study in one tidy table (rebuilt at the end)
     summary.csv/.parquet mean and 95 % confidence interval per point
 
 **A run is finished when its file exists.** The driver writes ``runs/<key>.parquet`` to a
 temporary name in the same directory, flushes it to disk (``fsync``) and renames it
 (``os.replace``, atomic on POSIX): a reader sees no file or the whole file, never half of
-one, whichever process is killed when. Only then is the ledger line appended (one
+one, whichever process is killed when. A run's further tables (``extras``) are written the
+same way before it, so that the run file's existence implies theirs. Only then is the
+ledger line appended (one
 ``write`` of one line in append mode). The ledger is therefore never ahead of the files;
 it can be behind by the runs whose line was not written yet when the driver died, and
 :meth:`Ledger.open` repairs that from the files' own metadata. A torn last line (the driver
@@ -114,6 +118,10 @@ class Ledger:
     def run_path(self, key: str) -> Path:
         return self.runs_dir / f"{key}.parquet"
 
+    def extra_path(self, key: str, name: str) -> Path:
+        """Where the run's further table ``name`` is filed (see :meth:`record`)."""
+        return self.runs_dir / name / f"{key}.parquet"
+
     @classmethod
     def open(cls, out: Path) -> "Ledger":
         """Read the ledger and reconcile it with ``runs/``: drop lines whose file is gone,
@@ -134,7 +142,7 @@ class Ledger:
                         led.duplicate_lines += 1
                         continue
                     listed[key] = e
-        for tmp in led.runs_dir.glob(f"{TMP_PREFIX}*"):
+        for tmp in [*led.runs_dir.glob(f"{TMP_PREFIX}*"), *led.runs_dir.glob(f"*/{TMP_PREFIX}*")]:
             tmp.unlink(missing_ok=True)
         on_disk = run_keys_on_disk(led.runs_dir)
         led.entries = {k: e for k, e in listed.items() if k in on_disk}
@@ -157,10 +165,14 @@ class Ledger:
         e["recovered"] = True
         return e
 
-    def record(self, entry: dict[str, Any], table: pa.Table) -> None:
-        """File one finished run: its table (with ``entry`` as metadata) atomically, then the
+    def record(self, entry: dict[str, Any], table: pa.Table, extras: dict[str, pa.Table] | None = None) -> None:
+        """File one finished run: its further tables ``extras`` (``runs/<name>/<key>.parquet``,
+        each atomically), then its table (with ``entry`` as metadata) atomically, then the
         ledger line."""
         key = entry["key"]
+        for name, extra in (extras or {}).items():
+            self.extra_path(key, name).parent.mkdir(exist_ok=True)
+            write_table_atomic(self.extra_path(key, name), extra)
         meta = dict(table.schema.metadata or {})
         meta[META_KEY] = json.dumps(entry, sort_keys=True).encode()
         write_table_atomic(self.run_path(key), table.replace_schema_metadata(meta))

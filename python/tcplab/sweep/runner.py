@@ -46,19 +46,19 @@ TASKS_PER_WORKER = 8
 MAX_RUNS_PER_TASK = 16
 
 
-def chunk_size(n_runs: int, n_workers: int) -> int:
-    """Runs per Dask task: n_runs / (workers x TASKS_PER_WORKER), between 1 and
-    MAX_RUNS_PER_TASK."""
-    return max(1, min(MAX_RUNS_PER_TASK, n_runs // max(1, n_workers * TASKS_PER_WORKER)))
+def chunk_size(n_runs: int, n_workers: int, most: int = MAX_RUNS_PER_TASK) -> int:
+    """Runs per Dask task: n_runs / (workers x TASKS_PER_WORKER), between 1 and ``most``
+    (MAX_RUNS_PER_TASK)."""
+    return max(1, min(most, n_runs // max(1, n_workers * TASKS_PER_WORKER)))
 
 
-def chunks(n_runs: int, n_workers: int) -> list[range]:
+def chunks(n_runs: int, n_workers: int, most: int = MAX_RUNS_PER_TASK) -> list[range]:
     """The runs (indices) of each Dask task, in submission order: :func:`chunk_size` runs
     per task while many remain, then ever smaller tasks ("guided self-scheduling",
     Polychronopoulos & Kuck 1987: a task takes at most the remaining runs / (2 x workers)),
     so that the last tasks are short and a worker that finishes first idles for about one
     run at the end instead of up to a whole task of MAX_RUNS_PER_TASK runs."""
-    size = chunk_size(n_runs, n_workers)
+    size = chunk_size(n_runs, n_workers, most)
     out, start = [], 0
     while start < n_runs:
         left = n_runs - start
@@ -291,6 +291,7 @@ def execute(
     total: int | None = None,
     desc: str = "",
     bar: Any = None,
+    per_task: int = MAX_RUNS_PER_TASK,
 ) -> Execution:
     """Run ``jobs`` (``(key, payload)`` pairs) on Dask and hand each result to ``on_result``
     (``(job index, result)``) in the driver, as it arrives. The sweep's runs and the
@@ -299,7 +300,9 @@ def execute(
     ``fn`` runs on a worker with the payloads of one task (several jobs, :func:`chunk_size`)
     and returns one result per payload, or the exception that payload raised. ``total``:
     the progress bar's total (the jobs plus those already done); ``bar``: an existing tqdm bar
-    to advance instead of a new one (``progress`` then does not apply).
+    to advance instead of a new one (``progress`` then does not apply); ``per_task``: most
+    jobs in one task (1 for jobs long enough that Dask's per-task cost does not matter, such
+    as a capture's what-if: a killed worker then loses one job's work).
 
     ``workers=0`` (without ``scheduler``): no cluster; the same tasks run one after the other
     in this process (:data:`IN_PROCESS`), for work too small to pay for starting workers."""
@@ -312,8 +315,8 @@ def execute(
                    disable=None if progress is None else not progress, file=sys.stderr, smoothing=0.1)
     try:
         if workers == 0 and scheduler is None:
-            return _execute_here(jobs, fn, on_result, bar)
-        return _execute_dask(jobs, fn, on_result, bar, workers=workers, scheduler=scheduler)
+            return _execute_here(jobs, fn, on_result, bar, per_task)
+        return _execute_dask(jobs, fn, on_result, bar, workers=workers, scheduler=scheduler, per_task=per_task)
     finally:
         if own:
             bar.close()
@@ -326,10 +329,10 @@ def execute(
 IN_PROCESS = 0
 
 
-def _execute_here(jobs: list[tuple[str, Any]], fn, on_result, bar) -> Execution:
+def _execute_here(jobs: list[tuple[str, Any]], fn, on_result, bar, per_task: int = MAX_RUNS_PER_TASK) -> Execution:
     ex = Execution(workers=1)
     t0 = time.perf_counter()
-    size = chunk_size(len(jobs), 1)
+    size = chunk_size(len(jobs), 1, per_task)
     for start in range(0, len(jobs), size):
         idx = list(range(start, min(start + size, len(jobs))))
         for i, outcome in zip(idx, fn([jobs[i][1] for i in idx])):
@@ -343,7 +346,8 @@ def _execute_here(jobs: list[tuple[str, Any]], fn, on_result, bar) -> Execution:
     return ex
 
 
-def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, scheduler) -> Execution:
+def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, scheduler,
+                  per_task: int = MAX_RUNS_PER_TASK) -> Execution:
     from dask.distributed import as_completed
 
     ex = Execution()
@@ -352,7 +356,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
     ex.start_s = time.perf_counter() - t_start
     try:
         ex.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        tasks = [list(c) for c in chunks(len(jobs), ex.workers)]
+        tasks = [list(c) for c in chunks(len(jobs), ex.workers, per_task)]
         by_key = {f"tcplab-runs-{jobs[c[0]][0]}-{len(c)}": c for c in tasks}
         payloads = [[jobs[i][1] for i in c] for c in tasks]
         t0 = time.perf_counter()
@@ -471,7 +475,9 @@ def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dic
     flows = to_pandas(table)
     keys = list(study.keys)
     summary = summarize(flows, keys, metrics_of(study, flows)) if len(flows) else pd.DataFrame()
-    L.write_table_atomic(out / "summary.parquet", pa.Table.from_pandas(summary, preserve_index=False))
+    # The study's record in the summary's metadata too: every table says what produced it.
+    st = pa.Table.from_pandas(summary, preserve_index=False)
+    L.write_table_atomic(out / "summary.parquet", st.replace_schema_metadata({**(st.schema.metadata or {}), **meta}))
     L.write_atomic(out / "summary.csv", summary.to_csv(index=False).encode())
     return SweepResult(study, out, flows, summary)
 

@@ -74,7 +74,7 @@ def run_task(task: RunTask) -> RunOutcome:
     """Load the scenario with the point's overrides and simulate it without tracing.
     Raises :class:`tcplab.ScenarioError` for a point the simulator refuses at run time."""
     from .. import _core
-    from ..api import Scenario, add_flow_names, provenance
+    from ..api import Scenario, _FlowNames, add_flow_names, provenance
     from ..errors import _translate
     from ..tables import to_arrow
 
@@ -90,10 +90,13 @@ def run_task(task: RunTask) -> RunOutcome:
     except _core.ScenarioError as e:
         raise _translate(e) from None
     summary = json.loads(raw.summary_json)
-    summary.pop("flows", None)  # the same numbers are the flows table
-    # As tcplab run's flows table: the flow_name column, and the same provenance record.
-    flows = add_flow_names(to_arrow(raw.table("flows")), spec.flow_names)
+    flow_summaries = summary.pop("flows", None) or []  # the same numbers are the flows table
     sc = Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), task.overrides, task.scenario_source)
+    # As tcplab run's flows table: the flow_name column (a workload's connections named by
+    # their workload), and the same provenance record.
+    names = _FlowNames(sc)
+    names.extend(0, [f.get("workload") for f in flow_summaries])
+    flows = add_flow_names(to_arrow(raw.table("flows")), names.names, names.labels)
     return RunOutcome(
         key=task.key,
         flows=flows,

@@ -1,5 +1,14 @@
 """What-if replay of captured connections (Rewaskar, Kaur & Smith (003) §IV-C/D, §V).
 
+>>> import tcplab
+>>> df = tcplab.whatif(["day1/", "day2.pcapng"], "out", workers=4)   # on the sweep engine
+>>> df.groupby("grid_set")["delta_duration_s"].mean()
+>>> tcplab.whatif.load("out").connections                             # the other tables
+
+``tcplab.whatif(captures, out)`` (:func:`run`) computes every capture as one task of the
+sweep engine, files it in ``out``'s ledger and resumes (:mod:`.engine`); it returns the
+``whatif`` table. In memory, without an output directory:
+
 >>> res = whatif(["trace.pcap"], model="linux")
 >>> res.whatif.query("grid_set == 'smart'")[["conn_id", "delta_duration_s", "delta_pct"]]
 >>> res.write("out")          # whatif/retransmissions/connections .parquet+.csv, summary.json
@@ -17,6 +26,9 @@ shorter) and 003 §V-A-3's Best-Case bound. Columns: docs/outputs.md ("whatif").
 from __future__ import annotations
 
 import os
+import sys
+import types
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .. import _core
@@ -107,4 +119,62 @@ def whatif(
     return result
 
 
-__all__ = ["WhatIfResult", "GridError", "whatif", "TABLES"]
+def run(
+    captures: str | os.PathLike | Iterable[str | os.PathLike],
+    out: str | os.PathLike,
+    *,
+    model: str = "auto",
+    vantage: str = "auto",
+    tlp: bool | None = None,
+    grid: str | os.PathLike | Sequence[tuple] | None = None,
+    only: str | Sequence[str] | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    overwrite: bool = False,
+    report: bool = True,
+) -> pd.DataFrame:
+    """The what-if of every capture (files, or directories of captures) on the sweep engine
+    (:mod:`.engine`): one task per capture on ``workers`` local processes (default: one per
+    core; a single capture runs in this process) or on the Dask cluster at ``scheduler``,
+    each capture filed in ``out``'s ledger as it finishes, so that running the same call
+    again computes only what is missing. Writes the combined tables, ``summary.json`` and
+    (``report``) the report into ``out`` and returns the ``whatif`` table (one row per
+    connection and grid point; ``df.attrs["summary"]`` is the summary). Other arguments as
+    :func:`whatif`. ``tcplab.whatif(...)`` is this function."""
+    from .engine import run_whatif
+
+    res = run_whatif(captures, out, model=model, vantage=vantage, tlp=tlp, grid=grid, only=only, workers=workers,
+                     scheduler=scheduler, progress=progress, overwrite=overwrite, report=report).result
+    df = res.whatif
+    df.attrs["summary"] = res.summary
+    return df
+
+
+def load(out: str | os.PathLike) -> WhatIfResult:
+    """A finished what-if directory's tables (``.whatif``, ``.retransmissions``,
+    ``.connections``) and ``.summary``."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    d = Path(os.fsdecode(os.fspath(out)))
+    summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+    tables = {}
+    for name in TABLES:
+        with open(d / f"{name}.parquet", "rb") as fh:
+            tables[name] = pq.read_table(fh)
+    return WhatIfResult(summary, tables)
+
+
+class _CallableModule(types.ModuleType):
+    """Lets ``tcplab.whatif(...)`` call :func:`run` while ``tcplab.whatif.whatif``,
+    ``.load`` etc. stay attributes of the module (as ``tcplab.sweep``)."""
+
+    def __call__(self, *args, **kwargs):
+        return run(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+__all__ = ["WhatIfResult", "GridError", "whatif", "run", "load", "TABLES"]

@@ -282,6 +282,7 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
         n = int(v.notna().sum())
         stats[f"best_case_gt10pct/{model}"] = float((v > SIGNIFICANT_PCT).sum() / n) if n else None
         stats[f"best_case_lt1pct/{model}"] = float((v < 1.0).sum() / n) if n else None
+        stats[f"best_case_connections/{model}"] = n
     _log_limits(ax, drawn3)
     ax.set_xlabel("Best-Case reduction (% of duration)")
     ax.set_ylabel("CDF of connections")
@@ -311,12 +312,18 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
         v = -rows["delta_rtts"].astype(float)
         return float(v.mean()) if v.notna().any() else None
 
+    def put_mean(key: str, rows) -> None:
+        """A mean reduction and, beside it, the number of connections it rests on (qa
+        finding: a mean over 2 connections must not read like one over 2000)."""
+        stats[key] = mean_reduction(rows)
+        stats[f"{key}/connections"] = int(rows["delta_rtts"].notna().sum())
+
     # Fig 4: k.
     panel_set("fig4_k.png", "Fig 4: impact of k", [(f"k = {k:g}", (lambda m, k=k: select(wi, m, k=k))) for k in FIG4_K])
     for model in models:
         for k in (2.0, 4.0, 6.0, 8.0):
             rows, _ = select(wi, model, k=k)
-            stats[f"mean_reduction_rtts/k={k:g}/{model}"] = mean_reduction(rows)
+            put_mean(f"mean_reduction_rtts/k={k:g}/{model}", rows)
     # Fig 5: minRTO, a, D.
     small = lambda rows: rows[rows["data_bytes"] <= SMALL_CONNECTION_BYTES]  # noqa: E731
     large = lambda rows: rows[rows["data_bytes"] > SMALL_CONNECTION_BYTES]  # noqa: E731
@@ -327,13 +334,13 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
     panel_set("fig5_minrto_a_d.png", "Fig 5: impact of minRTO, a and D", panels)
     for model in models:
         for v in (100.0, 200.0, 400.0, 800.0, 1000.0):
-            stats[f"mean_reduction_rtts/min_rto={v:g}/{model}"] = mean_reduction(select(wi, model, min_rto_ms=v)[0])
+            put_mean(f"mean_reduction_rtts/min_rto={v:g}/{model}", select(wi, model, min_rto_ms=v)[0])
         for a in (1.0, 0.5, 0.25, 1 / 32):
-            stats[f"mean_reduction_rtts/a={a:g}/{model}"] = mean_reduction(select(wi, model, a=a)[0])
+            put_mean(f"mean_reduction_rtts/a={a:g}/{model}", select(wi, model, a=a)[0])
         for d in ("2", "3", "4", "adaptive"):
             rows, _ = select(wi, model, D=d)
-            stats[f"mean_reduction_rtts/D={d}/small/{model}"] = mean_reduction(small(rows))
-            stats[f"mean_reduction_rtts/D={d}/large/{model}"] = mean_reduction(large(rows))
+            put_mean(f"mean_reduction_rtts/D={d}/small/{model}", small(rows))
+            put_mean(f"mean_reduction_rtts/D={d}/large/{model}", large(rows))
 
     # Fig 6 and 7: Smart-Config.
     smart = wi[_str(wi, "grid_set") == "smart"].assign(model=lambda x: x["model"].astype(str))
@@ -363,12 +370,41 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
         x, y = -g["best_case_rtts"].astype(float), -g["delta_rtts"].astype(float)
         ok = x.notna() & y.notna() & (x > 0)
         stats[f"smart_over_bestcase/{model}"] = float(y[ok].mean() / x[ok].mean()) if ok.any() and x[ok].mean() > 0 else None
+        stats[f"smart_over_bestcase/{model}/connections"] = int(ok.sum())
     _bestcase_axes(ax, f"Fig 7: Smart-Config vs Best-Case {title}", xs7)
     fig.tight_layout()
     fig.savefig(out / "fig7_smart_vs_bestcase.png", dpi=100)
     plt.close(fig)
     stats["notes"] = sorted(set(notes))
     return stats
+
+
+def connection_counts(wi):
+    """Per model, the connections every number of the report rests on: all of them, how
+    their model was chosen (``model_source``: inferred, the best-scoring candidate when the
+    inference could not decide, or forced), those with a Best-Case bound (an RTT sample), and
+    those in the Smart-Config rows."""
+    import pandas as pd
+
+    conns = per_connection(wi).assign(model=lambda x: x["model"].astype(str),
+                                       model_source=lambda x: x["model_source"].astype(str))
+    smart = wi[_str(wi, "grid_set") == "smart"].assign(model=lambda x: x["model"].astype(str))
+    rows = []
+    for model in sorted(_model_params(wi)):
+        g = conns[conns["model"] == model]
+        src = g["model_source"].value_counts()
+        sm = smart[smart["model"] == model]
+        rows.append({
+            "model": model,
+            "connections": len(g),
+            "inferred": int(src.get("inferred", 0)),
+            "best_candidate": int(src.get("best_candidate", 0)),
+            "forced": int(src.get("forced", 0)),
+            "with_best_case": int(g["best_case_rtts"].notna().sum()),
+            "smart_config": int(sm.drop_duplicates(["capture", "conn_id"])["delta_pct"].notna().sum()),
+        })
+    return pd.DataFrame(rows, columns=["model", "connections", "inferred", "best_candidate", "forced",
+                                       "with_best_case", "smart_config"])
 
 
 def _md_table(df, floatfmt="{:.1f}") -> str:
@@ -400,6 +436,8 @@ def write_report(out: str | os.PathLike, retx, wi, *, title: str = "", preamble:
     out.mkdir(parents=True, exist_ok=True)
     t4 = table_iv(retx, wi)
     t5 = table_v(retx, wi)
+    counts = connection_counts(wi)
+    counts.to_csv(out / "connections_per_model.csv", index=False)
     t4.to_csv(out / "table_iv.csv", index=False)
     t5.to_csv(out / "table_v.csv", index=False)
     stats = figures(retx, wi, out, title)
@@ -411,6 +449,16 @@ def write_report(out: str | os.PathLike, retx, wi, *, title: str = "", preamble:
         "Every number below is computed from `whatif` and `retransmissions` by",
         "`tcplab.whatif.report` (003 = Rewaskar, Kaur & Smith). A reduction is minus the",
         "table's `delta_*` (positive = the connection would have been shorter).",
+        "",
+        "## Connections per model",
+        "",
+        "What each model's numbers rest on: its connections, how their model was chosen",
+        "(`inferred`; `best_candidate`: the inference could not decide and the best-scoring",
+        "candidate's replay is used; `forced`: `--model NAME`), those with a Best-Case bound",
+        "(an RTT sample) and those in the Smart-Config rows. Each mean below is followed by",
+        "the number of connections it averages (`.../connections`).",
+        "",
+        _md_table(counts),
         "",
         "## Table IV: retransmissions by cause and verdict",
         "",

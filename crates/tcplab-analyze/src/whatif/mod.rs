@@ -3,7 +3,9 @@
 //! and minRTO, and the change in its duration.
 //!
 //! One pass over each capture drives the analyzer ([`crate::FileAnalyzer`], which says for
-//! every retransmission its cause and whether it was needed) and, beside it, a
+//! every retransmission its cause and whether it was needed) and, fed by the analyzer's own
+//! connection tracker (the observation of each segment and the connections it finished:
+//! every packet is tracked once), a
 //! [`trace::Recorder`] per data direction: the engine's sender model in observe mode
 //! (`tcplab_tcp::observe::Observer`, the simulator's rules), which records the RTT samples,
 //! the timer backoffs and one episode per advance of SND.UNA. When a connection finishes,
@@ -11,7 +13,10 @@
 //! estimator and timer clock from the engine, its D rule — against the model's own replay,
 //! and turns the differences into a change in duration with 003's eqs. (1)-(3)
 //! ([`cost`]); [`bestcase`] adds 003 §V-A-3's bound. The connection's state is dropped
-//! then: memory is bounded by the concurrent connections, never by the grid.
+//! then: the state of the pass is bounded by the concurrent connections, never by the grid.
+//! What grows with the grid is the output: per connection one [`ConnOut`] (its facts, once)
+//! and per row only what changes with the point, column by column ([`RowColumns`], 48 bytes
+//! a row), gathered into the table in (capture, conn_id, point) order by [`output`].
 //!
 //! 003 §IV-C's assumption holds throughout: "RTTs and losses are independent of TCP loss
 //! detection/recovery behavior" (docs/validation.md checks it against the simulator).
@@ -34,7 +39,7 @@ pub mod trace;
 
 use std::path::Path;
 use rustc_hash::FxHashMap;
-use tcplab_pcap::{ConnRecord, ConnTracker, SegKind};
+use tcplab_pcap::{ConnRecord, SegKind};
 use tcplab_tcp::{SeqNum, TcpConfig, TcpFlags};
 use tcplab_time::{SimDuration, SimTime};
 
@@ -52,7 +57,8 @@ pub struct WhatIfConfig {
     pub grid: Vec<GridPoint>,
 }
 
-/// One connection under one grid point.
+/// One connection under one grid point, as a row of the table (a view built by
+/// [`WhatIf::rows`]; the result is stored column by column).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct WhatIfRow {
     pub capture: u32,
@@ -61,11 +67,88 @@ pub struct WhatIfRow {
     pub model: u32,
     /// Index into the grid.
     pub point: u32,
-    pub effects: Effects,
+    pub events: Events,
     pub delta_s: f64,
     pub delta_rtts: Option<f64>,
     pub delta_pct: Option<f64>,
     pub conn: ConnFacts,
+}
+
+/// The events of a row (the counted parts of [`Effects`], columns of the same names).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Events {
+    pub rto_to_fr: u32,
+    pub fr_to_rto: u32,
+    pub spurious_rto_avoided: u32,
+    pub spurious_rto_caused: u32,
+    pub spurious_fr_avoided: u32,
+    pub spurious_fr_caused: u32,
+    pub rto_detection_delta_ns: i64,
+    pub fr_detection_delta_ns: i64,
+}
+
+/// One finished connection: its facts (once, not per row) and where its rows are.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ConnOut {
+    pub capture: u32,
+    pub conn_id: u64,
+    /// Index into [`WhatIf::models`].
+    pub model: u32,
+    pub facts: ConnFacts,
+    /// Its rows are `first_row .. first_row + grid.len()` of [`WhatIf::cols`], in point order.
+    pub first_row: usize,
+}
+
+/// What changes from row to row, one vector per column, in the order the connections
+/// finished (item 3 of issue 11's follow-up: no per-row struct and no per-row allocation;
+/// the connection's facts and the point's labels are joined in when the table is built).
+#[derive(Debug, Default)]
+pub struct RowColumns {
+    pub rto_to_fr: Vec<u32>,
+    pub fr_to_rto: Vec<u32>,
+    pub spurious_rto_avoided: Vec<u32>,
+    pub spurious_rto_caused: Vec<u32>,
+    pub spurious_fr_avoided: Vec<u32>,
+    pub spurious_fr_caused: Vec<u32>,
+    pub rto_detection_delta_ns: Vec<i64>,
+    pub fr_detection_delta_ns: Vec<i64>,
+    pub delta_s: Vec<f64>,
+}
+
+impl RowColumns {
+    fn push(&mut self, e: &Effects, delta_s: f64) {
+        self.rto_to_fr.push(e.rto_to_fr);
+        self.fr_to_rto.push(e.fr_to_rto);
+        self.spurious_rto_avoided.push(e.spurious_rto_avoided);
+        self.spurious_rto_caused.push(e.spurious_rto_caused);
+        self.spurious_fr_avoided.push(e.spurious_fr_avoided);
+        self.spurious_fr_caused.push(e.spurious_fr_caused);
+        self.rto_detection_delta_ns.push(e.rto_detection_delta_ns);
+        self.fr_detection_delta_ns.push(e.fr_detection_delta_ns);
+        self.delta_s.push(delta_s);
+    }
+
+    fn reserve(&mut self, n: usize) {
+        for v in [&mut self.rto_to_fr, &mut self.fr_to_rto, &mut self.spurious_rto_avoided, &mut self.spurious_rto_caused, &mut self.spurious_fr_avoided, &mut self.spurious_fr_caused] {
+            v.reserve(n);
+        }
+        self.rto_detection_delta_ns.reserve(n);
+        self.fr_detection_delta_ns.reserve(n);
+        self.delta_s.reserve(n);
+    }
+
+    fn events(&self, i: usize) -> Events {
+        Events {
+            rto_to_fr: self.rto_to_fr[i],
+            fr_to_rto: self.fr_to_rto[i],
+            spurious_rto_avoided: self.spurious_rto_avoided[i],
+            spurious_rto_caused: self.spurious_rto_caused[i],
+            spurious_fr_avoided: self.spurious_fr_avoided[i],
+            spurious_fr_caused: self.spurious_fr_caused[i],
+            rto_detection_delta_ns: self.rto_detection_delta_ns[i],
+            fr_detection_delta_ns: self.fr_detection_delta_ns[i],
+        }
+    }
 }
 
 /// Where a connection's model came from (column `model_source`).
@@ -111,6 +194,17 @@ pub struct ConnFacts {
     pub base_fr: u32,
 }
 
+impl ConnFacts {
+    /// `delta_rtts`: a change in RTTs of the connection (none without an RTT sample).
+    pub fn in_rtts(&self, delta_s: f64) -> Option<f64> {
+        self.rtt_mean_s.filter(|r| *r > 0.0).map(|r| delta_s / r)
+    }
+    /// `delta_pct`: a change in percent of the connection's duration.
+    pub fn in_pct(&self, delta_s: f64) -> Option<f64> {
+        (self.duration_s > 0.0).then(|| 100.0 * delta_s / self.duration_s)
+    }
+}
+
 /// The result: the analysis (retransmissions and connections) and the what-if rows.
 #[derive(Debug)]
 pub struct WhatIf {
@@ -119,7 +213,9 @@ pub struct WhatIf {
     pub errors: Vec<Option<String>>,
     pub retransmissions: Vec<RetxRow>,
     pub connections: Vec<ConnRow>,
-    pub rows: Vec<WhatIfRow>,
+    /// The connections replayed, ordered by (capture, conn_id).
+    pub conns: Vec<ConnOut>,
+    pub cols: RowColumns,
     pub models: Vec<(String, TcpConfig)>,
     /// `--model auto`: the models are the candidates and each connection uses its inferred one.
     pub auto: bool,
@@ -127,6 +223,33 @@ pub struct WhatIf {
 }
 
 impl WhatIf {
+    /// Rows of the `whatif` table: connections × grid points.
+    pub fn num_rows(&self) -> usize {
+        self.conns.len() * self.grid.len()
+    }
+
+    /// The rows in the table's order, (capture, conn_id, point), built one by one.
+    pub fn rows(&self) -> impl Iterator<Item = WhatIfRow> + '_ {
+        let n = self.grid.len();
+        self.conns.iter().flat_map(move |c| {
+            (0..n).map(move |p| {
+                let i = c.first_row + p;
+                let delta_s = self.cols.delta_s[i];
+                WhatIfRow {
+                    capture: c.capture,
+                    conn_id: c.conn_id,
+                    model: c.model,
+                    point: p as u32,
+                    events: self.cols.events(i),
+                    delta_s,
+                    delta_rtts: c.facts.in_rtts(delta_s),
+                    delta_pct: c.facts.in_pct(delta_s),
+                    conn: c.facts,
+                }
+            })
+        })
+    }
+
     pub fn whatif_table(&self) -> tcplab_record::Table {
         output::whatif_table(self)
     }
@@ -178,7 +301,8 @@ pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<W
         errors: Vec::new(),
         retransmissions: Vec::new(),
         connections: Vec::new(),
-        rows: Vec::new(),
+        conns: Vec::new(),
+        cols: RowColumns::default(),
         models: models_of(&cfg.analyze),
         auto: cfg.analyze.candidates.is_some(),
         grid: cfg.grid.clone(),
@@ -206,7 +330,7 @@ pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<W
     }
     out.retransmissions.sort_by_key(|r| (r.capture, r.r.frame));
     out.connections.sort_by_key(|c| (c.capture, c.record.conn_id));
-    out.rows.sort_by_key(|r| (r.capture, r.conn_id, r.point));
+    out.conns.sort_by_key(|c| (c.capture, c.conn_id));
     Ok(out)
 }
 
@@ -215,7 +339,8 @@ struct FileRun<'a> {
     capture: u32,
     cfg: &'a WhatIfConfig,
     fa: FileAnalyzer,
-    tracker: ConnTracker,
+    /// The connections the analyzer's last segment finished (copied out of it).
+    done: Vec<ConnRecord>,
     conns: FxHashMap<u64, ConnRec>,
     verdicts: FxHashMap<u64, FxHashMap<u64, Verdict>>,
     /// `--model auto`: the model index and source each finished connection's inference gave.
@@ -235,7 +360,7 @@ impl<'a> FileRun<'a> {
             capture,
             cfg,
             fa: FileAnalyzer::new(capture, cfg.analyze.clone()),
-            tracker: ConnTracker::new(cfg.analyze.tracker),
+            done: Vec::new(),
             conns: FxHashMap::default(),
             verdicts: FxHashMap::default(),
             inferred: FxHashMap::default(),
@@ -268,12 +393,18 @@ impl<'a> FileRun<'a> {
     }
 
     fn on_segment(&mut self, seg: &tcplab_pcap::CapturedSegment, out: &mut WhatIf) {
-        self.fa.on_segment(seg);
+        // The analyzer tracks the segment (and finalises the connections it finished, their
+        // verdicts collected next); the recorder follows the same observation.
+        let obs = self.fa.on_segment(seg);
         self.collect_verdicts(out);
-        let obs = self.tracker.observe(seg);
-        let done: Vec<ConnRecord> = self.tracker.drain_finished().collect();
-        for rec in &done {
-            self.finish_conn(rec, out);
+        if !self.fa.just_finished().is_empty() {
+            let mut done = std::mem::take(&mut self.done);
+            done.extend_from_slice(self.fa.just_finished());
+            for rec in &done {
+                self.finish_conn(rec, out);
+            }
+            done.clear();
+            self.done = done;
         }
         let t = seg.ts_ns;
         let s = &seg.segment;
@@ -375,7 +506,9 @@ impl<'a> FileRun<'a> {
         facts.best_case_pct = (duration_s > 0.0).then(|| 100.0 * facts.best_case_s / duration_s);
         // Nothing a configuration could change (no episode kept): every point is the model.
         let nothing = traces.iter().all(|t| t.episodes.is_empty());
-        for (pi, pcfg) in self.point_cfgs[mi].iter().enumerate() {
+        out.conns.push(ConnOut { capture: self.capture, conn_id: rec.conn_id, model: mi as u32, facts, first_row: out.cols.delta_s.len() });
+        out.cols.reserve(self.point_cfgs[mi].len());
+        for pcfg in &self.point_cfgs[mi] {
             let mut e = Effects::default();
             let same = nothing || (pcfg.rto == base_cfg.rto && pcfg.dupack_threshold == base_cfg.dupack_threshold);
             for (tr, b) in traces.iter().zip(&base).filter(|_| !same) {
@@ -388,30 +521,19 @@ impl<'a> FileRun<'a> {
                     }
                 }
             }
-            let delta_s = e.delta_s(rtt);
-            out.rows.push(WhatIfRow {
-                capture: self.capture,
-                conn_id: rec.conn_id,
-                model: mi as u32,
-                point: pi as u32,
-                effects: e,
-                delta_s,
-                delta_rtts: rtt_mean_s.filter(|r| *r > 0.0).map(|r| delta_s / r),
-                delta_pct: (duration_s > 0.0).then(|| 100.0 * delta_s / duration_s),
-                conn: facts,
-            });
+            out.cols.push(&e, e.delta_s(rtt));
         }
     }
 
+    /// End of the capture: the analyzer finalises the connections still open (in conn_id
+    /// order) and the recorder finishes the same ones.
     fn finish(mut self, out: &mut WhatIf) {
-        let tracker = std::mem::replace(&mut self.tracker, ConnTracker::new(self.cfg.analyze.tracker));
         let fa = std::mem::replace(&mut self.fa, FileAnalyzer::new(self.capture, self.cfg.analyze.clone()));
         let (r, c, _, _) = fa.finish();
+        let recs: Vec<ConnRecord> = c.iter().map(|row| row.record).collect();
         self.fa.retransmissions = r;
         self.fa.connections = c;
         self.collect_verdicts(out);
-        let mut recs = tracker.finish();
-        recs.sort_by_key(|r| r.conn_id);
         for rec in &recs {
             self.finish_conn(rec, out);
         }

@@ -4,7 +4,7 @@
 use tcplab_record::{ColumnData, DictBuilder, Table};
 use tcplab_tcp::config::{DupAckThreshold, Ratio};
 
-use super::{ModelSource, WhatIf, WhatIfRow};
+use super::{ConnFacts, ConnOut, ModelSource, WhatIf};
 
 fn ratio(r: Ratio) -> f64 {
     f64::from(r.num) / f64::from(r.den.max(1))
@@ -15,11 +15,6 @@ fn d_name(d: DupAckThreshold) -> String {
         DupAckThreshold::Fixed(n) => n.to_string(),
         DupAckThreshold::Adaptive => "adaptive".to_string(),
     }
-}
-
-fn nullable_f64(t: &mut Table, name: &str, v: impl Iterator<Item = Option<f64>>) {
-    let (data, valid): (Vec<f64>, Vec<bool>) = v.map(|x| (x.unwrap_or(0.0), x.is_some())).unzip();
-    t.push_nullable(name, ColumnData::F64(data), valid);
 }
 
 /// A (model, point)'s column values.
@@ -35,18 +30,62 @@ struct PointLabels {
     is_model: bool,
 }
 
+/// Each connection's value repeated over its rows (the connections in table order).
+fn per_conn<T: Copy>(conns: &[ConnOut], n: usize, f: impl Fn(&ConnOut) -> T) -> Vec<T> {
+    let mut v = Vec::with_capacity(conns.len() * n);
+    for c in conns {
+        v.extend(std::iter::repeat(f(c)).take(n));
+    }
+    v
+}
+
+/// A per-row column gathered into table order: each connection's block is one contiguous copy.
+fn gather<T: Copy>(conns: &[ConnOut], n: usize, col: &[T]) -> Vec<T> {
+    let mut v = Vec::with_capacity(conns.len() * n);
+    for c in conns {
+        v.extend_from_slice(&col[c.first_row..c.first_row + n]);
+    }
+    v
+}
+
+/// A per-(model, point) label over the rows: connection `c`'s block is the model's labels.
+fn per_point<T: Copy>(conns: &[ConnOut], n: usize, labels: &[T]) -> Vec<T> {
+    let mut v = Vec::with_capacity(conns.len() * n);
+    for c in conns {
+        let m = c.model as usize * n;
+        v.extend_from_slice(&labels[m..m + n]);
+    }
+    v
+}
+
+/// Per row, from the connection's facts and the row's `delta_s` (`delta_rtts`, `delta_pct`).
+fn derived(conns: &[ConnOut], n: usize, delta_s: &[f64], f: impl Fn(&ConnFacts, f64) -> Option<f64>) -> (Vec<f64>, Vec<bool>) {
+    let mut data = Vec::with_capacity(conns.len() * n);
+    let mut valid = Vec::with_capacity(conns.len() * n);
+    for c in conns {
+        for &d in &delta_s[c.first_row..c.first_row + n] {
+            let x = f(&c.facts, d);
+            data.push(x.unwrap_or(0.0));
+            valid.push(x.is_some());
+        }
+    }
+    (data, valid)
+}
+
+fn nullable_per_conn(t: &mut Table, name: &str, conns: &[ConnOut], n: usize, f: impl Fn(&ConnFacts) -> Option<f64>) {
+    let data = per_conn(conns, n, |c| f(&c.facts).unwrap_or(0.0));
+    let valid = per_conn(conns, n, |c| f(&c.facts).is_some());
+    t.push_nullable(name, ColumnData::F64(data), valid);
+}
+
+/// The table, column by column: the row columns gathered connection block by connection
+/// block (each a slice copy), the connection's facts repeated over its block, the point's
+/// labels copied from the model's label vector.
 pub fn whatif_table(w: &WhatIf) -> Table {
-    let rows = &w.rows;
+    let conns = &w.conns[..];
+    let n = w.grid.len();
     let mut t = Table::new("whatif");
-    // Effective parameters: the point's, or the model's where the point keeps it.
-    let mut a = Vec::with_capacity(rows.len());
-    let mut b = Vec::with_capacity(rows.len());
-    let mut m = Vec::with_capacity(rows.len());
-    let mut k = Vec::with_capacity(rows.len());
-    let mut min_rto = Vec::with_capacity(rows.len());
-    let mut baseline = Vec::with_capacity(rows.len());
     // Per (model, point): the effective configuration's labels, computed once.
-    let n_points = w.grid.len();
     let labels: Vec<PointLabels> = w
         .models
         .iter()
@@ -67,11 +106,8 @@ pub fn whatif_table(w: &WhatIf) -> Table {
             })
         })
         .collect();
-    // Dictionary codes straight from the row's indices (no per-row string hashing): the
-    // label of (model, point) interned once.
-    let mut set_b = DictBuilder::new();
-    let mut d_b = DictBuilder::new();
-    let mut est_b = DictBuilder::new();
+    // Dictionary codes straight from the (model, point) index (no per-row string hashing).
+    let (mut set_b, mut d_b, mut est_b) = (DictBuilder::new(), DictBuilder::new(), DictBuilder::new());
     for l in &labels {
         set_b.push(l.set);
         d_b.push(&l.d);
@@ -81,23 +117,11 @@ pub fn whatif_table(w: &WhatIf) -> Table {
         ColumnData::Dict { codes, values } => (codes, values),
         _ => (Vec::new(), Vec::new()),
     };
-    let (set_codes, set_values) = codes_of(set_b.finish());
-    let (d_codes, d_values) = codes_of(d_b.finish());
-    let (est_codes, est_values) = codes_of(est_b.finish());
-    let (mut set_c, mut d_c, mut est_c) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
-    for r in rows {
-        let li = r.model as usize * n_points + r.point as usize;
-        let l = &labels[li];
-        set_c.push(set_codes[li]);
-        d_c.push(d_codes[li]);
-        est_c.push(est_codes[li]);
-        a.push(l.a);
-        b.push(l.b);
-        m.push(l.m);
-        k.push(l.k);
-        min_rto.push(l.min_rto_ms);
-        baseline.push(l.is_model);
-    }
+    let dict = |b: DictBuilder| {
+        let (codes, values) = codes_of(b.finish());
+        ColumnData::Dict { codes: per_point(conns, n, &codes), values }
+    };
+    let label_col = |f: &dyn Fn(&PointLabels) -> f64| ColumnData::F64(per_point(conns, n, &labels.iter().map(f).collect::<Vec<_>>()));
     // Per input capture, interned (the same path or file name given twice is one value).
     let (mut cp, mut cn) = (DictBuilder::new(), DictBuilder::new());
     for c in &w.captures {
@@ -106,55 +130,57 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     }
     let ((cp_codes, cp_values), (cn_codes, cn_values)) = (codes_of(cp.finish()), codes_of(cn.finish()));
     let code = |codes: &[u32], i: u32| codes.get(i as usize).copied().unwrap_or(0);
-    let capture = ColumnData::Dict { codes: rows.iter().map(|r| code(&cp_codes, r.capture)).collect(), values: cp_values };
-    let capture_name = ColumnData::Dict { codes: rows.iter().map(|r| code(&cn_codes, r.capture)).collect(), values: cn_values };
-    let model = ColumnData::Dict { codes: rows.iter().map(|r| r.model).collect(), values: w.models.iter().map(|m| m.0.clone()).collect() };
+    let capture = ColumnData::Dict { codes: per_conn(conns, n, |c| code(&cp_codes, c.capture)), values: cp_values };
+    let capture_name = ColumnData::Dict { codes: per_conn(conns, n, |c| code(&cn_codes, c.capture)), values: cn_values };
+    let model = ColumnData::Dict { codes: per_conn(conns, n, |c| c.model), values: w.models.iter().map(|m| m.0.clone()).collect() };
     let sources = [ModelSource::Forced, ModelSource::Inferred, ModelSource::BestCandidate];
     let source = ColumnData::Dict {
-        codes: rows.iter().map(|r| sources.iter().position(|s| *s == r.conn.model_source).unwrap_or(0) as u32).collect(),
+        codes: per_conn(conns, n, |c| sources.iter().position(|s| *s == c.facts.model_source).unwrap_or(0) as u32),
         values: sources.iter().map(|s| s.name().to_string()).collect(),
     };
-    let set = ColumnData::Dict { codes: set_c, values: set_values };
-    let d = ColumnData::Dict { codes: d_c, values: d_values };
-    let estimator = ColumnData::Dict { codes: est_c, values: est_values };
-    let u = |f: &dyn Fn(&WhatIfRow) -> u32| ColumnData::U32(rows.iter().map(f).collect());
-    let fl = |f: &dyn Fn(&WhatIfRow) -> f64| ColumnData::F64(rows.iter().map(f).collect());
+    let cols = &w.cols;
+    let ev = |v: &[u32]| ColumnData::U32(gather(conns, n, v));
+    let ns_s = |v: &[i64]| ColumnData::F64(gather(conns, n, v).into_iter().map(|x| x as f64 * 1e-9).collect());
+    let fact_u32 = |f: &dyn Fn(&ConnFacts) -> u32| ColumnData::U32(per_conn(conns, n, |c| f(&c.facts)));
+    let fact_f64 = |f: &dyn Fn(&ConnFacts) -> f64| ColumnData::F64(per_conn(conns, n, |c| f(&c.facts)));
     t.push("capture", capture);
     t.push("capture_name", capture_name);
-    t.push("conn_id", ColumnData::U64(rows.iter().map(|r| r.conn_id).collect()));
+    t.push("conn_id", ColumnData::U64(per_conn(conns, n, |c| c.conn_id)));
     t.push("model", model);
     t.push("model_source", source);
-    t.push("rto_estimator", estimator);
-    t.push("point", u(&|r| r.point));
-    t.push("grid_set", set);
-    t.push("D", d);
-    t.push("a", ColumnData::F64(a));
-    t.push("b", ColumnData::F64(b));
-    t.push("m", ColumnData::F64(m));
-    t.push("k", ColumnData::F64(k));
-    t.push("min_rto_ms", ColumnData::F64(min_rto));
-    t.push("is_model", ColumnData::Bool(baseline));
-    t.push("rto_to_fr", u(&|r| r.effects.rto_to_fr));
-    t.push("fr_to_rto", u(&|r| r.effects.fr_to_rto));
-    t.push("spurious_rto_avoided", u(&|r| r.effects.spurious_rto_avoided));
-    t.push("spurious_rto_caused", u(&|r| r.effects.spurious_rto_caused));
-    t.push("spurious_fr_avoided", u(&|r| r.effects.spurious_fr_avoided));
-    t.push("spurious_fr_caused", u(&|r| r.effects.spurious_fr_caused));
-    t.push("rto_detection_delta_s", fl(&|r| r.effects.rto_detection_delta_ns as f64 * 1e-9));
-    t.push("fr_detection_delta_s", fl(&|r| r.effects.fr_detection_delta_ns as f64 * 1e-9));
-    t.push("delta_duration_s", fl(&|r| r.delta_s));
-    nullable_f64(&mut t, "delta_rtts", rows.iter().map(|r| r.delta_rtts));
-    nullable_f64(&mut t, "delta_pct", rows.iter().map(|r| r.delta_pct));
-    t.push("best_case_s", fl(&|r| r.conn.best_case_s));
-    nullable_f64(&mut t, "best_case_rtts", rows.iter().map(|r| r.conn.best_case_rtts));
-    nullable_f64(&mut t, "best_case_pct", rows.iter().map(|r| r.conn.best_case_pct));
-    t.push("duration_s", fl(&|r| r.conn.duration_s));
-    nullable_f64(&mut t, "rtt_mean_s", rows.iter().map(|r| r.conn.rtt_mean_s));
-    nullable_f64(&mut t, "rtt_max_s", rows.iter().map(|r| r.conn.rtt_max_s));
-    t.push("data_bytes", ColumnData::U64(rows.iter().map(|r| r.conn.data_bytes).collect()));
-    t.push("detections", u(&|r| r.conn.detections));
-    t.push("detections_needed", u(&|r| r.conn.lost));
-    t.push("model_rto_detections", u(&|r| r.conn.base_rto));
-    t.push("model_fr_detections", u(&|r| r.conn.base_fr));
+    t.push("rto_estimator", dict(est_b));
+    t.push("point", ColumnData::U32(per_point(conns, n, &(0..n as u32).cycle().take(n * w.models.len()).collect::<Vec<_>>())));
+    t.push("grid_set", dict(set_b));
+    t.push("D", dict(d_b));
+    t.push("a", label_col(&|l| l.a));
+    t.push("b", label_col(&|l| l.b));
+    t.push("m", label_col(&|l| l.m));
+    t.push("k", label_col(&|l| l.k));
+    t.push("min_rto_ms", label_col(&|l| l.min_rto_ms));
+    t.push("is_model", ColumnData::Bool(per_point(conns, n, &labels.iter().map(|l| l.is_model).collect::<Vec<_>>())));
+    t.push("rto_to_fr", ev(&cols.rto_to_fr));
+    t.push("fr_to_rto", ev(&cols.fr_to_rto));
+    t.push("spurious_rto_avoided", ev(&cols.spurious_rto_avoided));
+    t.push("spurious_rto_caused", ev(&cols.spurious_rto_caused));
+    t.push("spurious_fr_avoided", ev(&cols.spurious_fr_avoided));
+    t.push("spurious_fr_caused", ev(&cols.spurious_fr_caused));
+    t.push("rto_detection_delta_s", ns_s(&cols.rto_detection_delta_ns));
+    t.push("fr_detection_delta_s", ns_s(&cols.fr_detection_delta_ns));
+    t.push("delta_duration_s", ColumnData::F64(gather(conns, n, &cols.delta_s)));
+    let (d, v) = derived(conns, n, &cols.delta_s, ConnFacts::in_rtts);
+    t.push_nullable("delta_rtts", ColumnData::F64(d), v);
+    let (d, v) = derived(conns, n, &cols.delta_s, ConnFacts::in_pct);
+    t.push_nullable("delta_pct", ColumnData::F64(d), v);
+    t.push("best_case_s", fact_f64(&|f| f.best_case_s));
+    nullable_per_conn(&mut t, "best_case_rtts", conns, n, |f| f.best_case_rtts);
+    nullable_per_conn(&mut t, "best_case_pct", conns, n, |f| f.best_case_pct);
+    t.push("duration_s", fact_f64(&|f| f.duration_s));
+    nullable_per_conn(&mut t, "rtt_mean_s", conns, n, |f| f.rtt_mean_s);
+    nullable_per_conn(&mut t, "rtt_max_s", conns, n, |f| f.rtt_max_s);
+    t.push("data_bytes", ColumnData::U64(per_conn(conns, n, |c| c.facts.data_bytes)));
+    t.push("detections", fact_u32(&|f| f.detections));
+    t.push("detections_needed", fact_u32(&|f| f.lost));
+    t.push("model_rto_detections", fact_u32(&|f| f.base_rto));
+    t.push("model_fr_detections", fact_u32(&|f| f.base_fr));
     t
 }

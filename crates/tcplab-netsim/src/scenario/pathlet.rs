@@ -8,7 +8,8 @@
 //! slots = 6                      # discovery slots a sender allocates (8 + 4*slots bytes)
 //! periods = 4                    # N: periods remembered by the update algorithm
 //! default_period = "1s"          # T before a pathlet has an RTT sample
-//! share = "split"                # initial window sharing within an RTT: split | budget | none
+//! share = "even"                 # initial window sharing within an RTT: even | split | budget | none
+//! congested_flight = "period_max" # FlightSize_F halved by rule (b): period_max | at_signal
 //! loss_is_congestion = true      # 004 §V-C: a retransmission counts on every pathlet
 //! initial_rto = false            # initial RTO from MIN_RTT / AVG_RTT
 //! ssthresh = false               # initial ssthresh from SAFE_SSTHRESH
@@ -27,6 +28,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tcplab_tcp::startup::host_cache::HostCacheConfig;
 use tcplab_tcp::startup::pathlet::IwShare;
+use tcplab_tcp::startup::pathlet_table::CongestedFlight;
 use tcplab_tcp::startup::pathlet_header::MAX_SLOTS;
 use tcplab_time::SimDuration;
 
@@ -53,12 +55,21 @@ pub struct RawPathlet {
     #[schemars(extend("default" = "1s"))]
     pub default_period: Option<Dur>,
     /// How flows started over the bottleneck pathlet within one RTT share the initial window
-    /// (004 §III-D): `split` (the k-th gets ICW/k), `budget` (each gets what the earlier ones
-    /// left, at least 1 segment), `none` (all get ICW). Default from: `split`, the paper's
-    /// "distribute the initial window evenly" as far as a sender can know.
+    /// (004 §III-D): `even` (a flow gets ICW/k, k the flows started in the last RTT, itself
+    /// included), `split` (fixed RTT windows, the k-th flow of one gets ICW/k), `budget` (each
+    /// gets what the earlier ones of its window left, at least 1 segment), `none` (all get ICW).
+    /// Default from: `even`, the paper's "shared between all flows started ... within a
+    /// round-trip time" and "distribute the initial window evenly".
     #[serde(default)]
-    #[schemars(schema_with = "share_names", extend("default" = "split"))]
+    #[schemars(schema_with = "share_names", extend("default" = "even"))]
     pub share: Option<String>,
+    /// Rule (b) of 004 §III-C halves a congested flow's FlightSize_F: `period_max` (its largest
+    /// flight in the pathlet's current period, the per-flow value rule (a) uses) or
+    /// `at_signal` (its flight at the ACK carrying the indication). Default from: `period_max`
+    /// (004 §III-C: "the host uses its information of per flow flight size").
+    #[serde(default)]
+    #[schemars(schema_with = "congested_flight_names", extend("default" = "period_max"))]
+    pub congested_flight: Option<String>,
     /// 004 §V-C: a retransmission (a loss without pathlet information) counts as a congestion
     /// indication on every pathlet of the path. Default from: the paper's rule, on.
     #[schemars(extend("default" = true))]
@@ -94,6 +105,11 @@ pub struct RawHostCache {
 
 fn share_names(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = IwShare::ALL.iter().map(|k| k.name()).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
+fn congested_flight_names(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = CongestedFlight::ALL.iter().map(|k| k.name()).collect();
     schemars::json_schema!({ "type": "string", "enum": names })
 }
 
@@ -133,6 +149,11 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: Option<&RawPathlet>, nodes: &NodeTable) 
     if let Some(s) = &raw.share {
         let names: Vec<String> = IwShare::ALL.iter().map(|k| k.name().to_string()).collect();
         out.share = IwShare::by_name(s).ok_or_else(|| ctx.err(&at.k("share"), unknown_name("share", s, &names)))?;
+    }
+    if let Some(s) = &raw.congested_flight {
+        let names: Vec<String> = CongestedFlight::ALL.iter().map(|k| k.name().to_string()).collect();
+        out.table.congested_flight = CongestedFlight::by_name(s)
+            .ok_or_else(|| ctx.err(&at.k("congested_flight"), unknown_name("congested_flight", s, &names)))?;
     }
     if let Some(v) = raw.loss_is_congestion {
         out.loss_is_congestion = v;

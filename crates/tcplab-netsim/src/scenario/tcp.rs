@@ -237,6 +237,19 @@ pub struct RawTcp {
     /// RFC 2018 §3 blocks of data (`linux` profile: `true`; Linux `tcp_data_queue_ofo` on
     /// `end_seq` = seq + fin + len).
     pub sack_covers_fin: Option<bool>,
+    /// The receiver's window is today's Linux's: rounddown(64 KiB, MSS) in the SYN-ACK
+    /// (`tcp_rmem[1]` = 128 KiB at a 50 % payload ratio), then +2 MSS per arriving segment up to
+    /// the buffer's free space (`tcp_grow_window`), the buffer autotuned once per receiver RTT to
+    /// twice what was read (`tcp_rcv_space_adjust`) up to `recv_buffer` (`tcp_rmem[2]`), the
+    /// offer never shrunk (`tcp_select_window`). Default from: `recv_buffer` offered from the
+    /// SYN-ACK on (`linux` profile: `true`; Linux 6.16+ `tcp_input.c`).
+    pub linux_rcv_window: Option<bool>,
+    /// Undo the window reduction of a fast recovery when D-SACKs show every retransmission of it
+    /// was unnecessary (the episode ends at once), or when the ACK ending it echoes a timestamp
+    /// older than its first retransmission: cwnd = max(cwnd, cwnd before), ssthresh = max(ssthresh,
+    /// ¾ of cwnd before). RFC sender only. Default from: RFC 5681/6675 (no undo) (`linux` profile:
+    /// `true`; Linux `tcp_try_undo_dsack`, `tcp_try_undo_recovery`).
+    pub cwnd_undo: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in
     /// SYN-RECEIVED and retransmits its SYN-ACK after its initial RTO. `immediate`: a bare ACK goes
@@ -725,6 +738,12 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         if let Some(v) = t.sack_covers_fin {
             c.sack_covers_fin = v;
         }
+        if let Some(v) = t.linux_rcv_window {
+            c.linux_rcv_window = v;
+        }
+        if let Some(v) = t.cwnd_undo {
+            c.cwnd_undo = v;
+        }
         if let Some(name) = &t.handshake_ack {
             let names: Vec<String> = HandshakeAck::ALL.iter().map(|k| k.name().to_string()).collect();
             c.handshake_ack = HandshakeAck::by_name(name)
@@ -798,6 +817,15 @@ pub(super) fn tcp_config(ctx: &Ctx<'_>, global: &RawTcp, flow: Option<&RawTcp>, 
         return Err(ctx.err(
             &at.unwrap_or_else(|| p("tcp").k("sender")),
             "\"linux\" (the Linux 2.4 engine) cannot be combined with cc = \"cubic\", hystart, abc, prr or rack (they run in the RFC sender; profile = \"linux\" is today's Linux)",
+        ));
+    }
+    if c.sender == tcplab_tcp::SenderModel::Linux && c.quick_start.active() {
+        // Quick-Start (RFC 4782) runs in the RFC sender, whatever its cc and recovery
+        // (`sender/quickstart.rs`); the Linux 2.4 engine counts its window in packets itself.
+        let at = levels.iter().rev().find_map(|(t, at)| t.and_then(|t| t.sender.as_ref()).map(|_| at.k("sender")));
+        return Err(ctx.err(
+            &at.unwrap_or_else(|| p("tcp").k("sender")),
+            "\"linux\" (the Linux 2.4 engine) cannot be combined with quick_start requests or hand-off responses (they run in the RFC sender; profile = \"linux\" is today's Linux)",
         ));
     }
     let linux_only = levels.iter().rev().find_map(|(t, at)| {
@@ -1033,6 +1061,8 @@ pub const PROFILE_KEYS: &[&str] = &[
     "quickack",
     "ack_ato",
     "sack_covers_fin",
+    "linux_rcv_window",
+    "cwnd_undo",
 ];
 
 /// A byte count as a scenario file writes it.
@@ -1146,6 +1176,8 @@ pub fn tcp_values(c: &TcpConfig) -> toml::Table {
     put("tlp_pto", c.tlp_pto.name().into());
     put("ack_ato", c.ack_ato.into());
     put("sack_covers_fin", c.sack_covers_fin.into());
+    put("linux_rcv_window", c.linux_rcv_window.into());
+    put("cwnd_undo", c.cwnd_undo.into());
     // The loader rejects these two outside the Linux sender, and TLP inside it.
     if c.sender == tcplab_tcp::SenderModel::Linux {
         put("rate_halving", c.linux_rate_halving.into());

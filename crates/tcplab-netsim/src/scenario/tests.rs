@@ -274,7 +274,7 @@ fn an_unknown_key_far_from_every_expected_one_lists_them() {
          profile, rto_estimator, rtt_sampling, rtt_clock, timer_clock, fast_timer, rto_gain_a, \
          rto_gain_b, rto_m, rto_k, spurious_detection, spurious_response, frto_require_full_ack, \
          ssthresh_estimation, pacing, sender, quickack, rate_halving, fack, tlp, tlp_pto, cc, \
-         hystart, abc, prr, rack, ack_ato, sack_covers_fin, handshake_ack, ecn, sharing, quick_start (line 43, column \
+         hystart, abc, prr, rack, ack_ato, sack_covers_fin, linux_rcv_window, cwnd_undo, handshake_ack, ecn, sharing, quick_start (line 43, column \
          1)"
     );
 }
@@ -1544,6 +1544,19 @@ fn bad_quick_start_values_are_one_line_errors() {
     let e = err(&format!("{BASE}\n[[quick_start.handoffs]]\nat = \"1s\"\nmobile = \"d1\"\nroutes = [{{ node = \"r2\", dst = \"d1\", link = \"access\" }}]\n"));
     assert!(e.contains("is not attached to \"r2\""), "{e}");
     assert!(!e.contains('\n'));
+}
+
+#[test]
+fn quick_start_works_with_the_linux_profile_and_is_rejected_with_the_linux_2_4_engine() {
+    // Today's Linux (the RFC sender with CUBIC, PRR, RACK-TLP) requests like any RFC sender.
+    let spec = load_str(&format!("{BASE}\n[tcp]\nprofile = \"linux\"\nquick_start = {{ request = true }}\n"), "t", &[]).expect("loads");
+    assert!(spec.flows[0].tcp.quick_start.request_at_start);
+    assert_eq!(spec.flows[0].tcp.cc, tcplab_tcp::CongestionControl::Cubic);
+    let e = err(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquick_start = {{ request = true }}\n"));
+    assert!(e.starts_with("tcp.sender: \"linux\" (the Linux 2.4 engine) cannot be combined with quick_start"), "{e}");
+    assert!(!e.contains('\n'));
+    // A receiver that only echoes is fine with either sender.
+    assert!(load_str(&format!("{BASE}\n[tcp]\nsender = \"linux\"\nquick_start = {{ echo = true }}\n"), "t", &[]).is_ok());
 }
 
 // ---------------------------------------------------------------------------------------------

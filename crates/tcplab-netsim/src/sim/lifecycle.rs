@@ -249,10 +249,7 @@ impl Sim<'_> {
                 qs_bytes: q.qs_bytes,
             }),
             initial_window_segments: iw.filter(|_| fl.sharing),
-            workload: (fl.drawn_by as usize)
-                .checked_sub(1)
-                .and_then(|k| self.spec.workloads.get(k))
-                .map(|w| w.name().to_string()),
+            workload: fl.workload(self.spec).map(str::to_string),
         }
     }
 }

@@ -71,7 +71,7 @@ pub mod traffic;
 pub mod validate;
 
 pub use error::SimError;
-pub use run_control::{Control, NoHooks, RunHooks};
+pub use run_control::{Control, NoHooks, RunHooks, TraceChunk};
 pub use summary::{FlowSummary, LinkSummary, Summary};
 
 use crate::pcap::{PcapLinkWriter, WirePacket};
@@ -219,6 +219,14 @@ struct FlowState {
     truth: SpuriousTracker,
 }
 
+impl FlowState {
+    /// The name of the `[[workloads]]` entry that drew this flow (`None` for a `[[flows]]`
+    /// entry): its `workload` in the summary, its `flow_name` in the trace tables.
+    fn workload<'s>(&self, spec: &'s SimSpec) -> Option<&'s str> {
+        (self.drawn_by as usize).checked_sub(1).and_then(|k| spec.workloads.get(k)).map(|w| w.name())
+    }
+}
+
 /// One open pcap capture.
 struct Capture {
     path: PathBuf,
@@ -252,6 +260,8 @@ struct Sim<'a> {
     qsnet: quickstart::net::QsNet,
     /// The hooks ended the run early.
     stopped: bool,
+    /// Flows whose workload a trace chunk has named (`TraceChunk::new_flows`).
+    flows_reported: u32,
     /// Pathlet routers and the state hosts share across connections (inactive unless a
     /// connection shares state).
     shared: pathlet::SharedNet,
@@ -302,6 +312,7 @@ impl<'a> Sim<'a> {
         Ok(Sim {
             qsnet,
             stopped: false,
+            flows_reported: 0,
             shared: pathlet::SharedNet::new(spec),
             spec,
             queue: EventQueue::with_capacity(1024),
@@ -356,6 +367,9 @@ impl<'a> Sim<'a> {
 
     fn run_loop_with(&mut self, hooks: &mut dyn RunHooks) -> Result<(), SimError> {
         let poll_mask = hooks.poll_every().max(1).next_power_of_two() - 1;
+        // Checks between polls (a power of two not above the poll's, so every poll point is
+        // also a check point and one masked test per event serves both).
+        let check_mask = hooks.check_every().max(1).next_power_of_two().min(poll_mask + 1) - 1;
         // Pop, then look at the time: the queue finds its minimum while popping, and an event
         // after `end` is simply dropped with the rest of the queue.
         while let Some((t, ev)) = self.queue.pop() {
@@ -400,19 +414,29 @@ impl<'a> Sim<'a> {
             }
             self.events += 1;
             self.last_t = t;
-            if self.events & poll_mask == 0 && self.poll(hooks)? == Control::Stop {
-                self.stopped = true;
-                break;
+            if self.events & check_mask == 0 {
+                let c = self.poll(hooks, self.events & poll_mask == 0)?;
+                if c == Control::Stop {
+                    self.stopped = true;
+                    break;
+                }
             }
         }
         Ok(())
     }
 
-    /// Every `RunHooks::poll_every` events: retire settled ground truth, stream the
-    /// trace when enough rows are held, then ask the hooks whether to go on.
+    /// Every `RunHooks::check_every` events; `at_poll` every `RunHooks::poll_every`: at a
+    /// poll, retire settled ground truth; at a poll or a check where the recorder holds a
+    /// chunk's rows, also stream them (so a chunk is at most the rows of one check interval
+    /// over the size, however many rows an event writes: a sample of many flows and queues
+    /// writes hundreds); then ask the hooks whether to go on (`poll` at a poll, else `check`).
     #[cold]
     #[inline(never)]
-    fn poll(&mut self, hooks: &mut dyn RunHooks) -> Result<Control, SimError> {
+    fn poll(&mut self, hooks: &mut dyn RunHooks, at_poll: bool) -> Result<Control, SimError> {
+        let full = hooks.chunk_rows().zip(self.rec.as_deref()).is_some_and(|(n, rec)| rec.rows_held() >= n);
+        if !at_poll && !full {
+            return Ok(hooks.check(self.now, self.events));
+        }
         let oldest = self.packets.oldest_live_copy().unwrap_or(self.next_copy);
         let mut keep_from = self.rec.as_deref().map_or(0, Recorder::next_row);
         for fl in &mut self.flows {
@@ -420,7 +444,6 @@ impl<'a> Sim<'a> {
                 keep_from = keep_from.min(row);
             }
         }
-        let full = hooks.chunk_rows().zip(self.rec.as_deref()).is_some_and(|(n, rec)| rec.rows_held() >= n);
         if full {
             let (nodes, links) = self.names();
             if let Some(rec) = self.rec.as_deref_mut() {
@@ -429,11 +452,18 @@ impl<'a> Sim<'a> {
                         rec.set_spurious(r);
                     }
                 }
-                let (ev, ts) = rec.take_chunk(keep_from, &nodes, &links);
-                hooks.trace_chunk(ev, ts)?;
+                let (events, timeseries, queues) = rec.take_chunk(keep_from, &nodes, &links);
+                let queues = self.links.iter().any(|l| l.red.is_some()).then_some(queues);
+                let first_new_flow = self.flows_reported;
+                let new_flows = self.flows[first_new_flow as usize..]
+                    .iter()
+                    .map(|fl| fl.workload(self.spec).map(str::to_string))
+                    .collect();
+                self.flows_reported = self.flows.len() as u32;
+                hooks.trace_chunk(TraceChunk { events, timeseries, queues, new_flows, first_new_flow })?;
             }
         }
-        Ok(hooks.poll(self.now, self.events))
+        Ok(if at_poll { hooks.poll(self.now, self.events) } else { hooks.check(self.now, self.events) })
     }
 
     /// Node and link names in spec order (the dictionaries of the trace's name columns).

@@ -6,8 +6,9 @@
 //! causes, drop reasons) or the node/link names in spec order, so a row stores a `u32` code
 //! and nothing is looked up by string on the hot path.
 //!
-//! Streaming (`run_control`): [`Recorder::take_chunk`] hands over the rows before a given
-//! one and keeps the rest; row numbers ([`Row`]) count from the start of the run, so a
+//! Streaming (`run_control`): [`Recorder::take_chunk`] hands over the `events` rows before a
+//! given one and keeps the rest, and every `timeseries` and `queues` row (their content is
+//! final when written); row numbers ([`Row`]) count from the start of the run, so a
 //! retransmission row can still be marked spurious after earlier rows have left.
 
 use super::queue::DropReason;
@@ -316,14 +317,15 @@ impl Recorder {
         self.base + self.t_ns.len() as Row
     }
 
-    /// Rows held in memory (both tables).
+    /// Rows held in memory (all three tables).
     pub fn rows_held(&self) -> usize {
-        self.t_ns.len() + self.ts.t_ns.len()
+        self.t_ns.len() + self.ts.t_ns.len() + self.queues.t_ns.len()
     }
 
-    /// Hands over the `events` rows before row `keep_from` and every `timeseries` row, as
-    /// tables like [`Recorder::finish`]'s; the `events` rows from `keep_from` on stay.
-    pub fn take_chunk(&mut self, keep_from: Row, nodes: &[String], links: &[String]) -> (Table, Table) {
+    /// Hands over the `events` rows before row `keep_from` and every `timeseries` and
+    /// `queues` row, as tables like [`Recorder::finish`]'s; the `events` rows from
+    /// `keep_from` on stay.
+    pub fn take_chunk(&mut self, keep_from: Row, nodes: &[String], links: &[String]) -> (Table, Table, Table) {
         let n = (keep_from.clamp(self.base, self.next_row()) - self.base) as usize;
         let rest = Recorder {
             base: self.base + n as Row,
@@ -347,12 +349,9 @@ impl Recorder {
             value: self.value.split_off(n),
             value_ok: self.value_ok.split_off(n),
             ts: TimeSeries::default(),
-            queues: std::mem::take(&mut self.queues),
+            queues: QueueSeries::default(),
         };
-        // The `queues` table (RED runs only, one row per sample) is not streamed: it stays.
-        let head = std::mem::replace(self, rest);
-        let (ev, ts, _no_queues) = head.finish(nodes, links);
-        (ev, ts)
+        std::mem::replace(self, rest).finish(nodes, links)
     }
 
     /// Appends a `timeseries` row.

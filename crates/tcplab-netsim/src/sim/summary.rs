@@ -62,7 +62,9 @@ pub struct FlowSummary {
     pub data_segments_sent: u64,
     pub retransmissions: u64,
     /// Always has the keys rto, fast_retransmit, sack_recovery, probe.
-    pub retransmissions_by_cause: BTreeMap<String, u64>,
+    /// Keys are the causes' static names (`RetransCause::name`): no allocation per flow
+    /// (the web workload's thousands of short flows paid five `String`s each).
+    pub retransmissions_by_cause: BTreeMap<&'static str, u64>,
     /// Ground truth from the simulator (see `ground_truth`).
     pub spurious_retransmissions: u64,
     pub timeouts: u64,
@@ -124,8 +126,8 @@ pub struct RedSummary {
 }
 
 /// Map of retransmission counts with every cause present.
-pub fn by_cause(counts: &[u64; tcplab_tcp::RETRANS_CAUSES]) -> BTreeMap<String, u64> {
-    RetransCause::ALL.iter().map(|c| (c.name().to_string(), counts[*c as usize])).collect()
+pub fn by_cause(counts: &[u64; tcplab_tcp::RETRANS_CAUSES]) -> BTreeMap<&'static str, u64> {
+    RetransCause::ALL.iter().map(|c| (c.name(), counts[*c as usize])).collect()
 }
 
 /// The `flows` table: one row per flow with the summary fields (nullable where optional;

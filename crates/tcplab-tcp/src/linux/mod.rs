@@ -44,6 +44,7 @@
 //! `CcSnapshot` stays in bytes. The RTO estimator is the one `TcpConfig::rto_estimator`
 //! selects (the `linux-2.4` profile's `rtt::linux`, 002 L1518–1641).
 
+pub mod cwnd_undo;
 pub mod cwv;
 pub mod ecn;
 pub mod engine;

@@ -99,6 +99,10 @@ pub struct SenderFeatures {
     pub ack_ato: bool,
     /// Linux's receiver SACKs an out-of-order FIN's sequence number (`TcpConfig::sack_covers_fin`).
     pub sack_covers_fin: bool,
+    /// Linux's receive window: 64 KiB at first, grown and autotuned (`TcpConfig::linux_rcv_window`).
+    pub linux_rcv_window: bool,
+    /// Linux's cwnd undo in fast recovery on D-SACK / timestamps (`TcpConfig::cwnd_undo`).
+    pub cwnd_undo: bool,
 }
 
 impl SenderFeatures {
@@ -120,6 +124,8 @@ impl SenderFeatures {
         quickack: false,
         ack_ato: false,
         sack_covers_fin: false,
+        linux_rcv_window: false,
+        cwnd_undo: false,
     };
     /// Linux 5.x/6.x defaults: `net.ipv4.tcp_congestion_control = cubic` (HyStart on,
     /// `tcp_cubic.c` `hystart = 1`), byte counting (`tcp_slow_start`), PRR
@@ -143,6 +149,8 @@ impl SenderFeatures {
         quickack: true,
         ack_ato: true,
         sack_covers_fin: true,
+        linux_rcv_window: true,
+        cwnd_undo: true,
     };
 
     fn apply(&self, cfg: &mut TcpConfig) {
@@ -157,6 +165,8 @@ impl SenderFeatures {
         cfg.ack.quickack = self.quickack;
         cfg.ack_ato = self.ack_ato;
         cfg.sack_covers_fin = self.sack_covers_fin;
+        cfg.linux_rcv_window = self.linux_rcv_window;
+        cfg.cwnd_undo = self.cwnd_undo;
     }
 }
 
@@ -498,6 +508,8 @@ impl Profile {
             ("quickack", self.features.quickack.to_string()),
             ("ack_ato", self.features.ack_ato.to_string()),
             ("sack_covers_fin", self.features.sack_covers_fin.to_string()),
+            ("linux_rcv_window", self.features.linux_rcv_window.to_string()),
+            ("cwnd_undo", self.features.cwnd_undo.to_string()),
             ("description", self.description.to_string()),
         ]
     }

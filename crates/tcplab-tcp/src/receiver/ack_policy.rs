@@ -80,6 +80,9 @@ pub struct DataArrival {
     /// Arrival time and this endpoint's RTO (Linux ato, `TcpConfig::ack_ato`).
     pub now: SimTime,
     pub rto: SimDuration,
+    /// Linux `tcp_grow_window` raised `rcv_ssthresh` for this segment (`linux_window`): one
+    /// more quick ACK, granted after `tcp_event_data_recv`'s ato update.
+    pub window_grew: bool,
 }
 
 /// [EXTERNAL] Linux 2.4 `TCP_MAX_QUICKACKS` (include/net/tcp.h).
@@ -174,6 +177,9 @@ impl AckState {
         if self.linux_ato {
             self.event_data_recv(&a);
         }
+        if a.window_grew {
+            self.grant_quick_ack();
+        }
         if self.policy.quickack || self.linux_ato {
             // 002 L1725–1731: no delayed ACKs for the first segments of the connection.
             let left = self.quick.get_or_insert_with(|| {
@@ -197,6 +203,12 @@ impl AckState {
         }
     }
 
+    /// Linux `tcp_grow_window`: "inet_csk(sk)->icsk_ack.quick |= 1;" (the next data segment is
+    /// acknowledged at once).
+    pub fn grant_quick_ack(&mut self) {
+        self.quick = Some(self.quick.unwrap_or(0) | 1);
+    }
+
     /// An ACK (pure or piggybacked) left; the count restarts.
     pub fn on_ack_sent(&mut self) {
         self.unacked_full = 0;
@@ -208,7 +220,7 @@ mod tests {
     use super::*;
 
     fn arr(len: u32) -> DataArrival {
-        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000, now: SimTime::ZERO, rto: SimDuration::from_secs(1) }
+        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000, now: SimTime::ZERO, rto: SimDuration::from_secs(1), window_grew: false }
     }
 
     fn at(ms: u64) -> DataArrival {

@@ -5,10 +5,14 @@
 //! - The application reads immediately, so the advertised window is always `recv_buffer`
 //!   (clamped to 65535 << Rcv.Wind.Shift); out-of-order data does not shrink it. The right edge
 //!   RCV.NXT + RCV.WND is never moved left (RFC 9293 §3.8.6.2.2 / RFC 7323 §2.4).
+//!   With `TcpConfig::linux_rcv_window` the window is today's Linux's instead: 64 KiB at first,
+//!   grown by `tcp_grow_window` and receive-buffer autotuning up to `recv_buffer`
+//!   (`linux_window`).
 //! - PAWS (RFC 7323 §5) is not implemented: the simulator never carries segments old enough to
 //!   wrap a 2^32 sequence space, and retransmissions carry fresh TSvals.
 
 pub mod ack_policy;
+pub mod linux_window;
 pub mod reassembly;
 pub mod sack_gen;
 
@@ -16,6 +20,7 @@ use crate::config::TcpConfig;
 use crate::segment::{SackBlocks, Segment, TcpFlags};
 use crate::seq::SeqNum;
 use ack_policy::{AckAction, AckState, DataArrival};
+use linux_window::{DataSeg, LinuxRcvWindow};
 use reassembly::Reassembly;
 use sack_gen::SackGen;
 
@@ -69,6 +74,10 @@ pub struct Receiver {
     pub bytes_delivered: u64,
     /// `TcpConfig::sack_covers_fin`.
     sack_covers_fin: bool,
+    /// Today's Linux receive window (`TcpConfig::linux_rcv_window`), from the peer's SYN on.
+    linux: Option<LinuxRcvWindow>,
+    /// Out-of-order bytes in the reassembly queue (what `linux` charges against the buffer).
+    ooo_bytes: u64,
 }
 
 impl Receiver {
@@ -91,7 +100,24 @@ impl Receiver {
             fin_received: false,
             bytes_delivered: 0,
             sack_covers_fin: cfg.sack_covers_fin,
+            linux: None,
+            ooo_bytes: 0,
         }
+    }
+
+    /// The window field of our SYN or SYN-ACK (RFC 7323 §2.2: never scaled): `recv_buffer`, or
+    /// with `linux_rcv_window` Linux's first offer (`tcp_select_initial_window`).
+    pub fn syn_window(cfg: &TcpConfig) -> u16 {
+        if cfg.linux_rcv_window {
+            LinuxRcvWindow::syn_window(cfg.recv_buffer, u32::from(cfg.mss)) as u16
+        } else {
+            cfg.recv_buffer.min(MAX_UNSCALED_WINDOW) as u16
+        }
+    }
+
+    /// The Linux receive-window state, when `linux_rcv_window` is on.
+    pub fn linux_window(&self) -> Option<&LinuxRcvWindow> {
+        self.linux.as_ref()
     }
 
     /// The peer's SYN was accepted; `rcv_wscale` is 0 unless both sides offered scaling.
@@ -102,6 +128,12 @@ impl Receiver {
         self.rcv_wscale = rcv_wscale;
         // RFC 7323 §2.3: the largest window representable with the shift.
         self.rcv_wnd = cfg.recv_buffer.min(MAX_UNSCALED_WINDOW << rcv_wscale);
+        if cfg.linux_rcv_window {
+            let ts = cfg.timestamps && seg.options.timestamps.is_some();
+            let mut lw = LinuxRcvWindow::new(cfg.recv_buffer, u32::from(cfg.mss), ts);
+            self.rcv_wnd = lw.on_syn(rcv_wscale, self.rcv_nxt);
+            self.linux = Some(lw);
+        }
         self.rcv_adv_right = self.rcv_nxt + self.rcv_wnd as u32;
         if let Some((tsval, _)) = seg.options.timestamps {
             self.ts_recent = tsval;
@@ -122,6 +154,11 @@ impl Receiver {
         }
         let syn = seg.flags.contains(TcpFlags::SYN);
         let fin = seg.flags.contains(TcpFlags::FIN);
+        if let Some(lw) = &mut self.linux {
+            lw.on_established(now);
+            // The reader consumed what an earlier arrival queued.
+            lw.finish_read();
+        }
         // Data starts after a SYN (a retransmitted SYN-ACK carries none here).
         let mut left = if syn { seg.seq + 1 } else { seg.seq };
         let seg_data_end = left + seg.len;
@@ -155,7 +192,12 @@ impl Receiver {
             // Pure ACK. A zero-length segment below RCV.NXT is a window probe: answer it.
             return if seg.seq.lt(self.rcv_nxt) { RxAction::AckNow } else { RxAction::None };
         }
-        let wnd_right = self.rcv_nxt + self.rcv_wnd.max(1) as u32;
+        let wnd_right = if self.linux.is_some() {
+            // Linux tcp_sequence: up to RCV.NXT + tcp_receive_window (the advertised edge).
+            self.rcv_adv_right.max(self.rcv_nxt + 1)
+        } else {
+            self.rcv_nxt + self.rcv_wnd.max(1) as u32
+        };
         // Entirely old: a duplicate (RFC 2883 D-SACK), acknowledged at once.
         if seg.len > 0 && right.le(self.rcv_nxt) {
             if self.sack_ok {
@@ -190,12 +232,14 @@ impl Receiver {
 
         let had_holes = !self.reasm.is_empty();
         let before = self.rcv_nxt;
+        let mut queued_ooo = 0u64;
         if left.lt(right) {
             if left == self.rcv_nxt && !had_holes {
                 // Fast path: in order, nothing queued.
                 self.rcv_nxt = right;
             } else {
                 let ins = self.reasm.insert(self.rcv_nxt, left, right);
+                queued_ooo = ins.new_bytes;
                 if let Some((l, r)) = ins.duplicate {
                     if self.sack_ok {
                         self.sack.on_duplicate(l, r);
@@ -213,7 +257,31 @@ impl Receiver {
                 }
             }
         }
-        self.bytes_delivered += u64::from(self.rcv_nxt - before);
+        let advance = u64::from(self.rcv_nxt - before);
+        self.bytes_delivered += advance;
+        let mut window_grew = false;
+        if let Some(lw) = &mut self.linux {
+            if had_holes || !self.reasm.is_empty() {
+                self.ooo_bytes = (self.ooo_bytes + queued_ooo).saturating_sub(advance);
+            }
+            let ds = DataSeg {
+                now,
+                len: seg.len,
+                tsecr: if self.ts_ok { seg.options.timestamps.map(|(_, ecr)| ecr) } else { None },
+                ts_now: crate::timer::ts_now(now),
+                rcv_nxt: self.rcv_nxt,
+                ooo_bytes: self.ooo_bytes,
+                ooo_right: self.reasm.ranges().last().map(|r| r.right),
+                sack: self.sack_ok,
+            };
+            if advance > 0 {
+                let own = u64::from(right - left);
+                window_grew = lw.on_in_order(&ds, advance.saturating_sub(own));
+            } else if queued_ooo > 0 && lw.on_out_of_order(&ds) {
+                // tcp_grow_window's "inet_csk(sk)->icsk_ack.quick |= 1".
+                self.ack.grant_quick_ack();
+            }
+        }
 
         // The FIN is consumed once all data before it has arrived.
         if !self.fin_received && self.fin_seq == Some(self.rcv_nxt) {
@@ -222,6 +290,9 @@ impl Receiver {
             action_now = true;
         }
         if action_now || self.rcv_nxt == before && seg.len > 0 {
+            if window_grew {
+                self.ack.grant_quick_ack();
+            }
             return RxAction::AckNow;
         }
         match self.ack.on_data(DataArrival {
@@ -231,9 +302,16 @@ impl Receiver {
             rcv_wnd: self.rcv_wnd,
             now,
             rto,
+            window_grew,
         }) {
             AckAction::Now => RxAction::AckNow,
-            AckAction::Delay => RxAction::Delay,
+            AckAction::Delay => {
+                // The reader runs before the delayed ACK leaves (module docs of `linux_window`).
+                if let Some(lw) = &mut self.linux {
+                    lw.finish_read();
+                }
+                RxAction::Delay
+            }
         }
     }
 
@@ -246,8 +324,17 @@ impl Receiver {
     /// Fields for an outgoing segment's ACK: (ack, window field, SACK blocks). Records
     /// Last.ACK.sent and restarts the ACK-every-N count.
     pub fn build_ack(&mut self) -> (SeqNum, u16, SackBlocks) {
-        // Never shrink: keep the right edge at or beyond what was advertised.
-        let right = (self.rcv_nxt + self.rcv_wnd as u32).max(self.rcv_adv_right);
+        let right = if let Some(lw) = &mut self.linux {
+            // Linux tcp_select_window (never shrinks, `linux_window`); the reader runs after.
+            let cur = if self.rcv_adv_right.gt(self.rcv_nxt) { u64::from(self.rcv_adv_right - self.rcv_nxt) } else { 0 };
+            let new = lw.select_window(cur).min(MAX_UNSCALED_WINDOW << self.rcv_wscale);
+            lw.finish_read();
+            self.rcv_wnd = new;
+            self.rcv_nxt + new as u32
+        } else {
+            // Never shrink: keep the right edge at or beyond what was advertised.
+            (self.rcv_nxt + self.rcv_wnd as u32).max(self.rcv_adv_right)
+        };
         self.rcv_adv_right = right;
         let wnd = u64::from(right - self.rcv_nxt);
         let field = (wnd >> self.rcv_wscale).min(MAX_UNSCALED_WINDOW) as u16;

@@ -37,6 +37,7 @@ pub mod scoreboard;
 pub mod startup;
 mod rack;
 mod tlp;
+mod undo;
 
 use crate::cc::{CcAckEvent, CcLossEvent, CcState, CongestionController, RecoveryStyle};
 use crate::config::{DupAckThreshold, RecoveryAlgorithm, RttSampling, TcpConfig};
@@ -177,6 +178,9 @@ pub struct Sender {
     /// RFC 8985 RACK state (`loss/rack.rs`, `rack.rs`; inert unless `TcpConfig::rack` with
     /// SACK).
     pub rack: crate::loss::rack::Rack,
+    /// Today's Linux cwnd undo in fast recovery (`linux/cwnd_undo.rs`, `undo.rs`; inert unless
+    /// `TcpConfig::cwnd_undo`).
+    pub undo: crate::linux::cwnd_undo::CwndUndo,
 }
 
 impl Clone for Sender {
@@ -232,6 +236,7 @@ impl Clone for Sender {
             ca_rtt: self.ca_rtt,
             prr: self.prr,
             rack: self.rack.clone(),
+            undo: self.undo,
         }
     }
 }
@@ -291,6 +296,7 @@ impl Sender {
             ca_rtt: None,
             prr: crate::loss::prr::Prr::new(cfg.prr),
             rack: crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc),
+            undo: crate::linux::cwnd_undo::CwndUndo::new(cfg.cwnd_undo && cfg.sender == crate::config::SenderModel::Rfc),
             qs: (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
                 .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
             ecn: crate::ecn::EcnState::new(cfg.ecn),
@@ -494,6 +500,10 @@ impl Sender {
                 self.qs_on_congestion(prior_snd_una, false, timers);
             }
         }
+        if self.undo.enabled {
+            // Linux tcp_check_dsack / tcp_try_undo_dsack (`undo.rs`).
+            self.undo_on_ack(now, seg, dsack, trace);
+        }
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
@@ -659,6 +669,8 @@ impl Sender {
 
     fn enter_recovery(&mut self, now: SimTime, trace: &mut Trace) {
         let style = self.loss.style();
+        // Linux tcp_enter_recovery -> tcp_init_undo (`linux/cwnd_undo.rs`).
+        self.undo.on_enter_recovery(self.snd_una, self.cc);
         if style == RecoveryStyle::Sack {
             // RFC 6937 §3.1 / Linux tcp_init_cwnd_reduction: RecoverFS = prior_cwnd.
             self.prr.on_enter(self.cc.cwnd, self.smss);
@@ -725,7 +737,10 @@ impl Sender {
                     RecoveryPhase::Recovery { style, .. } => style,
                     _ => self.loss.style(),
                 };
-                self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                // Linux tcp_try_undo_recovery (`undo.rs`), else tcp_end_cwnd_reduction.
+                if !self.undo_at_recovery_end() {
+                    self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                }
                 self.prr.on_exit();
                 if self.rack.enabled {
                     self.rack.on_recovery_exit();
@@ -804,6 +819,7 @@ impl Sender {
         self.rtt_timing = None;
         stats.retransmissions[cause as usize] += 1;
         self.prr.on_sent();
+        self.undo.on_retransmit(1, ts_now(now));
         self.rack.on_retransmit(g.start, now);
         self.spurious.on_retransmit(g.start, g.len);
         stats.data_segments_sent += u64::from(g.len > 0);
@@ -988,6 +1004,8 @@ impl Sender {
         if self.snd_una == self.snd_nxt {
             return;
         }
+        // The timeout replaces a fast-recovery episode; its undo is F-RTO's (`spurious/`).
+        self.undo.clear();
         if self.tlp.enabled {
             // RTO recovery retransmits everything outstanding: the TLP episode is over and
             // no PTO runs in RTO recovery (RFC 8985 §7.2).

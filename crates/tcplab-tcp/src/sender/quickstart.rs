@@ -1,6 +1,17 @@
 //! The sender's side of Quick-Start (seed 002 §6.2.2, §6.5.3, §7.3): applies the decisions of
-//! [`crate::startup::quickstart::host::QsHost`] to cwnd, ssthresh and the pacing timer. Only
-//! the RFC sender takes part (`SenderModel::Rfc`); the Linux 2.4 model never requests.
+//! [`crate::startup::quickstart::host::QsHost`] to cwnd, ssthresh and the pacing timer.
+//!
+//! RFC 4782 is sender-agnostic, and so is this: it runs in the RFC sender whatever its
+//! congestion controller, recovery and loss detection (`profile = "linux"`: CUBIC + HyStart,
+//! PRR, RACK-TLP, IW10). The hand-over to them:
+//! - the QS window and `qsthresh` set `cc.cwnd` / `cc.ssthresh`, which every controller reads
+//!   afresh on the next ACK (CUBIC starts its epoch from the cwnd it finds, `cc/cubic.rs`);
+//! - a Quick-Start failure ends PRR for that recovery (`qs_on_congestion`): the failure
+//!   response replaces the reduction PRR would pace;
+//! - QS packets are paced on exact deadlines, not on the profile's timer clock (`qs_may_send`).
+//!
+//! The Linux 2.4 engine (`sender = "linux"`) has its own window arithmetic in packets and
+//! takes no part: the scenario loader rejects `quick_start` with it (one-line error).
 //!
 //! Hooks, each called from one place:
 //! - [`Sender::qs_take_request`]: a segment is about to leave (SYN or new data): the Request
@@ -95,14 +106,17 @@ impl Sender {
     }
 
     /// The pacing gate of the QS phase: false (and the pacing timer armed) until the next QS
-    /// packet's time.
+    /// packet's time. The deadline is exact whatever the profile's timer clock (`Timers::arm_at`):
+    /// §9 item 10 spaces QS packets `(MSS + H) / Rate` apart, as ns-2 does and as Linux's
+    /// hrtimer pacing would; on the `linux` profile's 4 ms jiffies a 4.7 ms spacing would
+    /// otherwise become 8 ms and the QS window would take 1.7 RTTs to leave.
     pub(crate) fn qs_may_send(&mut self, now: SimTime, timers: &mut Timers) -> bool {
         let Some(at) = self.qs.as_ref().and_then(|q| q.paced_until()) else { return true };
         if now >= at {
             return true;
         }
         if !timers.is_armed(TimerKind::Pacing) {
-            timers.arm(TimerKind::Pacing, now, at.saturating_since(now));
+            timers.arm_at(TimerKind::Pacing, at);
         }
         false
     }
@@ -159,6 +173,12 @@ impl Sender {
         if !rto && q.cfg.failure == QsFailureResponse::InitialWindow {
             self.cc.cwnd = iw;
             q.slow_start_recovery = true;
+            // RFC 6937 PRR would pace this recovery's reduction from RecoverFS (the QS window)
+            // down to ssthresh: the multiplicative decrease that the failure response replaces
+            // (the thesis L4131-4140: "not halve"). The recovery's window is the slow start of
+            // `qs_after_ack` instead, for every congestion controller (CUBIC's loss response
+            // has set ssthresh and W_max as usual).
+            self.prr.on_exit();
         }
         true
     }

@@ -15,9 +15,26 @@
 //! IsLost (RFC 6675 §4): a segment is lost when DupThresh SACKed segments or more than
 //! (DupThresh-1)*SMSS SACKed bytes lie above it. Because that property is monotone in the
 //! sequence number, the scoreboard keeps a watermark `lost_upto`: every un-SACKed segment
-//! below it is marked lost. Each ACK walks down from the highest SACKed segment only until
-//! the threshold is met, then marks the segments between the old and the new watermark —
-//! amortised O(1) per segment.
+//! below it is marked lost. Each ACK finds the *IsLost point* — walking down from the highest
+//! SACKed segment, the first SACKed segment at which the threshold is met — and marks the
+//! segments between the old watermark and that point — amortised O(1) per segment.
+//!
+//! The walk itself is not done over the queue (with fewer than DupThresh SACKed segments
+//! above a hole it would cross every un-SACKed segment down to the watermark, on every ACK).
+//! The walk stops at the DupThresh-th SACKed segment at the latest, so only the highest
+//! DupThresh SACKed segments can be the point; the scoreboard keeps exactly those in
+//! `top_sacked`:
+//!
+//! ```text
+//! top_sacked = the min(top_cap, #SACKed) highest SACKed segments, as (end, length), ascending
+//! top_cap    = the largest DupThresh asked for so far (at least TOP_SACKED_MIN)
+//! ```
+//!
+//! Marking a segment SACKed appends it (O(1): SACK edges usually grow upwards), inserts it
+//! (O(top_cap)) or, below a full list, leaves it out; a cumulative ACK drops entries from the
+//! bottom; the point is found among the entries in O(DupThresh) and located in the queue by
+//! binary search, O(log window). A DupThresh above `top_cap` (Linux's `reordering` rising)
+//! refills the list by one walk down the queue: O(window), once per new maximum.
 //!
 //! SACK blocks are processed against a cache of the previous ACK's blocks (as Linux does), so
 //! a block that grew by one segment costs one segment of work, not the whole block.
@@ -41,6 +58,10 @@ pub const EVER_RETRANS: u8 = 8;
 
 /// Number of SACK blocks remembered from the previous ACK (RFC 2018 §3 maximum).
 pub const SACK_CACHE: usize = 4;
+
+/// Initial capacity of the IsLost point's candidate list (`top_sacked`): RFC 6675 §2
+/// "DupThresh ... 3", the DupThresh of every sender but a Linux one that measured reordering.
+pub const TOP_SACKED_MIN: usize = 3;
 
 /// What a cumulative ACK removed from the scoreboard.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -168,6 +189,12 @@ pub struct Scoreboard {
     high_sacked: Option<SeqNum>,
     /// Every un-SACKed segment that starts below this is marked lost.
     lost_upto: SeqNum,
+    /// The highest SACKed segments, (end, length in sequence space), ascending: exactly the
+    /// min(`top_cap`, #SACKed) highest ones (module doc). Ends are fixed even when a
+    /// cumulative ACK trims the front segment, so they identify the segments.
+    top_sacked: VecDeque<(SeqNum, u32)>,
+    /// Capacity of `top_sacked`: the largest DupThresh `update_lost` was called with.
+    top_cap: usize,
     /// RFC 6675 HighRxt, used as the NextSeg() cursor.
     pub high_rxt: SeqNum,
     cache: [SackBlock; SACK_CACHE],
@@ -191,6 +218,8 @@ impl Scoreboard {
             retrans: 0,
             high_sacked: None,
             lost_upto: snd_una,
+            top_sacked: VecDeque::with_capacity(TOP_SACKED_MIN),
+            top_cap: TOP_SACKED_MIN,
             high_rxt: snd_una,
             cache: [SackBlock::default(); SACK_CACHE],
             cache_len: 0,
@@ -293,6 +322,15 @@ impl Scoreboard {
                 break;
             }
         }
+        while self.top_sacked.front().is_some_and(|t| t.0.le(una)) {
+            self.top_sacked.pop_front();
+        }
+        // A trimmed SACKed front segment keeps its end and counts only its remaining bytes.
+        if let (Some(f), Some(t)) = (self.segs.front(), self.top_sacked.front_mut()) {
+            if f.has(SACKED) && t.0 == f.end() {
+                t.1 = f.seq_len();
+            }
+        }
         self.lost_upto = self.lost_upto.max(una);
         self.high_rxt = self.high_rxt.max(una);
         if let Some(h) = self.high_sacked {
@@ -343,11 +381,47 @@ impl Scoreboard {
         self.segs[i].flags |= SACKED;
         let end = g.end();
         self.high_sacked = Some(self.high_sacked.map_or(end, |h| h.max(end)));
+        self.top_insert(end, g.seq_len());
         n
+    }
+
+    /// A segment ending at `end` became SACKed: keeps `top_sacked` the highest `top_cap`
+    /// SACKed segments. O(1) above the list, O(top_cap) inside it, nothing below a full one.
+    fn top_insert(&mut self, end: SeqNum, len: u32) {
+        let full = self.top_sacked.len() >= self.top_cap;
+        if full {
+            match self.top_sacked.front() {
+                Some(low) if end.gt(low.0) => {
+                    self.top_sacked.pop_front();
+                }
+                _ => return,
+            }
+        }
+        match self.top_sacked.back() {
+            Some(high) if end.lt(high.0) => {
+                let at = self.top_sacked.partition_point(|t| t.0.lt(end));
+                self.top_sacked.insert(at, (end, len));
+            }
+            _ => self.top_sacked.push_back((end, len)),
+        }
+    }
+
+    /// `top_cap` rises to `cap`: refills `top_sacked` by one walk down the queue from the
+    /// highest segment (O(window); only when DupThresh exceeds every earlier one).
+    fn grow_top(&mut self, cap: usize) {
+        self.top_cap = cap;
+        self.top_sacked.clear();
+        for g in self.segs.iter().rev().filter(|g| g.has(SACKED)).take(cap) {
+            self.top_sacked.push_front((g.end(), g.seq_len()));
+        }
     }
 
     /// Marks segments whose start is in `[from, to)` and that lie fully inside `blk`.
     fn sack_range(&mut self, from: SeqNum, to: SeqNum, blk: SackBlock) -> u64 {
+        if !from.lt(to) {
+            // Empty range (a cached block that did not grow leftwards): no search.
+            return 0;
+        }
         let mut n = 0;
         let mut i = self.index_from(from);
         while i < self.segs.len() {
@@ -394,6 +468,10 @@ impl Scoreboard {
                 Some(c) => {
                     // Segments starting in [blk.left, c.left) plus those ending past c.right.
                     up.newly_sacked += self.sack_range(blk.left, c.left, blk);
+                    if !c.right.lt(blk.right) {
+                        // Did not grow rightwards: every segment inside is marked already.
+                        continue;
+                    }
                     let mut i = self.segs.partition_point(|g| g.end().le(c.right) && g.start.lt(c.right));
                     // partition_point needs a monotone predicate; segments are ordered, so the
                     // above is monotone as long as they are above SND.UNA.
@@ -416,31 +494,37 @@ impl Scoreboard {
 
     /// RFC 6675 §4 IsLost() over the scoreboard: advances the lost watermark and marks
     /// un-SACKed segments below it. Returns bytes newly marked lost.
+    ///
+    /// The IsLost point is found among the highest SACKed segments (`top_sacked`, module doc),
+    /// so the cost is O(DupThresh + log window) plus O(1) per segment newly marked.
     pub fn update_lost(&mut self, dupthresh: u32, smss: u64) -> u64 {
-        let Some(hs) = self.high_sacked else { return 0 };
-        let Some(f) = self.segs.front() else { return 0 };
-        let base = f.start;
+        // The walk below stops at the first SACKed segment when DupThresh is 0.
+        let need = (dupthresh as usize).max(1);
+        if need > self.top_cap {
+            self.grow_top(need);
+        }
         // Walk down from the highest SACKed segment until the threshold is met.
-        let top = self.segs.partition_point(|g| (g.start - base) < (hs - base));
-        let floor = self.index_from(self.lost_upto);
         let (mut segs, mut bytes) = (0u32, 0u64);
         let mut point = None;
-        let mut i = top;
-        while i > floor {
-            i -= 1;
-            let g = self.segs[i];
-            if g.has(SACKED) {
-                segs += 1;
-                bytes += u64::from(g.seq_len());
-                // RFC 6675 §4 IsLost: DupThresh discontiguous SACKed sequences, or more than
-                // (DupThresh - 1) * SMSS bytes SACKed above.
-                if segs >= dupthresh || bytes > u64::from(dupthresh.saturating_sub(1)) * smss {
-                    point = Some(i);
-                    break;
-                }
+        for &(end, len) in self.top_sacked.iter().rev() {
+            segs += 1;
+            bytes += u64::from(len);
+            // RFC 6675 §4 IsLost: DupThresh discontiguous SACKed sequences, or more than
+            // (DupThresh - 1) * SMSS bytes SACKed above.
+            if segs >= dupthresh || bytes > u64::from(dupthresh.saturating_sub(1)) * smss {
+                point = Some(end);
+                break;
             }
         }
-        let Some(p) = point else { return 0 };
+        let Some(end) = point else { return 0 };
+        let Some(f) = self.segs.front() else { return 0 };
+        let base = f.start;
+        let p = self.segs.partition_point(|g| (g.end() - base) < (end - base));
+        let floor = self.index_from(self.lost_upto);
+        if p < floor || p >= self.segs.len() {
+            // The point lies below the watermark: nothing new is lost.
+            return 0;
+        }
         let mut newly = 0;
         for j in floor..p {
             let g = self.segs[j];
@@ -580,6 +664,11 @@ impl Scoreboard {
             if f.flags & SACKED != 0 {
                 f.flags &= !SACKED;
                 self.sacked = self.sacked.saturating_sub(u64::from(f.seq_len()));
+                // The lowest segment: if listed, it is the list's lowest entry.
+                let end = f.end();
+                if self.top_sacked.front().is_some_and(|t| t.0 == end) {
+                    self.top_sacked.pop_front();
+                }
             }
         }
         for g in self.segs.iter_mut() {
@@ -892,5 +981,141 @@ mod tests {
         let up = sb.apply_sack(&[blk(200, 600)], SeqNum(0), SeqNum(0), nxt);
         assert_eq!(up.newly_sacked, 200);
         assert!(sb.check_counters());
+    }
+}
+
+/// `update_lost` against the walk it replaced (kept here only, as the reference).
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The walk down the queue that `update_lost` did before `top_sacked` (O(window) per ACK
+    /// with fewer than DupThresh SACKed segments above a hole): the reference.
+    fn reference_update_lost(sb: &mut Scoreboard, dupthresh: u32, smss: u64) -> u64 {
+        let Some(hs) = sb.high_sacked else { return 0 };
+        let Some(f) = sb.segs.front() else { return 0 };
+        let base = f.start;
+        let top = sb.segs.partition_point(|g| (g.start - base) < (hs - base));
+        let floor = sb.index_from(sb.lost_upto);
+        let (mut segs, mut bytes) = (0u32, 0u64);
+        let mut point = None;
+        let mut i = top;
+        while i > floor {
+            i -= 1;
+            let g = sb.segs[i];
+            if g.has(SACKED) {
+                segs += 1;
+                bytes += u64::from(g.seq_len());
+                if segs >= dupthresh || bytes > u64::from(dupthresh.saturating_sub(1)) * smss {
+                    point = Some(i);
+                    break;
+                }
+            }
+        }
+        let Some(p) = point else { return 0 };
+        let mut newly = 0;
+        for j in floor..p {
+            let g = sb.segs[j];
+            if !g.has(SACKED) && !g.has(LOST) {
+                sb.segs[j].flags |= LOST;
+                let n = u64::from(g.seq_len());
+                sb.lost += n;
+                newly += n;
+            }
+        }
+        sb.lost_upto = sb.segs[p].start;
+        newly
+    }
+
+    /// The `top_sacked` invariant, recomputed from the queue.
+    fn top_is_exact(sb: &Scoreboard) -> bool {
+        let want: Vec<(SeqNum, u32)> = {
+            let mut v: Vec<_> = sb.segs.iter().rev().filter(|g| g.has(SACKED)).take(sb.top_cap).map(|g| (g.end(), g.seq_len())).collect();
+            v.reverse();
+            v
+        };
+        sb.top_sacked.iter().copied().eq(want)
+    }
+
+    /// One step of a random exchange: (operation, three parameters).
+    type Op = (u8, u32, u32, u32);
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        prop::collection::vec((0u8..11, any::<u32>(), any::<u32>(), any::<u32>()), 1..120)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+        #[test]
+        fn update_lost_marks_what_the_walk_down_the_queue_marks(isn in any::<u32>(), ops in ops()) {
+            let una0 = SeqNum(isn);
+            let mut sb = Scoreboard::new(una0);
+            let (mut una, mut nxt) = (una0, una0);
+            for (k, (op, a, b, c)) in ops.into_iter().enumerate() {
+                let now = SimTime(k as u64);
+                let outstanding = nxt - una;
+                match op {
+                    // New data: 1-4 segments of 50, 100 or 150 bytes (SMSS is 100 or so).
+                    0 => {
+                        for j in 0..=(a % 4) {
+                            let len = 50 * (1 + (b >> (2 * j)) % 3);
+                            sb.push(SentSeg { start: nxt, len, fin: false, sent_at: now, flags: 0 });
+                            nxt += len;
+                        }
+                    }
+                    // Up to three SACK blocks anywhere in [SND.UNA, SND.NXT], 50-byte grid.
+                    1 if outstanding > 0 => {
+                        let mut blocks = [SackBlock::default(); 3];
+                        let n = 1 + (a % 3) as usize;
+                        for (j, blk) in blocks.iter_mut().enumerate().take(n) {
+                            let x = [a, b, c][j];
+                            let l = (x % (outstanding / 50 + 1)) * 50;
+                            let r = (l + 50 * (1 + (x >> 16) % 12)).min(outstanding);
+                            *blk = SackBlock { left: una + l.min(outstanding), right: una + r };
+                        }
+                        sb.apply_sack(&blocks[..n], una, una, nxt);
+                    }
+                    // Cumulative ACK, possibly inside a segment.
+                    2 => {
+                        let adv = if b % 2 == 0 { (a % (outstanding / 50 + 1)) * 50 } else { a % (outstanding + 1) };
+                        una += adv.min(outstanding);
+                        sb.cum_ack(una);
+                    }
+                    3 => {
+                        let dupthresh = if c % 5 == 0 { a % 12 } else { 1 + a % 4 };
+                        let smss = 50 + u64::from(b % 151);
+                        let mut reference = sb.clone();
+                        let want = reference_update_lost(&mut reference, dupthresh, smss);
+                        let got = sb.update_lost(dupthresh, smss);
+                        prop_assert_eq!(got, want);
+                        prop_assert_eq!(&sb.segs, &reference.segs);
+                        prop_assert_eq!(sb.lost_upto, reference.lost_upto);
+                        prop_assert_eq!(sb.lost, reference.lost);
+                    }
+                    4 => sb.mark_all_lost(una, nxt),
+                    5 => sb.clear_lost(),
+                    6 => {
+                        if let Some(i) = sb.next_retransmit(a % 2 == 0) {
+                            sb.on_retransmit(i, now);
+                        }
+                    }
+                    7 => sb.mark_front_lost(),
+                    8 if !sb.is_empty() => {
+                        sb.retransmission_lost(a as usize % sb.len());
+                    }
+                    9 => {
+                        sb.mark_lost_below_watermark(una + a % (outstanding + 1));
+                    }
+                    10 => {
+                        sb.mark_head_lost(a % 6, nxt);
+                    }
+                    _ => {}
+                }
+                prop_assert!(sb.check_counters());
+                prop_assert!(top_is_exact(&sb), "top_sacked {:?} after op {}", sb.top_sacked, op);
+            }
+        }
     }
 }

@@ -23,12 +23,18 @@
 //!   route-change hint (004 §V-A: "take congestion indications from unknown pathlet routers as
 //!   an indication for a route change"): [`Congested::Unknown`], the caller rediscovers and
 //!   counts the indication on every pathlet of the path.
-//! - **"Shared ... within a round-trip time"**: the window opens with the first flow started
-//!   over the bottleneck pathlet and lasts its AVG_RTT. [`IwShare::Split`] (default) gives the
-//!   k-th flow of the window ICW/k ("evenly" among the flows started so far: the sender cannot
-//!   know how many will follow); [`IwShare::Budget`] gives each flow what the earlier ones left
-//!   of ICW (first come first served, at least one segment); [`IwShare::None`] gives every
-//!   flow ICW.
+//! - **"Shared ... within a round-trip time" and "distribute the initial window evenly"**:
+//!   [`IwShare::Even`] (default) — a flow starting at t shares ICW evenly with the flows
+//!   started over the same bottleneck pathlet in (t − RTT, t] (RTT = the pathlet's AVG_RTT,
+//!   i.e. T): it gets ICW/k, k the number of those flows itself included. At a steady arrival
+//!   rate the windows given within any RTT then add up to about ICW, which is what "shared"
+//!   says (the sender cannot know how many flows will follow, so it counts those of the last
+//!   RTT). The other readings, kept switchable: [`IwShare::Split`] — the RTT windows are
+//!   fixed, opened by the first flow, and the k-th flow of one gets ICW/k (the windows given in
+//!   one add up to ICW·(1 + 1/2 + … + 1/k), and each new window's first flow gets all of ICW
+//!   again; the default until the PTA reproduction's third round); [`IwShare::Budget`] — each
+//!   flow of a fixed window gets what the earlier ones left of ICW (first come first served, at
+//!   least one segment); [`IwShare::None`] gives every flow ICW.
 //! - **Segments**: SAFE_CWND is kept in bytes; the initial window is whole segments, at least
 //!   one (`IW_MIN_SEGMENTS` of this module).
 //! - **Initial RTO** (004 §II-C: the pathlet with "the largest value for MIN_RTT" sets "the
@@ -117,15 +123,17 @@ pub enum Congested {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum IwShare {
     #[default]
+    Even,
     Split,
     Budget,
     None,
 }
 
 impl IwShare {
-    pub const ALL: [IwShare; 3] = [IwShare::Split, IwShare::Budget, IwShare::None];
+    pub const ALL: [IwShare; 4] = [IwShare::Even, IwShare::Split, IwShare::Budget, IwShare::None];
     pub const fn name(self) -> &'static str {
         match self {
+            IwShare::Even => "even",
             IwShare::Split => "split",
             IwShare::Budget => "budget",
             IwShare::None => "none",
@@ -150,6 +158,9 @@ pub struct ShareWindow {
 #[derive(Clone, Debug, Default)]
 pub struct IwSharing {
     windows: std::collections::BTreeMap<PathletId, ShareWindow>,
+    /// [`IwShare::Even`]: start times of the flows of the last RTT per bottleneck pathlet,
+    /// oldest first (a queue reused across flows: no allocation once it has grown).
+    recent: std::collections::BTreeMap<PathletId, std::collections::VecDeque<SimTime>>,
 }
 
 /// 004 §III-D: the initial window (in segments of `smss` bytes) of a connection starting at
@@ -178,6 +189,14 @@ pub fn choose_initial_window(
     let segs = (icw / smss.max(1)).max(IW_MIN_SEGMENTS);
     let cfg = table.cfg;
     let rtt = table.entry(now, bottleneck).period(&cfg);
+    if share == IwShare::Even {
+        let q = sharing.recent.entry(bottleneck).or_default();
+        while q.front().is_some_and(|&t| t + rtt <= now) {
+            q.pop_front();
+        }
+        q.push_back(now);
+        return Some((segs / q.len() as u64).max(IW_MIN_SEGMENTS));
+    }
     let w = sharing.windows.entry(bottleneck).or_default();
     if w.start.is_none_or(|s| now >= s + rtt) {
         *w = ShareWindow { start: Some(now), count: 0, given: 0 };
@@ -186,7 +205,7 @@ pub fn choose_initial_window(
     let iw = match share {
         IwShare::Split => (segs / w.count).max(IW_MIN_SEGMENTS),
         IwShare::Budget => segs.saturating_sub(w.given).max(IW_MIN_SEGMENTS),
-        IwShare::None => segs,
+        IwShare::None | IwShare::Even => segs,
     };
     w.given += iw;
     Some(iw)
@@ -239,7 +258,11 @@ mod tests {
     }
 
     fn table_with(values: &[(PathletId, u64)]) -> PathletTable {
-        let mut t = PathletTable::new(PathletTableConfig { periods: 1, default_period: SimDuration::from_millis(100) });
+        let mut t = PathletTable::new(PathletTableConfig {
+            periods: 1,
+            default_period: SimDuration::from_millis(100),
+            ..PathletTableConfig::default()
+        });
         for &(p, v) in values {
             t.observe_flight(at(0), &[p], v);
         }
@@ -264,11 +287,19 @@ mod tests {
     fn flows_started_within_an_rtt_share_the_window() {
         let path = Path::new(&[10], 99);
         let p = path.pathlets()[0];
-        for (share, want) in [(IwShare::Split, [12, 6, 4, 12]), (IwShare::Budget, [12, 1, 1, 12]), (IwShare::None, [12; 4])] {
+        for (share, want) in [
+            // Even: the flows of (t − 100 ms, t]: {200}, {200, 250}, {200, 250, 299}, {250, 299,
+            // 300} (the flow of 200 is an RTT old at 300), {299, 300, 360}, {360, 460}.
+            (IwShare::Even, [12, 6, 4, 4, 4, 6]),
+            // Split / budget: fixed windows [200, 300), [300, 400), [400, 500).
+            (IwShare::Split, [12, 6, 4, 12, 6, 12]),
+            (IwShare::Budget, [12, 1, 1, 12, 1, 12]),
+            (IwShare::None, [12; 6]),
+        ] {
             let mut t = table_with(&[(p, 12_000)]);
             let mut s = IwSharing::default();
-            // T = 100 ms (no RTT sample): flows at 200, 250, 299 share; 300 opens a new window.
-            let got: Vec<u64> = [200, 250, 299, 300]
+            // T = 100 ms (no RTT sample).
+            let got: Vec<u64> = [200, 250, 299, 300, 360, 459]
                 .iter()
                 .map(|&ms| choose_initial_window(&mut t, &mut s, share, at(ms), &path, 1000).unwrap_or(0))
                 .collect();

@@ -22,9 +22,17 @@
 //! Ambiguities settled here (all in `docs/design.md` § Pathlet Transport Architecture):
 //! - **"the last N periods"** and "i ∈ [0..N]": the N most recent closed periods, the one just
 //!   closed included (N values, not N + 1).
-//! - **FlightSize_F**: the flow's bytes in flight after each ACK it processes
-//!   ([`PathletTable::observe_flight`]); a period keeps the largest over its flows. For a
-//!   congested flow, the flight size when its congestion indication arrived.
+//! - **FlightSize_F**: "For each update the host uses its information of per flow flight
+//!   size": one value per flow and period, the largest of the flow's bytes in flight seen at
+//!   its ACKs in the period (before each ACK is processed; the SYN's sequence number is not
+//!   data and is not counted). Rule (a) takes the largest over the period's flows
+//!   ([`PathletTable::observe_flight`]); rule (b) halves, for each congested flow, the same
+//!   per-flow value ([`FlowFlight`], [`CongestedFlight::PeriodMax`], default). The
+//!   alternative [`CongestedFlight::AtSignal`] halves the flight at the ACK that carried the
+//!   indication: it lets a flow that is ending (one small last segment in flight, e.g. 266
+//!   bytes) set SAFE_CWND to a fraction of a segment for every later connection, a flight
+//!   limited by the flow's data, not by the path (measured on the Fig 6 topology,
+//!   `docs/reproductions/pta.md`).
 //! - **"recent congested flows"**: those with an indication in the period being closed; rule
 //!   (b) applies at the end of every period that had one, rule (a) only when none of the last N
 //!   had one, otherwise SAFE_CWND is left as it is.
@@ -66,6 +74,29 @@ pub struct PathletId {
 /// The sender's own end of its first pathlet (no router has ID 0: it means "empty slot").
 pub const SOURCE_EDGE: u32 = 0;
 
+/// Which FlightSize_F rule (b) halves for a congested flow (module doc).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum CongestedFlight {
+    /// The flow's largest flight in the pathlet's current period (the FlightSize_F of rule (a)).
+    #[default]
+    PeriodMax,
+    /// The flow's flight at the ACK that carried the indication.
+    AtSignal,
+}
+
+impl CongestedFlight {
+    pub const ALL: [CongestedFlight; 2] = [CongestedFlight::PeriodMax, CongestedFlight::AtSignal];
+    pub const fn name(self) -> &'static str {
+        match self {
+            CongestedFlight::PeriodMax => "period_max",
+            CongestedFlight::AtSignal => "at_signal",
+        }
+    }
+    pub fn by_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
 /// Parameters of the update algorithm (scenario `[pathlet]`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PathletTableConfig {
@@ -73,12 +104,27 @@ pub struct PathletTableConfig {
     pub periods: u32,
     /// T before the pathlet has an RTT sample.
     pub default_period: SimDuration,
+    /// FlightSize_F of a congested flow in rule (b).
+    pub congested_flight: CongestedFlight,
 }
 
 impl Default for PathletTableConfig {
     fn default() -> Self {
-        PathletTableConfig { periods: DEFAULT_PERIODS, default_period: DEFAULT_PERIOD }
+        PathletTableConfig {
+            periods: DEFAULT_PERIODS,
+            default_period: DEFAULT_PERIOD,
+            congested_flight: CongestedFlight::PeriodMax,
+        }
     }
+}
+
+/// One flow's FlightSize_F per pathlet of its path (index = position on the path): its largest
+/// flight in that pathlet's current period. Kept by the connection (fixed size, no allocation).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowFlight {
+    /// Start of the period each value belongs to.
+    period: [SimTime; super::pathlet::MAX_PATHLETS],
+    max: [u64; super::pathlet::MAX_PATHLETS],
 }
 
 /// What one period saw on one pathlet.
@@ -224,11 +270,39 @@ impl PathletTable {
         self.entries.iter()
     }
 
-    /// A flow over `pathlets` has `flight` bytes in flight (after an ACK): FlightSize_F.
+    /// A flow over `pathlets` has `flight` bytes in flight (at an ACK): FlightSize_F.
     pub fn observe_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64) {
         for &p in pathlets {
             let e = self.entry(now, p);
             e.current.max_flight = e.current.max_flight.max(flight);
+        }
+    }
+
+    /// [`Self::observe_flight`] for the flow whose per-pathlet FlightSize_F is `flow`.
+    pub fn observe_flow_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64, flow: &mut FlowFlight) {
+        for (i, &p) in pathlets.iter().enumerate().take(flow.max.len()) {
+            let e = self.entry(now, p);
+            e.current.max_flight = e.current.max_flight.max(flight);
+            if flow.period[i] != e.period_start {
+                flow.period[i] = e.period_start;
+                flow.max[i] = 0;
+            }
+            flow.max[i] = flow.max[i].max(flight);
+        }
+    }
+
+    /// The FlightSize_F rule (b) halves for the flow `flow` congested on the `i`-th pathlet `p`
+    /// of its path with `flight` bytes in flight at the indication ([`CongestedFlight`]).
+    pub fn congested_flight(&mut self, now: SimTime, i: usize, p: PathletId, flight: u64, flow: &FlowFlight) -> u64 {
+        match self.cfg.congested_flight {
+            CongestedFlight::AtSignal => flight,
+            CongestedFlight::PeriodMax => {
+                let start = self.entry(now, p).period_start;
+                match (flow.period.get(i), flow.max.get(i)) {
+                    (Some(&s), Some(&m)) if s == start => m.max(flight),
+                    _ => flight,
+                }
+            }
         }
     }
 
@@ -274,7 +348,11 @@ mod tests {
     /// A table whose pathlets `P` and `(2, 3)` were first used at 0 (periods end at 100 ms,
     /// 200 ms, ...).
     fn table(n: u32) -> PathletTable {
-        let mut t = PathletTable::new(PathletTableConfig { periods: n, default_period: SimDuration::from_millis(100) });
+        let mut t = PathletTable::new(PathletTableConfig {
+            periods: n,
+            default_period: SimDuration::from_millis(100),
+            ..PathletTableConfig::default()
+        });
         t.entry(at(0), P);
         t.entry(at(0), PathletId { from: 2, to: 3 });
         t
@@ -346,6 +424,30 @@ mod tests {
         assert_eq!(e.safe_cwnd, Some(12_000));
         assert_eq!(e.period_start, at(1_000_000));
         assert_eq!(e.history.len(), 3);
+    }
+
+    #[test]
+    fn a_congested_flow_is_halved_at_its_largest_flight_of_the_period_not_its_last_segment() {
+        // A flow had 20 000 bytes in flight in the period, then only its last 266-byte segment
+        // when the indication came.
+        for (mode, want) in [(CongestedFlight::PeriodMax, 10_000), (CongestedFlight::AtSignal, 133)] {
+            let mut t = table(2);
+            t.cfg.congested_flight = mode;
+            let mut f = FlowFlight::default();
+            t.observe_flow_flight(at(10), &[P], 20_000, &mut f);
+            t.observe_flow_flight(at(30), &[P], 266, &mut f);
+            let fl = t.congested_flight(at(40), 0, P, 266, &f);
+            t.on_congestion(at(40), P, fl);
+            assert_eq!(t.entry(at(100), P).safe_cwnd, Some(want), "{mode:?}");
+        }
+        // The flow's maximum is per period: in the next period it starts again.
+        let mut t = table(2);
+        let mut f = FlowFlight::default();
+        t.observe_flow_flight(at(10), &[P], 20_000, &mut f);
+        t.observe_flow_flight(at(110), &[P], 4_000, &mut f);
+        assert_eq!(t.congested_flight(at(120), 0, P, 3_000, &f), 4_000);
+        // A flow that saw no ACK in the current period: its flight at the signal.
+        assert_eq!(t.congested_flight(at(250), 0, P, 3_000, &f), 3_000);
     }
 
     #[test]

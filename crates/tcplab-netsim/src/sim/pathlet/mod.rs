@@ -43,6 +43,10 @@
 //! - **Hand-off notification**: the connections of the mobile node rediscover (004 §III-A "if
 //!   a mobile host knows that a hand-off has occurred, it must initiate pathlet discovery").
 //!
+//! Not done, and why (docs/design.md): no reverse-direction discovery (004 §III-A's hint is
+//! for a receiver that also sends data; ours send pure ACKs), and MAX_MTU is recorded but not
+//! used (the simulator has no path MTU to discover).
+//!
 //! RTT samples for MIN_RTT / AVG_RTT: the handshake RTT of each connection whose SYN was sent
 //! once (SYN to SYN-ACK), and its SRTT when it closes.
 //!
@@ -59,7 +63,7 @@ use std::collections::BTreeMap;
 use tcplab_tcp::startup::host_cache::{ClosingTcb, HostCache, HostCacheConfig};
 use tcplab_tcp::startup::pathlet::{choose_initial_window, initial_rto, Congested, IwSharing, Path};
 use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind, END_OF_PATH, MAX_SLOTS};
-use tcplab_tcp::startup::pathlet_table::PathletTable;
+use tcplab_tcp::startup::pathlet_table::{FlowFlight, PathletTable};
 use tcplab_tcp::startup::seeded::SeededStartup;
 use tcplab_tcp::{Connection, Ecn, Segment, StateSharing, TcpConfig, TcpFlags};
 use tcplab_time::{SimDuration, SimTime};
@@ -100,6 +104,8 @@ struct ConnState {
     syn_at: SimTime,
     /// Client: retransmissions + timeouts seen (loss as congestion).
     losses_seen: u64,
+    /// Client: its FlightSize_F per pathlet of its path (004 §III-C).
+    flight: FlowFlight,
     /// Server: the echo to send with its next packet, and the discovery echo for SYN-ACKs.
     echo: Option<PathletHeader>,
     syn_echo: Option<PathletHeader>,
@@ -285,7 +291,9 @@ impl SharedNet {
             return;
         }
         let mut c = c;
-        let flight = client.cc_snapshot().bytes_in_flight;
+        // FlightSize_F counts data: before the handshake completes the only byte in flight is
+        // the SYN's sequence number.
+        let flight = if client.state() == tcplab_tcp::ConnState::SynSent { 0 } else { client.cc_snapshot().bytes_in_flight };
         let syn_ack = seg.flags.contains(TcpFlags::SYN | TcpFlags::ACK);
         let (src, dst_addr) = (c.src, node_id(c.dst));
         let (share, ssthresh) = (self.cfg.share, self.cfg.ssthresh);
@@ -324,15 +332,20 @@ impl SharedNet {
         }
         if let Some(path) = c.path {
             if flight > 0 {
-                h.table.observe_flight(now, path.pathlets(), flight);
+                h.table.observe_flow_flight(now, path.pathlets(), flight, &mut c.flight);
             }
             if let Some(e) = echo {
                 match path.congested(e.congested) {
                     Congested::None => {}
-                    Congested::Pathlet(p) => h.table.on_congestion(now, p, flight),
+                    Congested::Pathlet(p) => {
+                        let i = path.pathlets().iter().position(|&q| q == p).unwrap_or(0);
+                        let f = h.table.congested_flight(now, i, p, flight, &c.flight);
+                        h.table.on_congestion(now, p, f);
+                    }
                     Congested::Unknown => {
-                        for &p in path.pathlets() {
-                            h.table.on_congestion(now, p, flight);
+                        for (i, &p) in path.pathlets().iter().enumerate() {
+                            let f = h.table.congested_flight(now, i, p, flight, &c.flight);
+                            h.table.on_congestion(now, p, f);
                         }
                         c.discover = true;
                     }
@@ -355,12 +368,13 @@ impl SharedNet {
             return;
         }
         c.losses_seen = losses;
-        let (src, path) = (c.src, c.path);
+        let (src, path, flow) = (c.src, c.path, c.flight);
         let Some(path) = path else { return };
         let flight = client.cc_snapshot().bytes_in_flight.max(client.smss());
         let h = self.host(src);
-        for &p in path.pathlets() {
-            h.table.on_congestion(now, p, flight);
+        for (i, &p) in path.pathlets().iter().enumerate() {
+            let f = h.table.congested_flight(now, i, p, flight, &flow);
+            h.table.on_congestion(now, p, f);
         }
     }
 

@@ -176,18 +176,25 @@ impl QsIpOption {
     }
 
     /// Parses the option starting at `b[0]` (type byte); `b` may be longer than 8.
+    ///
+    /// RFC 4782 §3.1: "The third byte includes a four-bit Function field." With Function
+    /// "0000" the rest of that byte is the Rate Request and "the fourth byte contains the
+    /// Quick-Start TTL"; with "1000" it is the Rate Report and "the fourth byte of the
+    /// Quick-Start Option is not used". "Bytes 5-8 contain a 30-bit QS Nonce and a 2-bit
+    /// Reserved field" in both formats (Figs. 1 and 2). So a Report's byte 3 is ignored
+    /// (`qs_ttl` is 0, as [`QsIpOption::encode`] writes it) and its nonce is kept; the
+    /// Reserved bits are masked off in both.
     pub fn decode(b: &[u8]) -> Result<QsIpOption, QsDecodeError> {
-        let (kind, rest) = decode_common(b, IPOPT_QUICK_START)?;
-        let func = match rest[0] >> 4 {
-            QS_FUNC_REQUEST => QsFunc::Request,
-            QS_FUNC_REPORT => QsFunc::Report,
+        let (_, rest) = decode_common(b, IPOPT_QUICK_START)?;
+        let (func, qs_ttl) = match rest[0] >> 4 {
+            QS_FUNC_REQUEST => (QsFunc::Request, rest[1]),
+            QS_FUNC_REPORT => (QsFunc::Report, 0),
             other => return Err(QsDecodeError::UnknownFunc(other)),
         };
-        let _ = kind;
         Ok(QsIpOption {
             func,
             rate: QsRate(rest[0] & 0x0f),
-            qs_ttl: rest[1],
+            qs_ttl,
             nonce: u32::from_be_bytes([rest[2], rest[3], rest[4], rest[5]]) & QS_NONCE_MASK,
         })
     }
@@ -278,6 +285,21 @@ mod tests {
         let resp = QsResponse { rate: QsRate(6), ttl_diff: 200, nonce: 0xffff_ffff };
         assert_eq!(resp.encode(), [27, 8, 0x06, 200, 0xff, 0xff, 0xff, 0xfc]);
         assert_eq!(QsResponse::decode(&resp.encode()).unwrap(), QsResponse { nonce: 0xffff_fffc, ..resp });
+    }
+
+    /// RFC 4782 §3.1: in a Report of Approved Rate (Func "1000") "the fourth byte of the
+    /// Quick-Start Option is not used", while "Bytes 5-8 contain a 30-bit QS Nonce and a
+    /// 2-bit Reserved field"; in a Request the fourth byte is the QS TTL.
+    #[test]
+    fn a_report_ignores_its_fourth_byte_and_keeps_its_nonce() {
+        // A Report whose unused byte is not zero, with both Reserved bits set.
+        let rep = QsIpOption::decode(&[25, 8, 0x86, 0x5a, 0x12, 0x34, 0x56, 0x7b]).unwrap();
+        assert_eq!(rep, QsIpOption { func: QsFunc::Report, rate: QsRate(6), qs_ttl: 0, nonce: 0x1234_5678 });
+        // The same bytes with Func 0000 are a Request: byte 3 is then its QS TTL.
+        let req = QsIpOption::decode(&[25, 8, 0x06, 0x5a, 0x12, 0x34, 0x56, 0x7b]).unwrap();
+        assert_eq!(req, QsIpOption { func: QsFunc::Request, rate: QsRate(6), qs_ttl: 0x5a, nonce: 0x1234_5678 });
+        // A decoded Report encodes back to the bytes RFC 4782 Fig. 2 defines (unused byte 0).
+        assert_eq!(rep.encode(), [25, 8, 0x86, 0, 0x12, 0x34, 0x56, 0x78]);
     }
 
     #[test]
