@@ -512,11 +512,17 @@ impl Scoreboard {
             // RFC 6675 §4 IsLost: DupThresh discontiguous SACKed sequences, or more than
             // (DupThresh - 1) * SMSS bytes SACKed above.
             if segs >= dupthresh || bytes > u64::from(dupthresh.saturating_sub(1)) * smss {
-                point = Some(end);
+                point = Some((end, len));
                 break;
             }
         }
-        let Some(end) = point else { return 0 };
+        let Some((end, len)) = point else { return 0 };
+        // The point segment starts at `end - len`: at or below the watermark nothing new is
+        // lost (below: it lies under the watermark; at: it is the first segment above it), so
+        // the usual ACK that does not move the point needs no search.
+        if !self.lost_upto.lt(SeqNum(end.0.wrapping_sub(len))) {
+            return 0;
+        }
         let Some(f) = self.segs.front() else { return 0 };
         let base = f.start;
         let p = self.segs.partition_point(|g| (g.end() - base) < (end - base));
