@@ -26,7 +26,8 @@ bottleneck's one-way delay equal to the forwarder's per direction. The same impa
 - sysctls: tcp_sack -> ``sack``, tcp_timestamps -> ``timestamps`` (and the MSS: 1448 with
   timestamps, 1460 without, so both send 1500-byte packets); route ``rto_min`` -> ``min_rto``,
   ``initcwnd`` -> ``initial_window``;
-  the receive buffer is tcp_rmem's maximum (6 MiB; the real receiver autotunes up to it).
+  ``recv_buffer`` is the run's tcp_rmem maximum (32 MiB here), up to which both receivers
+  autotune (the simulated one with the ``linux`` profile's ``linux_rcv_window``).
   tcp_congestion_control, tcp_frto, tcp_recovery, tcp_early_retrans are whatever the
   ``linux`` profile does (the report lists the profile's values).
 """
