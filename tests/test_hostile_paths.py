@@ -4,7 +4,7 @@ outputs: a name that is not UTF-8, a URI-like name (``s3:x``), the empty string,
 directory, an unreadable file, a missing file, a symbolic-link loop and a FIFO (fed with
 junk by a writer, as a pipe from ``<(...)`` would be). Each must end in exit 2 and one line
 ``tcplab: error: ...`` on stderr, nothing on stdout, names escaped as in every message
-(``\\xe9``, never ``\\udce9``), and nothing left behind in the directory.
+(``\\xe9``, never ``\\udce9``; a newline in a name as ``\\x0a``), and nothing left behind in the directory.
 
 The commands run in this process (``click.testing.CliRunner`` over ``tcplab.cli.main``, with
 the arguments as Python holds ``sys.argv``: bytes that are not UTF-8 as surrogate escapes),
@@ -43,6 +43,7 @@ INPUTS = {
     "not_utf8": os.fsdecode(b"n\xe9ant"),  # exists, junk content, name not UTF-8
     "not_utf8_missing": os.fsdecode(b"absent\xff"),
     "uri_like": "s3:x",
+    "newline_missing": "new\nline",  # a name with a newline must not make a second line
     "empty": "",
     "directory": "adir",
     "unreadable": "unread",  # mode 000 (readable anyway when the tests run as root: junk then)
@@ -60,6 +61,7 @@ INPUT_COMMANDS = {
     "whatif --grid": ["whatif", "CAP", "--grid", "H", "-o", "out"],
     "compare": ["compare", "H"],
     "plot": ["plot", "H", "-o", "p.png"],
+    "plot sweep": ["plot", "sweep", "H", "--metric", "goodput_bps", "--x", "tcp.min_rto", "-o", "p.png"],
     "sweep": ["sweep", "H", "-o", "out"],
     "reproduce": ["reproduce", "H", "-o", "out"],
     "profiles": ["profiles", "H"],
@@ -172,6 +174,8 @@ def test_a_hostile_input_path_is_one_line_and_exit_2(hostile_dir: Path, command:
     line = _check_one_line(*_invoke(args, hostile_dir / "fifo" if kind == "fifo" else None), args)
     if kind == "not_utf8_missing" and command != "profiles":
         assert "absent\\xff" in line, line  # the name, escaped
+    if kind == "newline_missing" and command not in ("reproduce", "profiles"):
+        assert "new\\x0aline" in line, line
     if kind == "empty" and command not in ("reproduce", "profiles"):
         assert "empty path" in line, line
     assert _tree(hostile_dir) == before, f"{args!r} left files behind"

@@ -78,9 +78,9 @@ def test_a_trace_larger_than_a_chunk_is_streamed_in_row_groups_with_the_same_row
 def test_every_row_of_every_streamed_table_has_its_flow_name(tmp_path: Path, monkeypatch):
     # A named long flow, a workload's connections (named by the workload) and a RED queue
     # (the queues table): all three trace tables streamed in several row groups.
-    # The core offers a chunk every 2^16 events: 60 s of this scenario is about 4 of them.
+    # Chunks of 5000 rows (the core looks every 2^12 events): 10 s of this scenario is ~15.
     monkeypatch.setattr(longrun, "CHUNK_ROWS", 5000)
-    ov = "simulation.duration=60s"
+    ov = "simulation.duration=10s"
     tcplab.run("red-ecn-web", overrides=ov, out=tmp_path / "s")
     in_memory = tcplab.run("red-ecn-web", overrides=ov)
     names = {fid: name for fid, name in zip(in_memory.flows["id"], in_memory.flows["flow_name"])}

@@ -413,9 +413,19 @@ impl FileAnalyzer {
                 };
                 r.set_upstream_base(gap);
                 r.set_handshake_rtt(c.handshake_rtt());
+                // The sender's handshake was retransmitted (RFC 6298 (5.7); qa finding: the
+                // observer's `on_handshake_retransmitted` was never called): the client's SYN
+                // copies, or a SYN-ACK captured more than once before the client's ACK.
+                r.set_handshake_retransmitted(match d {
+                    Dir::ClientToServer => c.syn_times.len() > 1,
+                    Dir::ServerToClient => c.hs.synack_first_ns.is_some() && c.hs.synack_first_ns != c.hs.synack_ns,
+                });
                 c.dirs[d.index()] = Some(r);
             }
             if let Some(r) = c.dirs[d.index()].as_mut() {
+                if s.flags.contains(TcpFlags::FIN) {
+                    r.note_fin();
+                }
                 r.on_data(t, seg.frame, s.seq.0, obs.rel_seq, s.len, s.options.timestamps.map(|x| x.0));
             }
         }

@@ -65,6 +65,18 @@ const WRAP: u64 = 1 << 32;
 const SEQ_ORIGIN: u64 = WRAP;
 const HALF_WRAP: u64 = 1 << 31;
 
+/// The comparison key of a transmission sharing a retransmission's TSval: a segment with
+/// data can have set TS.Recent before an ACK with cumulative point A only if it starts below
+/// A (one starting at A would have moved RCV.NXT past A first); a zero-length one (a bare FIN)
+/// also when it sits at A.
+fn sharer_key(start: u64, len: u32) -> u64 {
+    if len == 0 {
+        start.saturating_sub(1)
+    } else {
+        start
+    }
+}
+
 /// Unwraps a 32-bit relative sequence number to the `u64` nearest `reference`
 /// (RFC 9293 §3.4: comparisons are valid within 2^31).
 pub fn unwrap_seq(reference: u64, rel: u32) -> u64 {
@@ -173,7 +185,10 @@ struct Pending {
     episode: u32,
     detection_ns: Option<u64>,
     tsval: Option<u32>,
-    tsval_shared: bool,
+    /// The lowest sequence number (its key: `sharer_key`) among the other segments sent with
+    /// the same TSval, if any: an echo of that TSval may come from one of them only if it
+    /// lies below the ACK's cumulative point (`timestamp_echo` needed rule).
+    tsval_sharer: Option<u64>,
     /// An ACK reached the capture point after the original could have been acknowledged
     /// and before this retransmission: the ACK clock was alive, so an echo of this
     /// retransmission's TSval means the receiver lacked the bytes (not that the original's
@@ -261,6 +276,19 @@ pub struct DirReplay {
     /// Capture point → sender → capture point round trip without queueing (from the
     /// handshake: the gap that contains the sender's side).
     upstream_base_ns: u64,
+    /// At the sender: the handshake's capture→sender→capture gap (a capture a link away from
+    /// the sender's stack sees each ACK that long before the sender acts on it). The observer
+    /// is told each ACK at its capture time plus this gap — when the sender acted on it — so
+    /// its timer restarts (RFC 6298 (5.3)), RTT samples and ACK-triggered instants are the
+    /// sender's. Measured (`examples/infer_corpus`, captures on the senders' 2 ms access
+    /// links): without it every fast retransmit showed D + 1 duplicate ACKs before it, every
+    /// IsLost trigger came 2 ms "late", and Linux's srtt was 2 ms short, which put its probe
+    /// timeouts 4-10 ms early.
+    vantage_gap_ns: u64,
+    /// A FIN was captured on this direction (`note_fin`).
+    fin_seen: bool,
+    /// This direction's SYN (or SYN-ACK) was sent more than once (`set_handshake_retransmitted`).
+    handshake_rtx: bool,
     ts_tick_ns: u64,
     first_tsval: Option<u32>,
     /// Smallest (capture time − TSval time) seen: the queue-free sender→capture offset.
@@ -279,7 +307,8 @@ pub struct DirReplay {
     /// the DupThresh-th duplicate ACK at once, RFC 5681 §3.2 step 2).
     response_ns: Option<u64>,
     last_tx_tsval: Option<u32>,
-    last_tx_pending: bool,
+    /// The lowest `sharer_key` of the run of transmissions with `last_tx_tsval`.
+    last_tx_run_key: Option<u64>,
     pub rtt: RttStats,
     pending: Vec<Pending>,
     /// Which of `pending` an ACK can change.
@@ -393,6 +422,9 @@ impl DirReplay {
             timer_restart_ns: 0,
             restart_by_ack: false,
             upstream_base_ns: 0,
+            vantage_gap_ns: 0,
+            fin_seen: false,
+            handshake_rtx: false,
             ts_tick_ns: model.ts_tick_ns().max(1),
             first_tsval: None,
             min_ts_offset: None,
@@ -403,7 +435,7 @@ impl DirReplay {
             phase_exit: None,
             response_ns: None,
             last_tx_tsval: None,
-            last_tx_pending: false,
+            last_tx_run_key: None,
             rtt: RttStats::new(pos == Position::Sender, model.config().rto),
             pending: Vec::new(),
             watch: Watch::default(),
@@ -424,6 +456,7 @@ impl DirReplay {
     /// sender).
     pub fn set_upstream_base(&mut self, ns: u64) {
         self.upstream_base_ns = if self.pos == Position::Sender { 0 } else { ns };
+        self.vantage_gap_ns = if self.pos == Position::Sender { ns } else { 0 };
     }
 
     /// The handshake's round trip, the sender's first RTT sample (set before data).
@@ -494,22 +527,31 @@ impl DirReplay {
         self.obs.as_ref().map_or(tcplab_tcp::config::DUPACK_THRESHOLD, |o| o.dupack_threshold())
     }
 
-    fn note_tx_tsval(&mut self, tsval: Option<u32>, is_pending: bool) -> bool {
+    /// Records a data transmission's TSval; returns the lowest `sharer_key` of the earlier
+    /// transmissions that carried the same TSval (they are consecutive: TSvals never go back)
+    /// and lowers the sharer key of the held retransmissions of that run to this one's.
+    fn note_tx_tsval(&mut self, tsval: Option<u32>, start: u64, len: u32) -> Option<u64> {
+        let key = sharer_key(start, len);
         let shared = tsval.is_some() && tsval == self.last_tx_tsval;
-        if shared && self.last_tx_pending {
-            if let Some(p) = self.pending.last_mut() {
-                p.tsval_shared = true;
+        let before = if shared { self.last_tx_run_key } else { None };
+        if shared {
+            for p in self.pending.iter_mut().rev().take_while(|p| p.tsval.is_none() || p.tsval == tsval) {
+                if p.tsval == tsval {
+                    p.tsval_sharer = Some(p.tsval_sharer.map_or(key, |k| k.min(key)));
+                }
             }
+            self.last_tx_run_key = Some(before.map_or(key, |k| k.min(key)));
+        } else {
+            self.last_tx_run_key = Some(key);
         }
         self.last_tx_tsval = tsval;
-        self.last_tx_pending = is_pending;
         if let Some(v) = tsval {
             self.max_tsval = Some(match self.max_tsval {
                 Some(m) if !ts_lt(m, v) => m,
                 _ => v,
             });
         }
-        shared
+        before
     }
 
     fn push_new(&mut self, now: u64, start: u64, end: u64, tsval: Option<u32>) {
@@ -597,10 +639,22 @@ impl DirReplay {
             self.snd_max = s;
             self.timer_restart_ns = now;
             let mut o = Observer::new(&self.cfg, SeqNum(abs_seq), self.sack, self.timestamps);
-            if let Some(r) = self.handshake_rtt_ns {
+            // As `Connection::establish`: RFC 6298 (5.7) first, then the handshake's sample —
+            // by Karn's rule none from a retransmitted SYN unless timestamps name the copy.
+            if self.handshake_rtx {
+                o.on_handshake_retransmitted();
+            }
+            if let Some(r) = self.handshake_rtt_ns.filter(|_| !self.handshake_rtx || self.timestamps) {
                 o.on_handshake_rtt(SimTime(now), SimDuration(r));
             }
+            if self.fin_seen {
+                o.note_fin();
+            }
             self.obs = Some(o);
+        }
+        if let (Some(o), Some(v), true) = (self.obs.as_mut(), tsval, self.timestamps) {
+            // RFC 7323 §4.1 samples need the sender's timestamp clock (`Observer::note_tsval`).
+            o.note_tsval(SimTime(now), v);
         }
         let start = unwrap_seq(self.snd_max, rel_seq);
         let end = start + u64::from(len);
@@ -609,7 +663,7 @@ impl DirReplay {
         self.last_data_ns = now;
         if start >= self.snd_max {
             self.push_new(now, start, end, tsval);
-            self.note_tx_tsval(tsval, false);
+            self.note_tx_tsval(tsval, start, len);
             return;
         }
         let rend = end.min(self.snd_max);
@@ -620,7 +674,7 @@ impl DirReplay {
             let at = self.segs.partition_point(|s| s.start < start);
             self.segs.insert(at, TxSeg { start, end: rend, first_ns: now, last_ns: now, max_tsval: tsval, copies: 1, original_seen: true });
             self.remove_hole_range(start, rend);
-            self.note_tx_tsval(tsval, false);
+            self.note_tx_tsval(tsval, start, len);
             if end > self.snd_max {
                 self.push_new(now, self.snd_max, end, tsval);
             }
@@ -753,6 +807,7 @@ impl DirReplay {
                 (_, true) => tick,
                 (_, false) => upstream.saturating_add(tick),
             },
+            ack_lag_ns: self.vantage_gap_ns,
             explanation: ex,
             cause: d.cause,
             timer_expiry: d.timer_expiry,
@@ -833,7 +888,7 @@ impl DirReplay {
             self.segs.insert(at, TxSeg { start, end: rend, first_ns: now, last_ns: now, max_tsval: tsval, copies: 2, original_seen: false });
         }
         self.remove_hole_range(start, rend);
-        let shared = self.note_tx_tsval(tsval, true);
+        let sharer = self.note_tx_tsval(tsval, start, len);
         let ack_clock_alive = match (first_ns, self.last_ack_ns) {
             (Some(f), Some(a)) => {
                 a as f64 >= f as f64 + spurious::TOO_SOON_FRACTION * self.rtt.min_ns.unwrap_or(0) as f64
@@ -859,7 +914,7 @@ impl DirReplay {
             episode: self.cur_episode.unwrap_or(0),
             detection_ns: first_ns.map(|f| now.saturating_sub(f)),
             tsval: if self.timestamps { tsval } else { None },
-            tsval_shared: shared,
+            tsval_sharer: sharer,
             ack_clock_alive,
             covered: false,
             cum_acked: false,
@@ -895,7 +950,7 @@ impl DirReplay {
         // (Away from the sender, data it sent may not have passed here yet: RFC 5681 §2 (a)
         // "outstanding data" holds whatever the capture shows.)
         let away = self.pos != Position::Sender;
-        let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now), seg, away)).unwrap_or_default();
+        let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now.saturating_add(self.vantage_gap_ns)), seg, away)).unwrap_or_default();
         // A D-SACK on this connection proves the receiver sends them.
         self.dsack_receiver |= view.dsack.is_some();
         let dsack_block = view.dsack.map(|b| {
@@ -1059,7 +1114,13 @@ impl DirReplay {
                 // been SACKed before and this ACK was caused by another hole's filler.
                 let at_left_edge = p.start <= prev_una;
                 if let (Some(e), Some(v), true) = (tsecr, p.tsval, at_left_edge || !sacked_before) {
-                    p.verdict = spurious::timestamp_echo(e, v, p.tsval_shared)
+                    // RFC 7323 §4.3 / Linux tcp_replace_ts_recent ("!after(seq, tp->rcv_wup)"):
+                    // only a segment starting at or below the receiver's left edge moves
+                    // TS.Recent, and that edge is at most this ACK's cumulative point. A
+                    // segment with the same TSval starting at or above it (new data sent in
+                    // the same clock tick) cannot have set the echo (`sharer_key`).
+                    let shared = p.tsval_sharer.is_some_and(|k| k < ack);
+                    p.verdict = spurious::timestamp_echo(e, v, shared)
                         .filter(|&(spurious, _)| spurious || p.ack_clock_alive);
                 }
             }
@@ -1176,6 +1237,22 @@ impl DirReplay {
     }
 
     /// The profile this replay applies.
+    /// This direction's sender had to retransmit its SYN (client) or SYN-ACK (server) (set
+    /// before data): RFC 6298 (5.7) and Karn's rule for the handshake sample, as the
+    /// sender's `Connection::establish` applies them.
+    pub fn set_handshake_retransmitted(&mut self, yes: bool) {
+        self.handshake_rtx = yes;
+    }
+
+    /// The capture shows a FIN on this direction's next data segment (`Observer::note_fin`;
+    /// call before [`DirReplay::on_data`] of that segment).
+    pub fn note_fin(&mut self) {
+        self.fin_seen = true;
+        if let Some(o) = self.obs.as_mut() {
+            o.note_fin();
+        }
+    }
+
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
     }

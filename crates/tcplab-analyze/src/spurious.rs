@@ -13,7 +13,7 @@
 //! | `acked_before_seen` | the receiver had acknowledged every byte before the retransmission passed the capture point → spurious | RFC 9293 §3.10.7.4 (cumulative ACK) |
 //! | `dsack` | a D-SACK block reports a duplicate of these bytes → spurious | RFC 2883 §4 / RFC 3708 §3 |
 //! | `ack_too_soon` | the ACK covering the bytes arrived sooner after the retransmission than the shortest capture→receiver→capture time → triggered by an earlier copy → spurious | §III-B ("ACK arriving too soon") |
-//! | `timestamp_echo` | the acceptable ACK echoes a TSval older than the retransmission's → spurious; echoes the retransmission's own, unshared TSval → needed | RFC 3522 §2 (Eifel detection), RFC 7323 §4.3 |
+//! | `timestamp_echo` | the acceptable ACK echoes a TSval older than the retransmission's → spurious; echoes the retransmission's own TSval, carried by no other segment starting below that ACK's cumulative point → needed | RFC 3522 §2 (Eifel detection), RFC 7323 §4.3 (only a segment at the left edge moves TS.Recent; Linux `tcp_replace_ts_recent`) |
 //! | `no_dsack` | SACK in use, the bytes were acknowledged, and no D-SACK came within [`NO_DSACK_WAIT_RTTS`] capture-point RTTs → needed | RFC 3708 §3 (needs a D-SACK receiver: assumed from SACK-permitted in the handshake when the model's receivers send D-SACK, proven by any D-SACK on the connection) |
 //!
 //! The two "needed" verdicts that rest on what the receiver echoed or did not report
@@ -108,9 +108,11 @@ fn ts_lt(a: u32, b: u32) -> bool {
 /// RFC 3522 §2: "if the value of the Timestamp Echo Reply field of the acceptable ACK is
 /// smaller than the value of the Timestamp Value field of the retransmit ... the
 /// retransmission was spurious". The converse ("needed") holds only when the echo is the
-/// retransmission's own TSval and no other segment carried the same TSval (a coarse
-/// timestamp clock makes the echo ambiguous; a newer echo comes from a later segment that
-/// updated TS.Recent, RFC 7323 §4.3, and says nothing about this one).
+/// retransmission's own TSval and no other segment that could have moved TS.Recent carried
+/// the same TSval (a coarse timestamp clock makes the echo ambiguous; a newer echo comes from
+/// a later segment that updated TS.Recent, RFC 7323 §4.3, and says nothing about this one).
+/// `tsval_shared` is decided by the replay: only a sharer starting below the ACK's cumulative
+/// point counts (`sender_replay::sharer_key`).
 pub fn timestamp_echo(tsecr: u32, rtx_tsval: u32, tsval_shared: bool) -> Verdict {
     if ts_lt(tsecr, rtx_tsval) {
         Some((true, Evidence::TimestampEcho))

@@ -146,6 +146,28 @@ fn three_duplicate_acks_then_an_ack_echoing_the_retransmission_make_a_needed_fas
     assert_eq!(a.summary.table_iv["fast_retransmit"].needed, 1);
 }
 
+// RFC 7323 §4.3 / Linux tcp_replace_ts_recent: only a segment at or below the receiver's left
+// edge moves TS.Recent. The retransmission (205 ms, TSval 205) shares its TSval with new
+// segment 6 sent in the same tick. An ACK up to segment 6 (cumulative point 6000 bytes)
+// echoing 205 can only have taken it from the retransmission: segment 6 starts at that point
+// and would have moved RCV.NXT past it. An ACK that also covers segment 6 may echo segment 6's
+// TSval: undecided, as before (no SACK here, so no D-SACK rule either).
+#[test]
+fn a_shared_tsval_decides_only_when_the_sharer_lies_above_the_cumulative_ack() {
+    let needed = |upto: u32| {
+        let mut s = fast_retransmit_script(true, false);
+        s.data(205, 6, 205);
+        s.ack(305, upto, 305, 205, &[]);
+        let a = analyze_one(&s.write(&format!("shared-ts-{upto}")));
+        assert_eq!(a.retransmissions.len(), 1);
+        let r = a.retransmissions[0];
+        assert_eq!(r.r.cause, Cause::FastRetransmit);
+        (r.r.spurious, r.r.evidence)
+    };
+    assert_eq!(needed(6), (Some(false), Evidence::TimestampEcho));
+    assert_eq!(needed(7), (None, Evidence::None));
+}
+
 #[test]
 fn an_echo_of_the_original_timestamp_marks_the_retransmission_spurious_as_in_eifel() {
     let mut s = fast_retransmit_script(true, true);

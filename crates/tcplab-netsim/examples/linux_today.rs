@@ -193,7 +193,19 @@ fn cost() {
         ("RACK", TcpConfig { rack: true, ..bench_tcp() }),
         ("CUBIC + HyStart + ABC + PRR + RACK", TcpConfig { prr: true, rack: true, ..cubic.clone() }),
         ("TLP (Linux PTO)", TcpConfig { tlp: true, tlp_pto: tcplab_tcp::loss::tlp::PtoRule::Linux, ..bench_tcp() }),
-        ("all of the above", TcpConfig { prr: true, rack: true, tlp: true, tlp_pto: tcplab_tcp::loss::tlp::PtoRule::Linux, ..cubic }),
+        ("all of the above", TcpConfig { prr: true, rack: true, tlp: true, tlp_pto: tcplab_tcp::loss::tlp::PtoRule::Linux, ..cubic.clone() }),
+        (
+            "all + Linux receive window + cwnd undo",
+            TcpConfig {
+                prr: true,
+                rack: true,
+                tlp: true,
+                tlp_pto: tcplab_tcp::loss::tlp::PtoRule::Linux,
+                linux_rcv_window: true,
+                cwnd_undo: true,
+                ..cubic
+            },
+        ),
     ];
     // `cost N`: run variant N once (for `perf stat -e instructions:u`, which a loaded machine
     // does not disturb).

@@ -202,6 +202,8 @@ fn bad_pathlet_keys_are_one_line_errors() {
     assert!(err("routers = [\"p9\"]").starts_with("pathlet.routers[0]"), "{}", err("routers = [\"p9\"]"));
     assert!(err("slots = 9").contains("pathlet.slots: 9 is out of range (1 to 8"), "{}", err("slots = 9"));
     assert!(err("share = \"evenly\"").contains("pathlet.share"), "{}", err("share = \"evenly\""));
+    let e = err("congested_flight = \"max\"");
+    assert!(e.contains("pathlet.congested_flight") && e.contains("period_max"), "{e}");
     assert!(!err("slots = 9").contains('\n'));
 }
 

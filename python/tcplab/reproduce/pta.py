@@ -599,7 +599,8 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             ratio = [(x, pts[("icw10", x)][0], pts[("icw3", x)][0], pts[("pta", x)][0]) for x in xs]
             fig.note("Drops icw10 / icw3 / pta per x: " + "; ".join(
                 f"{_xlabel(x)}: {a:.0f} / {b:.0f} / {c:.0f}" for x, a, b, c in ratio)
-                + " (paper: ICW 10 raises drops sharply on 43 kb/s; PTA fewest).")
+                + (" (paper: ICW 10 raises drops sharply on 43 kb/s; PTA fewest)." if key == "fig20" else
+                   " (paper: ICW 10 causes a significant number of losses at high load; PTA fewer)."))
             early = df["early_drops"].sum() / max(df["drops"].sum(), 1)
             fig.note(f"Of all drops in these runs, {100 * early:.0f} % are RED early drops of packets RED may not "
                      "mark (not ECN-capable: SYNs and retransmissions); the rest are forced drops (average queue above "
@@ -639,7 +640,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     fig = rep.figure("table", "The table's other parameters: initial RTO from AVG_RTT, initial ssthresh from SAFE_SSTHRESH",
                      "PTA as in the main runs (pta), with `[pathlet] initial_rto = true` (RTO of a new connection = "
                      "3 x AVG_RTT of the path's pathlet with the largest MIN_RTT, RFC 6298 (2.2) with AVG_RTT as the "
-                     "first sample) and with `ssthresh = true` (ssthresh = the smallest SAFE_SSTHRESH of the path). "
+                     "first sample; clamped to the engine's RFC 6298 (2.4) minimum of 1 s) and with `ssthresh = true` (ssthresh = the smallest SAFE_SSTHRESH of the path). "
                      "timeouts: RTOs of the short flows per run (SYN timeouts included); spurious: their "
                      "retransmissions the receiver already had.")
     tb = data["table"]

@@ -91,6 +91,17 @@ impl DirBank {
         self.prune();
     }
 
+    /// The handshake of this direction's sender was retransmitted
+    /// ([`DirReplay::set_handshake_retransmitted`]).
+    pub fn set_handshake_retransmitted(&mut self, yes: bool) {
+        self.live.iter_mut().for_each(|l| l.replay.set_handshake_retransmitted(yes));
+    }
+
+    /// The next data segment carries a FIN ([`DirReplay::note_fin`]).
+    pub fn note_fin(&mut self) {
+        self.live.iter_mut().for_each(|l| l.replay.note_fin());
+    }
+
     /// A data segment (see [`DirReplay::on_data`]); scores its evidence under every model.
     pub fn on_data(&mut self, now: u64, frame: u64, abs_seq: u32, rel_seq: u32, len: u32, tsval: Option<u32>) {
         let mut scored = false;
@@ -139,7 +150,7 @@ impl DirBank {
                 .enumerate()
                 .map(|(i, m)| Candidate { name: m.name(), cfg: m.config(), score: self.scores[i], pruned: self.pruned[i] })
                 .collect();
-            decide(&cands)
+            decide(&cands, self.position() == Position::Sender)
         });
         let pick = match &inference {
             Some(inf) => self.live.iter().position(|l| self.models[l.idx].name() == inf.replayed).unwrap_or(0),

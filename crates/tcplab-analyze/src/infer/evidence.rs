@@ -29,6 +29,14 @@ pub struct RetxEvidence {
     /// How far `sent_ns` may be off: 0 at the sender, the upstream estimate plus a TSval
     /// tick away from it.
     pub slack_ns: u64,
+    /// At the sender: how long after its capture an ACK reaches the sender's stack (the
+    /// handshake's capture→sender→capture gap; 0 for a capture on the sender host). The
+    /// observer already applies each ACK that much later (`DirReplay::vantage_gap_ns`), so
+    /// its instants are the sender's; duplicate ACKs captured within the gap before a fast
+    /// retransmit had not reached the sender when it was sent. Measured: the corpus's
+    /// "sender" captures sit on the sender's 2 ms access link, so a fast retransmit is
+    /// captured with the next duplicate ACK already captured.
+    pub ack_lag_ns: u64,
     /// The model's observer, before the retransmission was applied.
     pub explanation: Option<Explanation>,
     /// The replay's cause under this model (`classify.rs`).

@@ -68,6 +68,11 @@ pub const WITHIN_TOLERANCE_COST: u64 = 100;
 /// the capture (tcplab choice: 2 ms covers a real host's softirq and NIC queue; the
 /// simulator's is 0).
 pub const TIMING_SLACK_NS: u64 = 2_000_000;
+/// How precisely the handshake gap stands for the lag of later ACKs (`RetxEvidence::ack_lag_ns`)
+/// (tcplab choice: well below the 1.2 ms between duplicate ACKs of full-sized segments at
+/// 10 Mb/s, well above the microseconds by which the gap differs from the lag in the
+/// simulator, where the capture sits on the sender's access link).
+pub const ACK_LAG_PRECISION_NS: u64 = 250_000;
 /// Relative part of the timing tolerance, as a share of the armed timer (tcplab choice: the
 /// gaps between Table I's minimum RTOs are 2x (200→400 ms), 2.5x (400→1000 ms) and 1.2x
 /// (1000→1200 ms); 10 % keeps 1.0 s and 1.2 s apart).
@@ -81,6 +86,9 @@ pub enum EventKind {
     Premature,
     /// A timer expiry that did not resend SND.UNA (RFC 6298 (5.4)).
     WrongSegment,
+    /// A timeout whose timing cannot be read at this capture point (`timer_unobservable`):
+    /// an armed timer explains it, at no cost and with no weight as evidence.
+    Unobservable,
     NoObserver,
 }
 
@@ -102,6 +110,11 @@ pub struct ModelScore {
     pub unexplained: u32,
     /// Of which had a due instant (timeouts, probes, DupThresh, IsLost).
     pub timed: u32,
+    /// Timer events the model placed inside its tolerance (cost below
+    /// [`WITHIN_TOLERANCE_COST`]): retransmission-timer expiries, probe timeouts and SYN
+    /// back-off gaps — the evidence that rests on the parameters of 003 Table I (minRTO,
+    /// initial RTO, timer granularity) rather than on counting duplicate ACKs.
+    pub timers_fit: u32,
 }
 
 impl ModelScore {
@@ -110,6 +123,7 @@ impl ModelScore {
         self.events += 1;
         self.unexplained += u32::from(c.cost >= UNEXPLAINED);
         self.timed += u32::from(matches!(c.kind, EventKind::Due(_)));
+        self.timers_fit += u32::from(matches!(c.kind, EventKind::Due(DueKind::Timeout | DueKind::Probe)) && c.cost < WITHIN_TOLERANCE_COST);
     }
 
     /// Evidence from outside the data retransmissions (SYN back-off, `infer::syn`).
@@ -118,6 +132,7 @@ impl ModelScore {
         self.events += 1;
         self.unexplained += u32::from(cost >= UNEXPLAINED);
         self.timed += 1;
+        self.timers_fit += u32::from(cost < WITHIN_TOLERANCE_COST);
     }
 }
 
@@ -220,25 +235,34 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
     if expiry && !e.at_una {
         return EventCost { kind: EventKind::WrongSegment, cost: UNEXPLAINED };
     }
-    match instant(e) {
+    let by_ack = match instant(e) {
         Instant::Follows => EventCost { kind: EventKind::Follows, cost: 0 },
         Instant::Due { kind: DueKind::DupAcks, at_ns, .. } if at_sender => {
-            // RFC 5681 §3.2 step 2: the D-th duplicate ACK triggers it at once; more before it
-            // means this model would have sent it at an earlier one, and a long wait after
-            // it means the sender did not take it for its trigger.
+            // RFC 5681 §3.2 step 2: the D-th duplicate ACK triggers it at once (`at_ns` is when
+            // it reached the sender); more before it means this model would have sent it at an
+            // earlier one, and a long wait after it means the sender did not take it for its
+            // trigger. Duplicate ACKs captured within the ACK lag had not reached the sender.
             let late = timing_cost(ev.sent_ns.abs_diff(at_ns), tolerance_ns(0, 0));
-            let cost = if e.dupacks > e.dupack_threshold { UNEXPLAINED } else { late };
+            // The (D+1)-th reached the sender only after the retransmission left (by more than
+            // the gap's measurement error) when the capture sits away from its stack.
+            let lagging = ev.ack_lag_ns > 0
+                && e.dupthresh_next_at.is_some_and(|n| n.0 > ev.sent_ns.saturating_add(ACK_LAG_PRECISION_NS));
+            let cost = if e.dupacks > e.dupack_threshold && !lagging { UNEXPLAINED } else { late };
             EventCost { kind: EventKind::Due(DueKind::DupAcks), cost }
         }
         Instant::Due { kind, at_ns, armed_ns } => {
             if ev.timer_unobservable && kind == DueKind::Timeout {
-                return EventCost { kind: EventKind::Due(kind), cost: 0 };
+                // Explained, but no instant to compare: not timer evidence (`timers_fit`).
+                return EventCost { kind: EventKind::Unobservable, cost: 0 };
             }
             let err = match kind {
                 DueKind::Timeout => timer_error(cfg, grid, ev.sent_ns, e.rto_started.map(|s| s.0), e.rto.as_nanos(), at_ns),
-                // The PTO is computed exactly by the observer (Linux rounds it to a jiffy: inside
-                // TIMING_SLACK_NS).
-                DueKind::Probe | DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
+                // The observer rounds the PTO up on its own tick grid (`Observer::schedule_pto`);
+                // the sender's grid has an unknown phase on the capture's clock, so the probe
+                // is due within one tick either side of the observer's (the simulator's grid
+                // is the capture's; a real host's is not).
+                DueKind::Probe => ev.sent_ns.abs_diff(at_ns).saturating_sub(timer_tick_ns(cfg).saturating_sub(1)),
+                DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss => ev.sent_ns.abs_diff(at_ns),
             };
             EventCost { kind: EventKind::Due(kind), cost: timing_cost(err, tolerance_ns(ev.slack_ns, armed_ns)) }
         }
@@ -262,7 +286,23 @@ pub fn score_event(ev: &RetxEvidence, cfg: &TcpConfig, grid: &mut TickGrid) -> E
             let cost = by_rto.min(by_pto);
             EventCost { kind: EventKind::Premature, cost }
         }
+    };
+    // An ACK trigger that fits badly, with the retransmission timer running out at the same
+    // instant (RFC 6298 (5.4) resends SND.UNA): the timer may have been the sender's trigger.
+    // Measured: with the ACK lag applied, a timeout sent 1 µs before the replayed deadline
+    // (the lag's measurement error) was read as a fast retransmit long after its duplicate
+    // ACKs and cost the true `rfc6298` an unexplained retransmission.
+    let ack_trigger = matches!(by_ack.kind, EventKind::Due(DueKind::DupAcks | DueKind::SackLoss | DueKind::RackLoss));
+    if ack_trigger && by_ack.cost >= WITHIN_TOLERANCE_COST && e.at_una && !ev.timer_unobservable {
+        if let Some(d) = e.rto_deadline {
+            let err = timer_error(cfg, &mut grid.clone(), ev.sent_ns, e.rto_started.map(|s| s.0), e.rto.as_nanos(), d.0);
+            let by_timer = timing_cost(err, tolerance_ns(ev.slack_ns, e.rto_started.map_or(0, |s| d.0.saturating_sub(s.0))));
+            if by_timer < by_ack.cost {
+                return EventCost { kind: EventKind::Due(DueKind::Timeout), cost: by_timer };
+            }
+        }
     }
+    by_ack
 }
 
 #[cfg(test)]
@@ -287,6 +327,7 @@ mod tests {
             dupacks: 0,
             dupack_threshold: 3,
             dupthresh_at: None,
+            dupthresh_next_at: None,
             islost: false,
             islost_una_at: None,
             rack_lost: false,
@@ -307,7 +348,7 @@ mod tests {
     }
 
     fn ev(sent_ms: u64, e: Explanation) -> RetxEvidence {
-        RetxEvidence { ts_ns: sent_ms * MS, sent_ns: sent_ms * MS, slack_ns: 0, explanation: Some(e), cause: Cause::Rto, timer_expiry: true, new_episode: true, timer_unobservable: false }
+        RetxEvidence { ts_ns: sent_ms * MS, sent_ns: sent_ms * MS, slack_ns: 0, ack_lag_ns: 0, explanation: Some(e), cause: Cause::Rto, timer_expiry: true, new_episode: true, timer_unobservable: false }
     }
 
     /// The cost curve: 0 on time, WITHIN_TOLERANCE_COST at the tolerance, UNEXPLAINED at
@@ -404,10 +445,59 @@ mod tests {
         assert_eq!(score_event_fresh(&ev(1200, e), &cfg("rfc6298")).cost, 0);
         // Sent 1 ms later: half the 2 ms slack.
         assert_eq!(score_event_fresh(&ev(1201, e), &cfg("rfc6298")).cost, WITHIN_TOLERANCE_COST / 2);
-        // Sent 100 ms after the third: not answering it.
-        assert_eq!(score_event_fresh(&ev(1300, e), &cfg("rfc6298")).cost, UNEXPLAINED);
+        // Sent 100 ms after the third, no timer running out then: not answering it.
+        let mut no_timer = e;
+        no_timer.rto_started = None;
+        no_timer.rto_deadline = None;
+        assert_eq!(score_event_fresh(&ev(1300, no_timer), &cfg("rfc6298")).cost, UNEXPLAINED);
         e.dupack_threshold = 2;
         assert_eq!(score_event_fresh(&ev(1200, e), &cfg("windows-xp")).cost, UNEXPLAINED);
+    }
+
+    /// A capture a link away from the sender (`ack_lag_ns` 2 ms): the observer applies each
+    /// ACK 2 ms after its capture, and a fourth duplicate ACK captured before the fast
+    /// retransmit but reaching the sender after it does not exclude D = 3; one that reached
+    /// it before does (the sender would have answered it: D = 3 ran out at the third).
+    #[test]
+    fn duplicate_acks_captured_within_the_ack_lag_had_not_reached_the_sender() {
+        let mut e = ex(Trigger::DupThresh);
+        e.rto_fired = false;
+        // Third duplicate ACK reached the sender at 1200 ms, the fourth at 1201.2 ms.
+        e.dupthresh_at = Some(SimTime(1200 * MS));
+        e.dupthresh_next_at = Some(SimTime(1201 * MS + 200_000));
+        e.dupacks = 4;
+        let mut v = ev(1200, e);
+        v.ack_lag_ns = 2 * MS;
+        assert_eq!(score_event_fresh(&v, &cfg("rfc6298")).cost, 0);
+        // On the sender's host (no lag) four before it are one too many.
+        v.ack_lag_ns = 0;
+        assert_eq!(score_event_fresh(&v, &cfg("rfc6298")).cost, UNEXPLAINED);
+        // The fourth reached the sender with the retransmission: it answered the fourth.
+        let mut late = e;
+        late.dupthresh_next_at = Some(SimTime(1200 * MS));
+        let mut w = ev(1200, late);
+        w.ack_lag_ns = 2 * MS;
+        assert_eq!(score_event_fresh(&w, &cfg("rfc6298")).cost, UNEXPLAINED);
+    }
+
+    /// Duplicate ACKs counted long before, and the timer running out as the retransmission
+    /// leaves: the timer explains it (RFC 6298 (5.4)), not a late fast retransmit.
+    #[test]
+    fn a_late_ack_trigger_at_the_timers_deadline_is_the_timeout() {
+        let mut e = ex(Trigger::DupThresh);
+        e.rto_fired = false;
+        e.dupthresh_at = Some(SimTime(1000 * MS));
+        e.dupacks = 3;
+        // Sent at 1299.999 ms; the timer (armed at 1000 ms for 300 ms) runs out at 1300 ms.
+        let mut v = ev(1300, e);
+        v.sent_ns -= 1_000;
+        let c = score_event_fresh(&v, &cfg("rfc6298"));
+        assert_eq!(c.kind, EventKind::Due(DueKind::Timeout));
+        assert!(c.cost < WITHIN_TOLERANCE_COST, "{c:?}");
+        // Without a timer near, the late fast retransmit stays unexplained.
+        e.rto_started = Some(SimTime(4700 * MS));
+        e.rto_deadline = Some(SimTime(5000 * MS));
+        assert_eq!(score_event_fresh(&ev(1300, e), &cfg("rfc6298")).cost, UNEXPLAINED);
     }
 
     /// RFC 6298 (5.4): the timer's expiry resends SND.UNA; resending the tail instead is not

@@ -503,6 +503,17 @@ fn rewrite_serde_message(msg: &str) -> (Option<String>, String) {
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
         // "invalid type: string \"x\", expected u32" → "expected u32, found string \"x\""
         if let Some((found, expected)) = rest.rsplit_once(", expected ") {
+            // `--set key=99999999999999999999`: beyond TOML's 64-bit integers the override
+            // is kept as a string; it is a number too large for the key all the same.
+            let digits = found.strip_prefix("string \"").and_then(|f| f.strip_suffix('"'));
+            if let (Some(n), Some(max)) = (digits, unsigned_max(expected)) {
+                let too_large = !n.is_empty()
+                    && n.bytes().all(|b| b.is_ascii_digit())
+                    && n.parse::<u64>().map_or(true, |v| v > max);
+                if too_large {
+                    return (None, format!("{n} is too large (at most {max})"));
+                }
+            }
             return (
                 None,
                 format!(

@@ -1732,6 +1732,12 @@ fn an_integer_too_large_for_its_key_says_so_with_the_maximum() {
     );
     let e = err(&format!("{BASE}{}", WEB.replace("sessions = 3", "sessions = 4294967296")));
     assert!(e.starts_with("workloads[0].sessions: 4294967296 is too large (at most 4294967295) (line "), "{e}");
+    // Beyond 64 bits the override value is kept as a string: still a number too large.
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=99999999999999999999"]);
+    assert!(e.starts_with("workloads[0].sessions: 99999999999999999999 is too large (at most 4294967295) (from --set"), "{e}");
+    // A quoted number that fits is a string where a number belongs, not "too large".
+    let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=\"5\""]);
+    assert!(e.starts_with("workloads[0].sessions: expected a non-negative integer, found string \"5\""), "{e}");
     let e = err_set(&format!("{BASE}{WEB}"), &["workloads.web.sessions=-1"]);
     assert!(e.starts_with("workloads[0].sessions: expected a non-negative integer, found -1 (from --set"), "{e}");
 }

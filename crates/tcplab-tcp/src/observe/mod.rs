@@ -26,10 +26,16 @@
 //! - A retransmission that spans several recorded segments retransmits each of them.
 //! - The advertised-window test of RFC 5681 §2 (e) compares the raw window field of
 //!   consecutive ACKs (the same scale applies to both).
-//! - RTT samples: the timestamp clock of the captured sender is not the observer's, so
-//!   samples come from the capture's own times — one timed segment per RTT
-//!   (`RttSampling::PerFlight`, or `Auto` without timestamps) or the per-ACK Karn sample
-//!   otherwise. At the sender they are the sender's samples to within the capture's delay.
+//! - RTT samples come from the source the sender uses (`rules::rtt_source`): one timed
+//!   segment per RTT, the per-ACK Karn sample, or RFC 7323 §4.1's "current time −
+//!   SEG.TSecr". The sender's timestamp clock is read off the capture
+//!   ([`Observer::note_tsval`]): the newest TSval seen plus the whole clock ticks
+//!   ([`crate::timer::TS_CLOCK_TICK`]) since it was first captured, so a timestamp sample is
+//!   the sender's to within one tick (its phase is unknown). Measured before this rule
+//!   (`examples/infer_corpus`): with timestamps the sender's samples included retransmitted
+//!   data (the echo names the copy acknowledged) and reset the timer's back-off, while the
+//!   observer's Karn samples did not, so its next timeout was armed up to 2^n times late.
+//!   Away from the sender every sample is the capture point's round trip.
 //! - A tail loss probe of new data (RFC 8985 §7.3) is not a retransmission: new data sent
 //!   once the PTO has expired is taken for the probe, and the RTO is re-armed from it.
 //! - RACK (RFC 8985 §6, `loss::rack`, when the profile has it): the observer runs the
@@ -45,7 +51,7 @@ use crate::loss::tlp::PtoRule;
 use crate::loss::{LossAckEvent, LossDecision, LossDetector, RecoveryPhase};
 use crate::rtt::{RttEstimator, RttSampleEvent};
 use crate::segment::{SackBlock, Segment, TcpFlags};
-use crate::sender::rules::{self, AckShape};
+use crate::sender::rules::{self, AckShape, RttSource};
 use crate::sender::scoreboard::{CumAck, Scoreboard, SentSeg};
 use crate::seq::SeqNum;
 use crate::timer::{TimerKind, Timers};
@@ -128,6 +134,9 @@ pub struct Explanation {
     pub dupack_threshold: u32,
     /// When the DupThresh-th duplicate ACK arrived (since the last advance).
     pub dupthresh_at: Option<SimTime>,
+    /// When the duplicate ACK after the DupThresh-th arrived (since the last advance), if one
+    /// did: a fast retransmit sent after it did not answer the DupThresh-th at once.
+    pub dupthresh_next_at: Option<SimTime>,
     /// RFC 6675 IsLost() holds for the retransmitted segment on the scoreboard.
     pub islost: bool,
     /// When IsLost(SND.UNA) first held since the last advance.
@@ -197,10 +206,19 @@ pub struct Observer {
     phase: RecoveryPhase,
     dupacks: u32,
     dupthresh_at: Option<SimTime>,
+    dupthresh_next_at: Option<SimTime>,
     islost_una_at: Option<SimTime>,
     /// The RTT sample the last ACK fed the estimator (after Karn's rule), for a caller that
     /// replays the same samples through other estimator parameters (003 §IV-C what-if).
     last_sample: Option<SimDuration>,
+    /// The sender's timestamp clock as the capture shows it: the newest TSval and when it was
+    /// first captured (`note_tsval`).
+    ts_clock: Option<(u32, SimTime)>,
+    /// The capture showed this sender's FIN (`note_fin`): it occupies a sequence number above
+    /// the data this observer is fed.
+    fin_seen: bool,
+    /// `smss` was read off a captured payload (`note_segment_size`).
+    smss_seen: bool,
 }
 
 impl Observer {
@@ -234,8 +252,12 @@ impl Observer {
             phase: RecoveryPhase::Open,
             dupacks: 0,
             dupthresh_at: None,
+            dupthresh_next_at: None,
             islost_una_at: None,
             last_sample: None,
+            ts_clock: None,
+            fin_seen: false,
+            smss_seen: false,
         };
         // RACK.fack starts at SND.UNA (`Sender::on_established` does the same).
         o.rack.fack = first_seq;
@@ -256,9 +278,42 @@ impl Observer {
         self.rtt.on_handshake_retransmitted();
     }
 
-    /// The capture shows the sender's segment size: the largest payload seen.
+    /// A segment of this sender carried `tsval` (RFC 7323 §3: the sender's timestamp clock
+    /// when it was sent), captured at `now`. Call before [`Observer::on_transmit`].
+    pub fn note_tsval(&mut self, now: SimTime, tsval: u32) {
+        let newer = self.ts_clock.map_or(true, |(v, _)| (tsval.wrapping_sub(v) as i32) > 0);
+        if newer {
+            self.ts_clock = Some((tsval, now));
+        }
+    }
+
+    /// The capture shows a FIN on this sender's data (call before [`Observer::on_transmit`] of
+    /// that segment). The observer is fed data lengths only; the sender's flight counts the
+    /// FIN's sequence number (`SentSeg::seq_len`), which decides Linux's probe timeout for a
+    /// last segment (`calc_pto_linux`: packets_out == 1 or not). Measured: without it every
+    /// `linux` probe of a FIN-carrying tail was 200 ms "early" for the observer.
+    pub fn note_fin(&mut self) {
+        self.fin_seen = true;
+    }
+
+    /// The sender's timestamp clock at `now`, read off the capture (module docs).
+    fn ts_clock_at(&self, now: SimTime) -> Option<u32> {
+        let (v, t) = self.ts_clock?;
+        let ticks = now.saturating_since(t).as_nanos() / crate::timer::TS_CLOCK_TICK.as_nanos().max(1);
+        Some(v.wrapping_add(ticks as u32))
+    }
+
+    /// The capture shows the sender's segment size: the largest payload seen. The profile's
+    /// MSS stands in only until the first payload: the sender's SMSS is the smaller of its
+    /// own and the peer's MSS option (RFC 9293 §3.7.1), which the capture shows and the
+    /// profile does not. Measured: the profiles' 1460 against the corpus's 1448-byte segments
+    /// counted a 1448-byte tail plus FIN as one segment, not two, for Linux's probe timeout.
     pub fn note_segment_size(&mut self, len: u32) {
-        self.smss = self.smss.max(u64::from(len));
+        if len == 0 {
+            return;
+        }
+        self.smss = if self.smss_seen { self.smss.max(u64::from(len)) } else { u64::from(len) };
+        self.smss_seen = true;
     }
 
     pub fn snd_una(&self) -> SeqNum {
@@ -337,14 +392,20 @@ impl Observer {
         if !self.tlp {
             return;
         }
-        let flight = u64::from(self.snd_nxt - self.snd_una);
-        if flight == 0 || matches!(self.phase, RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. }) {
+        let data = u64::from(self.snd_nxt - self.snd_una);
+        // The sender's flight includes its FIN (`note_fin`).
+        let flight = data + u64::from(self.fin_seen && data > 0);
+        if data == 0 || matches!(self.phase, RecoveryPhase::Recovery { .. } | RecoveryPhase::Loss { .. }) {
             self.pto_deadline = None;
             return;
         }
         let rto_remaining = self.timers.get(TimerKind::Rto).map(|t| t.saturating_since(now));
         let pto = rules::probe_timeout(self.pto_rule, self.rtt.srtt(), flight, self.smss, rto_remaining);
-        self.pto_deadline = Some(now.saturating_add(pto));
+        // On the profile's timer clock, as the sender arms it (`Sender::tlp_schedule`: a
+        // one-shot jiffy clock rounds the deadline up). Measured: exact deadlines put
+        // `linux` probes up to one 4 ms jiffy after the observer's PTO.
+        self.timers.arm(TimerKind::Pto, now, pto);
+        self.pto_deadline = self.timers.get(TimerKind::Pto);
     }
 
     /// A data segment the capture shows. Returns the explanation when it is a
@@ -372,11 +433,7 @@ impl Observer {
         let g = SentSeg { start: seq, len, fin, sent_at: now, flags: 0 };
         self.sb.push(g);
         self.snd_nxt = g.end();
-        let timed = match self.sampling {
-            RttSampling::Auto => !self.ts_ok,
-            RttSampling::PerAck => false,
-            RttSampling::PerFlight => true,
-        };
+        let timed = rules::rtt_source(self.sampling, self.ts_ok) == RttSource::TimedSegment;
         if timed && self.rtt_timing.is_none() {
             // RFC 6298 §3: time one segment per RTT.
             self.rtt_timing = Some((self.snd_nxt, now));
@@ -445,6 +502,7 @@ impl Observer {
             dupacks: self.dupacks,
             dupack_threshold,
             dupthresh_at: self.dupthresh_at,
+            dupthresh_next_at: self.dupthresh_next_at,
             islost,
             islost_una_at: self.islost_una_at,
             rack_lost,
@@ -567,10 +625,11 @@ impl Observer {
             // Linux tcp_clean_rtx_queue: ca_rtt_us from the newest newly acknowledged segment.
             ca_rtt = view.acked.newest_sent.filter(|_| !view.acked.ever_retransmitted).map(|t| now.saturating_since(t));
             self.snd_una = ack;
-            self.take_rtt_sample(now, ack, &view.acked);
+            self.take_rtt_sample(now, ack, &view.acked, seg.options.timestamps.map(|t| t.1));
             self.dupacks = 0;
             self.episode_dupthresh = None;
             self.dupthresh_at = None;
+            self.dupthresh_next_at = None;
             self.islost_una_at = None;
         }
         let dupthresh = self.dupack_threshold();
@@ -612,6 +671,8 @@ impl Observer {
             self.dupacks = self.dupacks.saturating_add(1);
             if self.dupacks == dupthresh {
                 self.dupthresh_at = Some(now);
+            } else if self.dupacks == dupthresh.saturating_add(1) {
+                self.dupthresh_next_at = Some(now);
             }
         }
         if !self.rack.enabled
@@ -680,22 +741,19 @@ impl Observer {
         }
     }
 
-    fn take_rtt_sample(&mut self, now: SimTime, ack: SeqNum, acked: &CumAck) {
-        let timed = match self.sampling {
-            RttSampling::Auto => !self.ts_ok,
-            RttSampling::PerAck => false,
-            RttSampling::PerFlight => true,
-        };
-        let rtt = if timed {
-            match self.rtt_timing {
+    /// The sender's sampling rule (`rules::rtt_source`, as `Sender::take_rtt_sample`).
+    fn take_rtt_sample(&mut self, now: SimTime, ack: SeqNum, acked: &CumAck, tsecr: Option<u32>) {
+        let rtt = match rules::rtt_source(self.sampling, self.ts_ok) {
+            // RFC 7323 §4.1 on the sender's clock read off the capture.
+            RttSource::Timestamps => tsecr.zip(self.ts_clock_at(now)).and_then(|(e, clock)| rules::ts_rtt_sample(clock, e)),
+            RttSource::PerAckKarn => acked.karn_sample(now),
+            RttSource::TimedSegment => match self.rtt_timing {
                 Some((end, sent)) if ack.ge(end) => {
                     self.rtt_timing = None;
                     Some(now.saturating_since(sent))
                 }
                 _ => None,
-            }
-        } else {
-            acked.karn_sample(now)
+            },
         };
         self.last_sample = rtt;
         if let Some(r) = rtt {

@@ -201,3 +201,81 @@ fn a_sack_block_that_includes_the_fin_sacks_the_last_segment() {
     let mut p = sent_ten();
     assert_eq!(p.on_ack(ms(100), &ack(seq(0), &[(seq(9), seq(10) + 2)]), false).newly_sacked, 0);
 }
+
+fn ts_ack(a: SeqNum, tsecr: u32) -> Segment {
+    let mut s = ack(a, &[]);
+    s.options.timestamps = Some((1, tsecr));
+    s
+}
+
+// RFC 7323 §4.1 with timestamps (`rules::rtt_source`, as the sender): the ACK of a
+// retransmission that echoes the retransmission's TSval is a sample (Karn's rule would give
+// none) and ends the back-off, so the next timer runs on the un-backed-off RTO, as the
+// sender's does. The sender's clock is read off the captured TSvals (1 ms ticks).
+#[test]
+fn with_timestamps_a_retransmissions_echo_is_a_sample_and_ends_the_back_off() {
+    let mut o = Observer::new(&TcpConfig { timestamps: true, ..cfg() }, seq(0), true, true);
+    o.note_tsval(ms(0), 101);
+    o.on_transmit(ms(0), seq(0), MSS, false);
+    o.note_tsval(ms(0), 101);
+    o.on_transmit(ms(0), seq(1), MSS, false);
+    // RFC 6298 (2.1): 1 s before any sample; the timer fires and SND.UNA is resent.
+    o.note_tsval(ms(1000), 1101);
+    let ex = o.on_transmit(ms(1000), seq(0), MSS, false).expect("a retransmission");
+    assert_eq!(ex.trigger, Trigger::Rto);
+    assert_eq!(o.rto(), SimDuration::from_secs(2), "RFC 6298 (5.5): backed off");
+    // The ACK at 1040 ms echoes the retransmission's TSval 1101: RTT 40 ms.
+    o.on_ack(ms(1040), &ts_ack(seq(1), 1101), false);
+    assert_eq!(o.last_rtt_sample(), Some(SimDuration::from_millis(40)));
+    assert_eq!(o.rto(), SimDuration::from_secs(1), "a sample ends the back-off (RFC 6298 (2.2)-(2.4), minimum 1 s)");
+    assert_eq!(o.rto_timer().1, Some(ms(2040)), "RFC 6298 (5.3): restarted with the new RTO");
+    // Without timestamps the same exchange gives no sample (Karn) and keeps the back-off.
+    let mut k = Observer::new(&cfg(), seq(0), true, false);
+    k.on_transmit(ms(0), seq(0), MSS, false);
+    k.on_transmit(ms(0), seq(1), MSS, false);
+    k.on_transmit(ms(1000), seq(0), MSS, false);
+    k.on_ack(ms(1040), &ack(seq(1), &[]), false);
+    assert_eq!(k.last_rtt_sample(), None);
+    assert_eq!(k.rto(), SimDuration::from_secs(2));
+}
+
+// The sender's timestamp clock is the newest TSval plus the whole ticks since it was first
+// captured: 60.9 ms after TSval 500 was first seen the clock reads 560.
+#[test]
+fn the_senders_timestamp_clock_is_read_off_the_newest_tsval() {
+    let mut o = Observer::new(&TcpConfig { timestamps: true, ..cfg() }, seq(0), true, true);
+    o.note_tsval(ms(10), 500);
+    o.on_transmit(ms(10), seq(0), MSS, false);
+    // A later copy of the same TSval does not move the reference.
+    o.note_tsval(ms(10) + SimDuration::from_micros(900), 500);
+    o.on_ack(SimTime(ms(70).0 + 900_000), &ts_ack(seq(1), 500), false);
+    assert_eq!(o.last_rtt_sample(), Some(SimDuration::from_millis(60)));
+}
+
+fn linux() -> TcpConfig {
+    let mut c = crate::profile::Profile::by_name("linux").map(|p| p.config()).unwrap_or_default();
+    c.mss = 1460;
+    c
+}
+
+// Linux `tcp_schedule_loss_probe` on the observer as on the sender: the PTO goes through the
+// profile's timer clock (250 Hz one-shot: rounded up to the 4 ms jiffy), the flight counts
+// the FIN (`note_fin`), and the segment size is the captured one (1448), not the profile's
+// MSS (1460): a 1448-byte tail with its FIN is two "packets", so 2·srtt + TCP_TIMEOUT_MIN.
+#[test]
+fn linuxs_probe_timeout_counts_the_fin_and_is_rounded_to_a_jiffy() {
+    let mut o = Observer::new(&linux(), seq(0), true, false);
+    o.on_handshake_rtt(ms(100), SimDuration::from_millis(50));
+    o.note_fin();
+    assert_eq!(o.on_transmit(ms(101), seq(0), 1448, true), None);
+    assert_eq!(o.smss(), 1448, "the captured segment size");
+    // 101 ms + 2·50 ms + 8 ms = 209 ms, on the 4 ms jiffy grid: 212 ms.
+    assert_eq!(o.expected().pto_at, Some(ms(212)));
+    // Without the FIN the tail is one packet: 2·srtt + TCP_RTO_MIN (200 ms), or the RTO if
+    // that comes first.
+    let mut p = Observer::new(&linux(), seq(0), true, false);
+    p.on_handshake_rtt(ms(100), SimDuration::from_millis(50));
+    p.on_transmit(ms(101), seq(0), 1448, false);
+    let pto = p.expected().pto_at.expect("armed");
+    assert!(pto > ms(212), "{pto:?}");
+}

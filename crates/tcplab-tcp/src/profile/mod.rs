@@ -11,7 +11,7 @@
 //! | `freebsd-5` | 003 Table I (FreeBSD column; also MacOS) |
 //! | `solaris-10` | 003 Table I (Solaris column) |
 //! | `rfc6298` | RFC 6298 / RFC 5681 / RFC 3390 — `TcpConfig::default()`'s values |
-//! | `linux` | today's Linux (5.x/6.x defaults): CUBIC with HyStart and byte counting, PRR, RACK-TLP with Linux's PTO, SACK-enhanced F-RTO, IW10 (RFC 6928), the mdev RTO on µs samples with 200 ms `rto_min`, 250 Hz timers, quick ACKs and the 40 ms delayed ACK ([`SenderFeatures::TODAYS_LINUX`]) |
+//! | `linux` | today's Linux (5.x/6.x defaults): CUBIC with HyStart and byte counting, PRR, RACK-TLP with Linux's PTO, SACK-enhanced F-RTO, IW10 (RFC 6928), the mdev RTO on µs samples with 200 ms `rto_min`, 250 Hz timers, quick ACKs and the 40 ms delayed ACK, the receive window grown and autotuned from 64 KiB (`linux_rcv_window`), cwnd undo on D-SACK/timestamps (`cwnd_undo`) ([`SenderFeatures::TODAYS_LINUX`]) |
 //!
 //! A profile sets the fields listed in [`Profile`]; [`Profile::apply`] writes them into a
 //! [`TcpConfig`] and leaves everything else (MSS, SACK, buffers, ...) alone. Scenario files
@@ -132,7 +132,9 @@ impl SenderFeatures {
     /// (`tcp_cwnd_reduction`), `tcp_recovery = 1` (RACK) with `tcp_early_retrans = 3` (TLP,
     /// `tcp_schedule_loss_probe`), `tcp_frto = 2` (SACK-enhanced F-RTO) whose undo restores
     /// cwnd and ssthresh (`tcp_try_undo_loss` → `tcp_undo_cwnd_reduction`, tcplab's CC 2
-    /// response), quick ACKs at connection start (`tcp_incr_quickack`).
+    /// response), quick ACKs at connection start (`tcp_incr_quickack`), the receive window of
+    /// `tcp_select_initial_window` / `tcp_grow_window` / `tcp_rcv_space_adjust`, and the undo of
+    /// fast recovery (`tcp_try_undo_dsack`, `tcp_try_undo_recovery`).
     pub const TODAYS_LINUX: SenderFeatures = SenderFeatures {
         cc: CongestionControl::Cubic,
         hystart: HystartMode::Linux,

@@ -164,6 +164,8 @@ pub struct LinuxRcvWindow {
     rcv_wscale: u8,
     /// `icsk->icsk_ack.rcv_mss`.
     rcv_mss: u32,
+    /// `truesize(rcv_mss)`, kept with `rcv_mss` (what a queued segment costs; per-ACK path).
+    mss_truesize: u64,
     /// `tp->rcvq_space`: bytes read in the last measured RTT, and where/when it started.
     rcvq_space: u64,
     rcvq_seq: SeqNum,
@@ -200,6 +202,7 @@ impl LinuxRcvWindow {
             rcv_wnd: 0,
             rcv_wscale: 0,
             rcv_mss: TCP_MIN_RCVMSS,
+            mss_truesize: truesize(TCP_MIN_RCVMSS, timestamps),
             rcvq_space: 0,
             rcvq_seq: SeqNum(0),
             rcvq_time: None,
@@ -221,7 +224,8 @@ impl LinuxRcvWindow {
 
     /// `tcp_space`: the buffer less what is queued, at the current ratio.
     fn space(&self) -> u64 {
-        let rmem = self.unread + self.ooo_bytes.div_ceil(u64::from(self.rcv_mss.max(1))) * truesize(self.rcv_mss, self.timestamps);
+        let ooo = if self.ooo_bytes == 0 { 0 } else { self.ooo_bytes.div_ceil(u64::from(self.rcv_mss.max(1))) * self.mss_truesize };
+        let rmem = self.unread + ooo;
         win_from_space(self.scaling_ratio, self.sk_rcvbuf.saturating_sub(rmem))
     }
 
@@ -276,7 +280,7 @@ impl LinuxRcvWindow {
         self.rcv_ssthresh = self.rcv_ssthresh.min(self.window_clamp);
         self.rcvq_space = self.rcv_ssthresh.min(self.rcv_wnd).min(TCP_INIT_CWND * self.advmss);
         self.rcvq_seq = rcv_nxt;
-        self.rcv_mss = (self.advmss as u32).min((self.rcv_wnd / 2) as u32).min(TCP_MIN_RCVMSS).max(TCP_MIN_MSS);
+        self.set_rcv_mss((self.advmss as u32).min((self.rcv_wnd / 2) as u32).min(TCP_MIN_RCVMSS).max(TCP_MIN_MSS));
         self.rcv_wnd
     }
 
@@ -345,7 +349,23 @@ impl LinuxRcvWindow {
                 self.rcv_ssthresh = self.rcv_ssthresh.min(self.window_clamp);
             }
         }
-        self.rcv_mss = len.min(self.advmss as u32);
+        self.set_rcv_mss(len.min(self.advmss as u32));
+    }
+
+    fn set_rcv_mss(&mut self, mss: u32) {
+        if mss != self.rcv_mss {
+            self.rcv_mss = mss;
+            self.mss_truesize = truesize(mss, self.timestamps);
+        }
+    }
+
+    /// `truesize(len)`, from the cache for full-sized segments.
+    fn seg_truesize(&self, len: u32) -> u64 {
+        if len == self.rcv_mss {
+            self.mss_truesize
+        } else {
+            truesize(len, self.timestamps)
+        }
     }
 
     /// `tcp_rcv_rtt_update`:
@@ -459,7 +479,7 @@ impl LinuxRcvWindow {
         if room <= 0 {
             return false;
         }
-        let ts = truesize(len, self.timestamps);
+        let ts = self.seg_truesize(len);
         let mut incr = if win_from_space(self.scaling_ratio, ts) <= u64::from(len) {
             2 * self.advmss
         } else {
@@ -483,8 +503,8 @@ impl LinuxRcvWindow {
         self.measure_rcv_mss(seg.len);
         self.rcv_rtt_measure(seg.now, seg.rcv_nxt);
         // The segment and what it released stay queued until the reader runs.
-        let mss = u64::from(self.rcv_mss.max(1));
-        self.unread = truesize(seg.len, self.timestamps) + released.div_ceil(mss) * truesize(self.rcv_mss, self.timestamps);
+        let released = if released == 0 { 0 } else { released.div_ceil(u64::from(self.rcv_mss.max(1))) * self.mss_truesize };
+        self.unread = self.seg_truesize(seg.len) + released;
         self.ooo_bytes = seg.ooo_bytes;
         self.ooo_right = seg.ooo_right;
         self.read_due = Some((seg.now, seg.rcv_nxt));

@@ -51,7 +51,7 @@ use crate::spurious::response::{ResponseInput, SpuriousResponder};
 use crate::spurious::{RtoAction, SpuriousAckEvent, SpuriousDetector, SpuriousRtoEvent, SpuriousVerdict};
 use crate::config::SpuriousDetection;
 use crate::startup::{StartupEvent, StartupPolicy};
-use crate::timer::{ts_now, TimerKind, Timers, TS_CLOCK_TICK};
+use crate::timer::{ts_now, TimerKind, Timers};
 use crate::trace::Trace;
 use recovery::{AckInput, SenderRecovery};
 use scoreboard::{Scoreboard, SentSeg};
@@ -603,26 +603,22 @@ impl Sender {
 
     fn take_rtt_sample(&mut self, now: SimTime, seg: &Segment, ack: SeqNum, acked: scoreboard::CumAck, trace: &mut Trace) {
         let mut rtt = None;
-        let use_ts = self.ts_ok && self.rtt_sampling != RttSampling::PerFlight;
-        if use_ts {
+        match rules::rtt_source(self.rtt_sampling, self.ts_ok) {
             // RFC 7323 §4.1: RTT = current time - SEG.TSecr on ACKs that advance SND.UNA.
-            if let Some((_, tsecr)) = seg.options.timestamps {
-                let ticks = ts_now(now).wrapping_sub(tsecr);
-                if (ticks as i32) >= 0 {
-                    rtt = Some(SimDuration(u64::from(ticks) * TS_CLOCK_TICK.as_nanos()));
-                }
-            }
-        } else if self.rtt_sampling == RttSampling::PerAck {
-            // Linux 2.4 tcp_clean_rtx_queue: the oldest newly acknowledged segment, unless a
-            // retransmitted one was among them (Karn).
-            rtt = acked.karn_sample(now);
-            self.rtt_timing = None;
-        } else if let Some((end, sent)) = self.rtt_timing {
-            // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is cancelled
-            // on retransmission), so its ACK gives a valid sample.
-            if ack.ge(end) {
-                rtt = Some(now.saturating_since(sent));
+            rules::RttSource::Timestamps => rtt = seg.options.timestamps.and_then(|(_, tsecr)| rules::ts_rtt_sample(ts_now(now), tsecr)),
+            rules::RttSource::PerAckKarn => {
+                // Linux 2.4 tcp_clean_rtx_queue: the oldest newly acknowledged segment, unless
+                // a retransmitted one was among them (Karn).
+                rtt = acked.karn_sample(now);
                 self.rtt_timing = None;
+            }
+            rules::RttSource::TimedSegment => {
+                // RFC 6298 §3 / Karn: the timed segment was not retransmitted (timing is
+                // cancelled on retransmission), so its ACK gives a valid sample.
+                if let Some((_, sent)) = self.rtt_timing.filter(|(end, _)| ack.ge(*end)) {
+                    rtt = Some(now.saturating_since(sent));
+                    self.rtt_timing = None;
+                }
             }
         }
         if let Some(r) = rtt {
@@ -976,11 +972,7 @@ impl Sender {
         if self.qs.is_some() {
             self.qs_on_sent(now, seq, len);
         }
-        let timed = match self.rtt_sampling {
-            RttSampling::Auto => !self.ts_ok,
-            RttSampling::PerAck => false,
-            RttSampling::PerFlight => true,
-        };
+        let timed = rules::rtt_source(self.rtt_sampling, self.ts_ok) == rules::RttSource::TimedSegment;
         if timed && self.rtt_timing.is_none() {
             // RFC 6298 §3: time one segment per RTT.
             self.rtt_timing = Some((self.snd_nxt, now));

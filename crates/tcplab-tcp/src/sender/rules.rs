@@ -7,7 +7,7 @@
 //! [`super::scoreboard::Scoreboard`] of what the capture showed.
 
 use crate::cc::RecoveryStyle;
-use crate::config::DupAckThreshold;
+use crate::config::{DupAckThreshold, RttSampling};
 use crate::loss::rack::Rack;
 use crate::loss::tlp::{calc_pto, calc_pto_linux, PtoRule};
 use crate::loss::{LossDecision, RecoveryPhase};
@@ -73,6 +73,43 @@ pub fn dupack_threshold(rule: DupAckThreshold, episode: Option<u32>, flight_byte
         (DupAckThreshold::Adaptive, Some(d)) => d,
         (DupAckThreshold::Adaptive, None) => rule.for_flight(flight_bytes.div_ceil(smss.max(1))),
     }
+}
+
+/// Where the sender's RTT samples come from (one rule for the sender and the observer).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RttSource {
+    /// RFC 7323 §4.1: "RTT = current time - SEG.TSecr" on every ACK that advances SND.UNA
+    /// (retransmitted data included: the echo names the copy that was acknowledged).
+    Timestamps,
+    /// Linux 2.4 `tcp_clean_rtx_queue` / `tcp_ack_no_tstamp`: the oldest newly acknowledged
+    /// segment on every ACK that advances SND.UNA, none if any of them was retransmitted
+    /// (Karn, [`super::scoreboard::CumAck::karn_sample`]).
+    PerAckKarn,
+    /// RFC 6298 §3 / BSD `t_rtt`: one timed segment per RTT, timing cancelled by any
+    /// retransmission (Karn).
+    TimedSegment,
+}
+
+/// The sample source of [`RttSampling`] with timestamps negotiated (`ts_ok`) or not
+/// (`config::RttSampling`'s documentation): timestamps whenever they are in use except for
+/// `PerFlight`; otherwise per ACK for `PerAck`, one timed segment per RTT for the others.
+#[inline]
+pub fn rtt_source(sampling: RttSampling, ts_ok: bool) -> RttSource {
+    match (sampling, ts_ok) {
+        (RttSampling::PerFlight, _) => RttSource::TimedSegment,
+        (_, true) => RttSource::Timestamps,
+        (RttSampling::PerAck, false) => RttSource::PerAckKarn,
+        (RttSampling::Auto, false) => RttSource::TimedSegment,
+    }
+}
+
+/// RFC 7323 §4.1: the RTT of an ACK echoing `tsecr` when the sender's timestamp clock reads
+/// `ts_now`, in ticks of [`crate::timer::TS_CLOCK_TICK`]; none when the echo lies in the
+/// future (a wrapped or bogus TSecr, RFC 7323 §5.5's 2^31 rule).
+#[inline]
+pub fn ts_rtt_sample(ts_now: u32, tsecr: u32) -> Option<SimDuration> {
+    let ticks = ts_now.wrapping_sub(tsecr);
+    ((ticks as i32) >= 0).then(|| SimDuration(u64::from(ticks) * crate::timer::TS_CLOCK_TICK.as_nanos()))
 }
 
 /// RFC 6298 (5.1): "Every time a packet containing data is sent (including a retransmission),
@@ -171,5 +208,24 @@ mod tests {
         assert_eq!(dupack_threshold(a, None, 4 * 1000, 1000), 2);
         assert_eq!(dupack_threshold(a, Some(1), 100 * 1000, 1000), 1);
         assert_eq!(dupack_threshold(DupAckThreshold::Fixed(0), Some(2), 0, 1000), 1);
+    }
+
+    /// `RttSampling`'s table: timestamps whenever negotiated except per-flight; without them
+    /// per-ACK Karn samples for `PerAck`, a timed segment otherwise.
+    #[test]
+    fn the_sample_source_follows_sampling_and_timestamps() {
+        assert_eq!(rtt_source(RttSampling::Auto, true), RttSource::Timestamps);
+        assert_eq!(rtt_source(RttSampling::PerAck, true), RttSource::Timestamps);
+        assert_eq!(rtt_source(RttSampling::PerFlight, true), RttSource::TimedSegment);
+        assert_eq!(rtt_source(RttSampling::Auto, false), RttSource::TimedSegment);
+        assert_eq!(rtt_source(RttSampling::PerAck, false), RttSource::PerAckKarn);
+    }
+
+    /// RFC 7323 §4.1 in clock ticks; an echo from the future gives no sample.
+    #[test]
+    fn a_timestamp_sample_counts_clock_ticks() {
+        assert_eq!(ts_rtt_sample(150, 100), Some(SimDuration::from_millis(50)));
+        assert_eq!(ts_rtt_sample(5, u32::MAX - 4), Some(SimDuration::from_millis(10)), "across the wrap");
+        assert_eq!(ts_rtt_sample(100, 101), None);
     }
 }

@@ -135,6 +135,24 @@ pub struct PathletRowSummary {
     pub congestion_indications: u64,
 }
 
+/// Host `node`'s state in `hosts`, created on first use (a free function so that a caller can
+/// hold a connection's state in `SharedNet::conns` at the same time, without copying it).
+fn host_in(
+    hosts: &mut [Option<Box<HostState>>],
+    table: tcplab_tcp::startup::pathlet_table::PathletTableConfig,
+    cache: HostCacheConfig,
+    node: u32,
+) -> &mut HostState {
+    hosts[node as usize].get_or_insert_with(|| {
+        Box::new(HostState {
+            table: PathletTable::new(table),
+            sharing: IwSharing::default(),
+            last_path: BTreeMap::new(),
+            cache: HostCache::new(cache),
+        })
+    })
+}
+
 /// The pathlet routers and every host's shared state.
 #[derive(Debug, Default)]
 pub struct SharedNet {
@@ -170,15 +188,7 @@ impl SharedNet {
     }
 
     fn host(&mut self, node: u32) -> &mut HostState {
-        let (table, cache) = (self.cfg.table, self.cache_cfg);
-        self.hosts[node as usize].get_or_insert_with(|| {
-            Box::new(HostState {
-                table: PathletTable::new(table),
-                sharing: IwSharing::default(),
-                last_path: BTreeMap::new(),
-                cache: HostCache::new(cache),
-            })
-        })
+        host_in(&mut self.hosts, self.cfg.table, self.cache_cfg, node)
     }
 
     /// Router hook: packet `id` is forwarded by `node`.
@@ -286,18 +296,17 @@ impl SharedNet {
 
     /// The client of `slot` is about to receive `seg` with Pathlet Echo `echo` at `now`.
     pub fn on_client_receive(&mut self, now: SimTime, slot: u32, seg: &Segment, echo: Option<PathletHeader>, client: &mut Connection) {
-        let Some(&c) = self.conns.get(slot as usize) else { return };
+        let Some(c) = self.conns.get_mut(slot as usize) else { return };
         if c.mode != StateSharing::Pathlet {
             return;
         }
-        let mut c = c;
         // FlightSize_F counts data: before the handshake completes the only byte in flight is
         // the SYN's sequence number.
         let flight = if client.state() == tcplab_tcp::ConnState::SynSent { 0 } else { client.cc_snapshot().bytes_in_flight };
         let syn_ack = seg.flags.contains(TcpFlags::SYN | TcpFlags::ACK);
         let (src, dst_addr) = (c.src, node_id(c.dst));
         let (share, ssthresh) = (self.cfg.share, self.cfg.ssthresh);
-        let h = self.host(src);
+        let h = host_in(&mut self.hosts, self.cfg.table, self.cache_cfg, src);
         let discovered = echo.filter(|e| e.slots > 0);
         if let Some(e) = discovered {
             let path = Path::new(e.discovered(), dst_addr);
@@ -330,7 +339,7 @@ impl SharedNet {
                 }));
             }
         }
-        if let Some(path) = c.path {
+        if let Some(path) = &c.path {
             if flight > 0 {
                 h.table.observe_flow_flight(now, path.pathlets(), flight, &mut c.flight);
             }
@@ -352,7 +361,6 @@ impl SharedNet {
                 }
             }
         }
-        self.conns[slot as usize] = c;
     }
 
     /// After the client of `slot` was driven: new retransmissions count as congestion on every
