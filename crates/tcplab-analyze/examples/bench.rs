@@ -33,7 +33,6 @@ use tcplab_netsim::bench::dumbbell;
 use tcplab_netsim::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec, SimSpec};
 use tcplab_netsim::{run, RunOptions};
 use tcplab_pcap::CaptureReader;
-use tcplab_record::{ColumnData, Table};
 use tcplab_tcp::{Profile, TcpConfig};
 use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
@@ -203,35 +202,6 @@ fn shape(file: &str) {
     );
 }
 
-/// FNV-1a over every value of every column (the netsim snapshot test's table fingerprint).
-fn fingerprint(t: &Table) -> u64 {
-    const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = FNV_OFFSET;
-    let mut eat = |x: u64| {
-        for b in x.to_le_bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
-        }
-    };
-    for c in &t.columns {
-        match &c.data {
-            ColumnData::U64(v) => v.iter().for_each(|&x| eat(x)),
-            ColumnData::I64(v) => v.iter().for_each(|&x| eat(x as u64)),
-            ColumnData::U32(v) => v.iter().for_each(|&x| eat(u64::from(x))),
-            ColumnData::F64(v) => v.iter().for_each(|&x| eat(x.to_bits())),
-            ColumnData::Bool(v) => v.iter().for_each(|&x| eat(u64::from(x))),
-            ColumnData::Dict { codes, values } => {
-                codes.iter().for_each(|&x| eat(u64::from(x)));
-                values.iter().for_each(|v| v.bytes().for_each(|b| eat(u64::from(b))));
-            }
-        }
-        if let Some(valid) = &c.valid {
-            valid.iter().for_each(|&x| eat(u64::from(x)));
-        }
-    }
-    h
-}
-
 fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     match a.first().map(String::as_str) {
@@ -310,7 +280,7 @@ fn main() {
                 );
                 if round + 1 == rounds {
                     println!("best: {:.2} M packets/s", c.frames as f64 / best / 1e6);
-                    println!("fingerprint: retransmissions {:016x}, connections {:016x}", fingerprint(&retx), fingerprint(&conns));
+                    println!("fingerprint: retransmissions {:016x}, connections {:016x}", retx.fingerprint(true), conns.fingerprint(true));
                     let t = &r.summary.table_iv;
                     for (k, v) in t {
                         println!("  {k}: {v:?}");

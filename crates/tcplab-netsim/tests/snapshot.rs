@@ -9,37 +9,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
 use tcplab_netsim::{run, scenario, RunOptions, RunOutput};
-use tcplab_record::{ColumnData, Table};
+use tcplab_record::ColumnData;
 
 fn scenario_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(name)
-}
-
-/// FNV-1a over every value of every column (and null masks), in column order: a compact
-/// integer fingerprint of a whole table.
-fn fingerprint(t: &Table) -> u64 {
-    const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut h = FNV_OFFSET;
-    let mut eat = |x: u64| {
-        for b in x.to_le_bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
-        }
-    };
-    for c in &t.columns {
-        match &c.data {
-            ColumnData::U64(v) => v.iter().for_each(|&x| eat(x)),
-            ColumnData::I64(v) => v.iter().for_each(|&x| eat(x as u64)),
-            ColumnData::U32(v) => v.iter().for_each(|&x| eat(u64::from(x))),
-            ColumnData::F64(v) => v.iter().for_each(|&x| eat(x.to_bits())),
-            ColumnData::Bool(v) => v.iter().for_each(|&x| eat(u64::from(x))),
-            ColumnData::Dict { codes, .. } => codes.iter().for_each(|&x| eat(u64::from(x))),
-        }
-        if let Some(valid) = &c.valid {
-            valid.iter().for_each(|&x| eat(u64::from(x)));
-        }
-    }
-    h
 }
 
 fn event_kinds(out: &RunOutput) -> BTreeMap<String, u64> {
@@ -99,8 +72,8 @@ fn render(out: &RunOutput) -> String {
         out.timeseries.num_rows()
     )
     .unwrap();
-    writeln!(r, "fingerprint events {:016x}", fingerprint(&out.events)).unwrap();
-    writeln!(r, "fingerprint timeseries {:016x}", fingerprint(&out.timeseries)).unwrap();
+    writeln!(r, "fingerprint events {:016x}", out.events.fingerprint(false)).unwrap();
+    writeln!(r, "fingerprint timeseries {:016x}", out.timeseries.fingerprint(false)).unwrap();
     r
 }
 

@@ -56,6 +56,41 @@ impl Table {
     pub fn new(name: impl Into<String>) -> Self {
         Table { name: name.into(), columns: Vec::new() }
     }
+    /// FNV-1a over every value of every column and its null mask, in column order: a compact
+    /// integer fingerprint of a whole table, for snapshot tests and before/after benchmarks
+    /// (equal tables give equal fingerprints). A dictionary column contributes its codes and,
+    /// with `dictionary_values`, the bytes of its values too (two builds whose dictionaries may
+    /// differ must hash them; one build's snapshot needs only the codes).
+    pub fn fingerprint(&self, dictionary_values: bool) -> u64 {
+        /// FNV-1a 64-bit offset basis and prime (Fowler/Noll/Vo, draft-eastlake-fnv).
+        const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+        const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+        let mut h = FNV_OFFSET;
+        let mut eat = |x: u64| {
+            for b in x.to_le_bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+            }
+        };
+        for c in &self.columns {
+            match &c.data {
+                ColumnData::U64(v) => v.iter().for_each(|&x| eat(x)),
+                ColumnData::I64(v) => v.iter().for_each(|&x| eat(x as u64)),
+                ColumnData::U32(v) => v.iter().for_each(|&x| eat(u64::from(x))),
+                ColumnData::F64(v) => v.iter().for_each(|&x| eat(x.to_bits())),
+                ColumnData::Bool(v) => v.iter().for_each(|&x| eat(u64::from(x))),
+                ColumnData::Dict { codes, values } => {
+                    codes.iter().for_each(|&x| eat(u64::from(x)));
+                    if dictionary_values {
+                        values.iter().for_each(|v| v.bytes().for_each(|b| eat(u64::from(b))));
+                    }
+                }
+            }
+            if let Some(valid) = &c.valid {
+                valid.iter().for_each(|&x| eat(u64::from(x)));
+            }
+        }
+        h
+    }
     /// Adds a column; panics in debug builds if its length differs from the others
     /// (a programming error, never a user error).
     pub fn push(&mut self, name: impl Into<String>, data: ColumnData) -> &mut Self {
