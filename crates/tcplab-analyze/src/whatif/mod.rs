@@ -440,7 +440,7 @@ impl<'a> FileRun<'a> {
             }
             let fin = s.flags.contains(TcpFlags::FIN);
             for r in c.dirs[d.index()].iter_mut().flatten() {
-                r.on_data(SimTime(t), seg.frame, SeqNum(s.seq.0), s.len, fin);
+                r.on_data(SimTime(t), seg.frame, SeqNum(s.seq.0), s.len, fin, s.options.timestamps.map(|x| x.0));
             }
         }
     }

@@ -4,8 +4,10 @@
 //!
 //! The recorder runs the model's [`Observer`] over the capture (capture times, as a sender
 //! would see them) and keeps, per data direction:
-//! - the RTT samples the model's sampling rule took (Karn's rule applied by the observer) and
-//!   the instants its retransmission timer backed off — the input of any RTO estimator;
+//! - the RTT samples the model's sampling rule took (Karn's rule applied by the observer; with
+//!   timestamps RFC 7323 §4.1's "now - SEG.TSecr" on every ACK, for which the recorder
+//!   shows the observer each segment's TSval) and the instants its retransmission timer
+//!   backed off — the input of any RTO estimator;
 //! - one [`Episode`] per interval between two advances of SND.UNA with data outstanding:
 //!   when the retransmission timer guarding SND.UNA was started, the flight, the times of
 //!   the first duplicate ACKs, the first retransmission (the loss detection; the rest of the
@@ -175,8 +177,16 @@ impl Recorder {
         }
     }
 
-    /// A data segment as the capture shows it.
-    pub fn on_data(&mut self, now: SimTime, frame: u64, seq: SeqNum, len: u32, fin: bool) {
+    /// A data segment as the capture shows it, with its TSval if it carried one.
+    pub fn on_data(&mut self, now: SimTime, frame: u64, seq: SeqNum, len: u32, fin: bool, tsval: Option<u32>) {
+        if let Some(v) = tsval {
+            // RFC 7323 §4.1 samples ("now - SEG.TSecr", `rules::rtt_source` with timestamps)
+            // are read on the sender's timestamp clock, which the observer only knows from
+            // the TSvals it is shown. Without them it took no sample after the handshake: the
+            // estimator stayed at the handshake's RTO and the first timeout's back-off was
+            // never collapsed, so every later timeout was replayed backed off.
+            self.obs.note_tsval(now, v);
+        }
         let backoff = self.obs.rtt().backoff();
         let flight = self.flight();
         let ex = self.obs.on_transmit(now, seq, len, fin);
@@ -237,5 +247,61 @@ impl Recorder {
     pub fn finish(mut self) -> DirTrace {
         self.close_episode(None);
         self.trace
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::whatif::replay;
+    use tcplab_tcp::config::RecoveryAlgorithm;
+
+    const MSS: u32 = 1000;
+
+    fn ms(v: u64) -> SimTime {
+        SimTime(v * 1_000_000)
+    }
+
+    fn seq(n: u32) -> SeqNum {
+        SeqNum(10_000 + n * MSS)
+    }
+
+    fn ts_ack(a: SeqNum, tsecr: u32) -> Segment {
+        let mut s = Segment { flags: TcpFlags::ACK, ack: a, window: 65535, ..Segment::default() };
+        s.options.timestamps = Some((1, tsecr));
+        s
+    }
+
+    // RFC 7323 §4.1 / RFC 6298 (5.5)-(5.7) with timestamps: the ACK of a timeout's
+    // retransmission that echoes its TSval is a sample and ends the back-off, so the next
+    // timeout is replayed on the un-backed-off RTO (1 s), when the sender's fired. The
+    // recorder must show the observer the sender's TSvals: without them it took no sample
+    // after the handshake and replayed the second timeout at 2 s (what-if snapshot: its
+    // rto_detection_delta doubled).
+    #[test]
+    fn with_timestamps_the_ack_of_a_timeouts_retransmission_ends_the_back_off_in_the_replay() {
+        let cfg = TcpConfig { mss: MSS as u16, sack: true, timestamps: true, recovery: RecoveryAlgorithm::Sack, ..TcpConfig::default() };
+        let mut r = Recorder::new(&cfg, seq(0), true, true, SimDuration::from_millis(100));
+        r.on_handshake_rtt(ms(0), SimDuration::from_millis(40));
+        r.on_data(ms(0), 1, seq(0), MSS, false, Some(100));
+        r.on_data(ms(0), 2, seq(1), MSS, false, Some(100));
+        // The timer (RFC 6298 minimum 1 s) fires: SND.UNA is resent.
+        r.on_data(ms(1000), 3, seq(0), MSS, false, Some(1100));
+        // Its ACK echoes the retransmission's TSval: a 40 ms sample.
+        r.on_ack(ms(1040), &ts_ack(seq(2), 1100));
+        r.on_data(ms(1040), 5, seq(2), MSS, false, Some(1140));
+        r.on_data(ms(1040), 6, seq(3), MSS, false, Some(1140));
+        // The second timeout, 1 s after the timer was restarted.
+        r.on_data(ms(2040), 7, seq(2), MSS, false, Some(2140));
+        let tr = r.finish();
+        let after_backoff = tr.inputs.iter().skip_while(|i| **i != EstimatorInput::Backoff).skip(1).next();
+        assert!(matches!(after_backoff, Some(EstimatorInput::Sample(s)) if s.rtt == SimDuration::from_millis(40)), "{:?}", tr.inputs);
+        assert_eq!(tr.episodes.len(), 2, "{:?}", tr.episodes);
+        assert_eq!(tr.episodes[1].timer_start, Some(ms(1040)));
+        assert_eq!(tr.episodes[1].detection.map(|d| (d.frame, d.trigger)), Some((7, Trigger::Rto)));
+        let mut timers = replay::timers_for(&cfg);
+        let mut dl = Vec::new();
+        replay::deadlines(&tr, &cfg, &mut timers, &mut dl);
+        assert_eq!(dl, vec![Some(ms(1000)), Some(ms(2040))], "the model's replay fires when the sender did");
     }
 }
