@@ -354,6 +354,18 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
     t_start = time.perf_counter()
     client, cluster = _client(workers, scheduler)
     ex.start_s = time.perf_counter() - t_start
+    # Ctrl-C: the KeyboardInterrupt Python raises can land inside Dask's own waiting code and
+    # be swallowed there (seen once in a fresh-clone test run: the sweep then finished with
+    # exit 0). The handler also records the interrupt, and the loop raises it again at the next
+    # result, so a Ctrl-C always stops the sweep.
+    interrupted = threading.Event()
+    in_main = threading.current_thread() is threading.main_thread()
+
+    def on_sigint(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    old_handler = signal.signal(signal.SIGINT, on_sigint) if in_main else None
     try:
         ex.workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
         tasks = [list(c) for c in chunks(len(jobs), ex.workers, per_task)]
@@ -378,8 +390,14 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
                     continue
                 on_result(i, outcome)
                 bar.update(1)
+            if interrupted.is_set():
+                raise KeyboardInterrupt
+        if interrupted.is_set():
+            raise KeyboardInterrupt
         ex.exec_wall_s = time.perf_counter() - t0
     finally:
+        if in_main:
+            signal.signal(signal.SIGINT, old_handler)
         client.close()
         if cluster is not None:
             cluster.close()
