@@ -344,26 +344,26 @@ def _wait(cond, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path):
-    psutil = pytest.importorskip("psutil")  # a dependency of dask.distributed
-    (tmp_path / "bulk.toml").write_text(BULK.replace('duration = "5s"', 'duration = "300s"'))
-    (tmp_path / "s.toml").write_text('scenario = "bulk.toml"\nseeds = "1..30"\n[parameters]\n"tcp.min_rto" = ["200ms", "1s"]\n')
-    out = tmp_path / "out"
-    total = 60
+def _kill_a_worker_then_the_driver(cmd: list[str], out: Path, first: int, more: int, what: str):
+    """Start ``cmd`` (a `tcplab` command on 2 Dask workers that files into ``out``'s ledger) in
+    a session of its own, SIGKILL one worker once ``first`` results are filed, then, once
+    ``more`` further results are filed (Dask restarted the worker and re-ran its task), SIGKILL
+    the driver and its workers. Returns the run files that survived (stem -> inode, mtime;
+    temporary files left by the driver excluded) and the ledger lines (key -> line)."""
+    import psutil  # a dependency of dask.distributed; callers importorskip it
+
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(tmp_path / "s.toml"), "-o", str(out), "--workers", "2", "-q"]
     driver = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait(lambda: len(_ledger_keys(out)) >= 3, 120, "the first runs")
+        _wait(lambda: len(_ledger_keys(out)) >= first, 120, f"the first {what}")
         workers = [p for p in psutil.Process(driver.pid).children(recursive=True)
                    if "spawn_main" in " ".join(p.cmdline())]
         assert len(workers) == 2, [p.cmdline() for p in workers]
         workers[0].send_signal(signal.SIGKILL)
         at_kill = len(_ledger_keys(out))
-        # Dask restarts the worker and re-runs its task; the study goes on.
-        _wait(lambda: len(_ledger_keys(out)) >= at_kill + 4, 120, "runs after the worker was killed")
-        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its workers, mid-study
+        _wait(lambda: len(_ledger_keys(out)) >= at_kill + more, 120, f"{what} after the worker was killed")
+        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its workers, mid-way
         driver.wait(30)
     finally:
         if driver.poll() is None:
@@ -373,6 +373,18 @@ def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path)
     before = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")
               if not p.name.startswith(L.TMP_PREFIX)}
     ledger_before = {json.loads(x)["key"]: x for x in (out / L.LEDGER).read_text().splitlines() if x.endswith("}")}
+    return before, ledger_before
+
+
+def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path):
+    pytest.importorskip("psutil")  # a dependency of dask.distributed
+    (tmp_path / "bulk.toml").write_text(BULK.replace('duration = "5s"', 'duration = "300s"'))
+    (tmp_path / "s.toml").write_text('scenario = "bulk.toml"\nseeds = "1..30"\n[parameters]\n"tcp.min_rto" = ["200ms", "1s"]\n')
+    out = tmp_path / "out"
+    total = 60
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(tmp_path / "s.toml"), "-o", str(out), "--workers", "2", "-q"]
+    # Dask restarts the killed worker and re-runs its task; the study goes on until the driver dies.
+    before, ledger_before = _kill_a_worker_then_the_driver(cmd, out, 3, 4, "runs")
     assert 0 < len(before) < total, "the driver must be killed mid-study for this test to mean anything"
 
     from tcplab.sweep.runner import run_study

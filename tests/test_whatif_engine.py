@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,8 +18,8 @@ from tcplab.sweep import ledger as L
 from tcplab.whatif import whatif
 from tcplab.whatif.engine import COMMAND_FILE, expand_captures, run_whatif
 
-from conftest import ROOT, SMALL, tcplab_cli
-from test_sweep import _ledger_keys, _wait
+from conftest import SMALL, tcplab_cli
+from test_sweep import _kill_a_worker_then_the_driver, _ledger_keys
 
 
 @pytest.fixture(scope="module")
@@ -172,35 +170,16 @@ def _many_flows_capture(d: Path) -> Path:
 
 
 def test_killed_worker_then_killed_driver_loses_and_recomputes_nothing(tmp_path):
-    psutil = pytest.importorskip("psutil")  # a dependency of dask.distributed
+    pytest.importorskip("psutil")  # a dependency of dask.distributed
     total = 40
     caps = _copies(_many_flows_capture(tmp_path), tmp_path / "caps", total)
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
     # --model auto: seven candidate replays per connection (the work), four grid points (the
     # output: 4000 rows per capture).
     cmd = [sys.executable, "-m", "tcplab.cli", "whatif", str(caps), "-o", str(out), "--only", "k",
            "--workers", "2", "--no-report", "-q"]
-    driver = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-    try:
-        _wait(lambda: len(_ledger_keys(out)) >= 2, 120, "the first captures")
-        workers = [p for p in psutil.Process(driver.pid).children(recursive=True)
-                   if "spawn_main" in " ".join(p.cmdline())]
-        assert len(workers) == 2, [p.cmdline() for p in workers]
-        workers[0].send_signal(signal.SIGKILL)
-        at_kill = len(_ledger_keys(out))
-        # Dask restarts the worker and re-runs its task; the captures go on.
-        _wait(lambda: len(_ledger_keys(out)) >= at_kill + 3, 120, "captures after the worker was killed")
-        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its workers, mid-way
-        driver.wait(30)
-    finally:
-        if driver.poll() is None:
-            os.killpg(driver.pid, signal.SIGKILL)
-            driver.wait(30)
-    before = {p.stem: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "runs").glob("*.parquet")
-              if not p.name.startswith(L.TMP_PREFIX)}
-    ledger_before = {json.loads(x)["key"]: x for x in (out / L.LEDGER).read_text().splitlines() if x.endswith("}")}
+    # Dask restarts the killed worker and re-runs its task; the captures go on until the driver dies.
+    before, ledger_before = _kill_a_worker_then_the_driver(cmd, out, 2, 3, "captures")
     assert 0 < len(before) < total, "the driver must be killed mid-way for this test to mean anything"
 
     res = run_whatif([caps], out, only="k", workers=2, progress=False, report=False)
