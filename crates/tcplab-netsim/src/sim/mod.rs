@@ -847,7 +847,8 @@ impl<'a> Sim<'a> {
         }
         let spec = self.spec;
         let end = self.last_t;
-        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end)).collect();
+        let names = lifecycle::SummaryNames::new(spec);
+        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end, &names)).collect();
         let links = spec
             .links
             .iter()

@@ -247,7 +247,7 @@ pub struct Scoreboard {
 impl Scoreboard {
     pub fn new(snd_una: SeqNum) -> Self {
         Scoreboard {
-            segs: VecDeque::with_capacity(64),
+            segs: VecDeque::new(),
             sacked: 0,
             lost: 0,
             retrans: 0,
