@@ -511,7 +511,7 @@ impl Sender {
         let mut newly_lost = 0;
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
-            self.rack_on_ack(now, dsack);
+            self.rack_on_ack(now, dsack, seg, bytes_acked > 0, newest_sent);
             if bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover)) {
                 // Linux tcp_try_undo_partial: a delayed original filled the hole (`rack.rs`).
                 self.rack_on_partial_ack(seg);
