@@ -64,6 +64,9 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     for v in infer_corpus::INFER_VANTAGES {
+        breakdown(v, &all);
+    }
+    for v in infer_corpus::INFER_VANTAGES {
         let mut with_rto = Confusion::default();
         let mut retx_only = Confusion::default();
         let mut clean = Confusion::default();
@@ -77,5 +80,46 @@ fn main() {
             let t = m.total().max(1) as f64;
             println!("\nright {} ({:.3}), unknown {} ({:.3}), wrong {} ({:.3})", m.right(), m.right() as f64 / t, m.unknown(), m.unknown() as f64 / t, m.wrong(), m.wrong() as f64 / t);
         }
+    }
+}
+
+/// Why the timeout connections at vantage `v` that were not named right stayed unnamed:
+/// (a) the true profile's replay leaves a retransmission unexplained; else (b) the
+/// candidates within the decision margin of the truth (cost difference to the truth), or
+/// (c) the truth is alone but the decision's other conditions failed (no fitted timer event).
+fn breakdown(v: &str, all: &[Outcome]) {
+    use std::collections::BTreeMap;
+    let mut rows: BTreeMap<String, (usize, usize, usize, BTreeMap<String, (usize, u64, u64)>, usize)> = BTreeMap::new();
+    for o in all.iter().filter(|o| o.vantage == v && o.timeouts > 0) {
+        let r = rows.entry(o.truth.clone()).or_default();
+        r.0 += 1;
+        if o.model == o.truth {
+            r.1 += 1;
+            continue;
+        }
+        let Some(t) = o.scores.iter().find(|s| s.0 == o.truth) else { continue };
+        if t.2 > 0 {
+            r.2 += 1;
+            continue;
+        }
+        let margin = tcplab_analyze::infer::DECISION_MARGIN;
+        let mut tied: Vec<(&str, i64)> = o.scores.iter().filter(|s| s.0 != o.truth && s.1 < t.1 + margin).map(|s| (s.0.as_str(), s.1 as i64 - t.1 as i64)).collect();
+        tied.sort();
+        if tied.is_empty() {
+            r.4 += 1;
+            continue;
+        }
+        let key = tied.iter().map(|x| x.0).collect::<Vec<_>>().join("+");
+        let e = r.3.entry(key).or_insert((0, u64::MAX, 0));
+        e.0 += 1;
+        let d = tied.iter().map(|x| x.1.unsigned_abs()).max().unwrap_or(0);
+        e.1 = e.1.min(d);
+        e.2 = e.2.max(d);
+    }
+    println!("\n### {v}: why timeout connections stay unnamed\n");
+    println!("| truth | timeouts | named right | (a) truth unexplained | (b) tied with (n, |cost diff| min..max) | (c) alone, no timer fit |\n|---|---|---|---|---|---|");
+    for (t, r) in &rows {
+        let ties = r.3.iter().map(|(k, (n, lo, hi))| format!("{k}: {n} ({lo}..{hi})")).collect::<Vec<_>>().join("; ");
+        println!("| {t} | {} | {} | {} | {ties} | {} |", r.0, r.1, r.2, r.4);
     }
 }
