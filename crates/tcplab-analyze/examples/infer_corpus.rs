@@ -66,6 +66,7 @@ fn main() {
     for v in infer_corpus::INFER_VANTAGES {
         breakdown(v, &all);
     }
+    margin_sweep(&all);
     for v in infer_corpus::INFER_VANTAGES {
         let mut with_rto = Confusion::default();
         let mut retx_only = Confusion::default();
@@ -121,5 +122,45 @@ fn breakdown(v: &str, all: &[Outcome]) {
     for (t, r) in &rows {
         let ties = r.3.iter().map(|(k, (n, lo, hi))| format!("{k}: {n} ({lo}..{hi})")).collect::<Vec<_>>().join("; ");
         println!("| {t} | {} | {} | {} | {ties} | {} |", r.0, r.1, r.2, r.4);
+    }
+}
+
+/// The decision re-run from the recorded scores under other margins (`decide::decide`'s rule
+/// without pruning, which only drops candidates beyond `bank::PRUNE_MARGIN`): right / wrong /
+/// unknown for the timeout connections and wrong answers among all the others, per vantage.
+fn margin_sweep(all: &[Outcome]) {
+    println!("\n### decision margin sweep (from the recorded scores)\n");
+    println!("| vantage | margin | timer fits | timeout right | timeout wrong | other wrong |\n|---|---|---|---|---|---|");
+    for v in infer_corpus::INFER_VANTAGES {
+        for margin in [500u64, 700, 900, 1000, 1400, 1900] {
+            for fits in [1u32, 2] {
+                let (mut right, mut wrong, mut other_wrong) = (0, 0, 0);
+                for o in all.iter().filter(|o| o.vantage == v) {
+                    let Some(best) = o.scores.iter().min_by_key(|s| s.1) else { continue };
+                    let plausible: Vec<_> = o.scores.iter().filter(|s| s.1 < best.1 + margin).collect();
+                    let worst = o.scores.iter().map(|s| s.1).max().unwrap_or(0);
+                    let named = (plausible.len() == 1 && best.2 == 0 && best.3 >= fits && worst - best.1 >= margin).then_some(best.0.as_str());
+                    match (named, o.timeouts > 0) {
+                        (Some(n), true) if n == o.truth => right += 1,
+                        (Some(_), true) => wrong += 1,
+                        (Some(n), false) if n != o.truth => other_wrong += 1,
+                        _ => {}
+                    }
+                }
+                println!("| {v} | {margin} | {fits} | {right} | {wrong} | {other_wrong} |");
+                if margin == 900 && fits == 1 {
+                    let mut why: std::collections::BTreeMap<String, usize> = Default::default();
+                    for o in all.iter().filter(|o| o.vantage == v && o.timeouts > 0) {
+                        let Some(best) = o.scores.iter().min_by_key(|s| s.1) else { continue };
+                        let plausible: Vec<_> = o.scores.iter().filter(|s| s.1 < best.1 + margin).map(|s| s.0.as_str()).collect();
+                        let k = if plausible.len() > 1 { format!("tied {}", plausible.join("+")) } else if best.2 > 0 { "best unexplained".into() } else if best.3 < 1 { format!("no timer fit ({})", best.0) } else { continue };
+                        *why.entry(format!("{} {k}", o.truth)).or_default() += 1;
+                    }
+                    for (k, n) in why {
+                        eprintln!("  {v} m900: {n} {k}");
+                    }
+                }
+            }
+        }
     }
 }
