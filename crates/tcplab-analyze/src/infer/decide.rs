@@ -28,9 +28,11 @@
 //!   then, a lower bound; it can be named never, and when its bound comes within the margin
 //!   of the best live candidate the result is `unknown`.
 //!
-//! Passive hints (`hints.rs`) never change `model`: when candidates remain tied, the hint's
-//! pick among them is reported in its own column (`os_hint_model`). The simulator writes
-//! every host with the same TTL, so a hint-broken tie would be a guess there.
+//! Passive hints (`hints.rs`) enter only through [`decide_with_hint`]: when the replay
+//! leaves candidates tied, the initial TTL's OS family (p0f: 128 Windows, 64 Unix) excludes
+//! the other family's candidates and the same rule decides among the rest (`model_basis`
+//! `replay+hint`). When candidates remain tied, the hint's pick among them is reported in
+//! its own column (`os_hint_model`).
 
 use tcplab_tcp::config::DupAckThreshold;
 use tcplab_tcp::TcpConfig;
@@ -119,6 +121,10 @@ pub enum Basis {
     Replay,
     /// Evidence excluded some candidates but left several within the margin.
     Tied,
+    /// The replay left several within the margin; the passive hint's initial TTL excluded
+    /// the other OS family and the replay's rule named one among the rest
+    /// ([`decide_with_hint`]).
+    ReplayHint,
 }
 
 impl Basis {
@@ -127,6 +133,7 @@ impl Basis {
             Basis::None => "none",
             Basis::Replay => "replay",
             Basis::Tied => "tied",
+            Basis::ReplayHint => "replay+hint",
         }
     }
 }
@@ -225,6 +232,29 @@ pub fn decide(cands: &[Candidate<'_>], at_sender: bool) -> Inference {
             Inference { model: Some(c.name.to_string()), confidence: Some(share(c)), runner_up, candidates, replayed: c.name.to_string(), basis: Basis::Replay, params, events, scores }
         }
         _ => Inference { model: None, confidence: Some(share(best)), runner_up: None, candidates, replayed, basis: Basis::Tied, params, events, scores },
+    }
+}
+
+/// [`decide`], and where the replay leaves candidates tied, the same rule among the
+/// candidates the passive hint does not exclude (`PassiveHints::excludes`: the initial TTL's
+/// OS family, p0f). Every excluded candidate is dropped, and the rest must pass the whole
+/// rule again (margin, fitted timer, every retransmission explained), so the hint never
+/// names a candidate the replay evidence alone could not have named among the remaining
+/// ones. The answer's basis is [`Basis::ReplayHint`]; `scores` keeps every candidate.
+pub fn decide_with_hint(cands: &[Candidate<'_>], at_sender: bool, hint: Option<&super::PassiveHints>) -> Inference {
+    let by_replay = decide(cands, at_sender);
+    let Some(h) = hint else { return by_replay };
+    if by_replay.basis != Basis::Tied {
+        return by_replay;
+    }
+    let kept: Vec<Candidate<'_>> = cands.iter().filter(|c| !h.excludes(c.name)).cloned().collect();
+    if kept.len() == cands.len() {
+        return by_replay;
+    }
+    let by_hint = decide(&kept, at_sender);
+    match by_hint.model {
+        Some(_) => Inference { basis: Basis::ReplayHint, scores: by_replay.scores, events: by_replay.events, ..by_hint },
+        None => by_replay,
     }
 }
 
@@ -333,5 +363,27 @@ mod tests {
         let i = decide(&v, false);
         assert_eq!(i.model_name(), "unknown");
         assert_eq!(i.replayed, "rfc6298");
+    }
+
+    /// A tie between a Unix and a Windows candidate is broken by a Unix TTL (basis
+    /// replay+hint); the rule must still hold among the rest (here rfc6298 stays within the
+    /// margin of linux-2.4, so no name), and a Windows TTL leaves the other one.
+    #[test]
+    fn the_initial_ttl_breaks_a_tie_between_families_only() {
+        use tcplab_tcp::{SeqNum, TcpFlags, TcpOptions, Segment};
+        let syn = Segment { seq: SeqNum(1), flags: TcpFlags::SYN, window: 65535, options: TcpOptions::default(), ..Default::default() };
+        let unix = super::super::PassiveHints::from_syn(60, &syn).unwrap();
+        let win = super::super::PassiveHints::from_syn(120, &syn).unwrap();
+        let c = cfgs();
+        let v = cands(&c, &[0, 10, 2000], 1);
+        assert_eq!(decide(&v, true).basis, Basis::Tied);
+        let i = decide_with_hint(&v, true, Some(&unix));
+        assert_eq!((i.model_name(), i.basis, i.replayed.as_str()), ("linux-2.4", Basis::ReplayHint, "linux-2.4"));
+        assert_eq!(i.scores.len(), 3);
+        assert_eq!(decide_with_hint(&v, true, Some(&win)).model_name(), "windows-xp");
+        assert_eq!(decide_with_hint(&v, true, None).model_name(), "unknown");
+        // rfc6298 (no family) within the margin: still tied.
+        let w = cands(&c, &[0, 10, 500], 1);
+        assert_eq!(decide_with_hint(&w, true, Some(&unix)).model_name(), "unknown");
     }
 }
