@@ -81,7 +81,7 @@ use event_queue::EventQueue;
 use ground_truth::{SeqUnwrap, SpuriousTracker};
 use host::{node_ip, port, receiver_of, Endpoint, EndpointId, WakeAction};
 use link::{Admit, LinkDir, LinkDirState, Offer};
-use packet::{Packet, PacketArena, PacketId, DEFAULT_TTL};
+use packet::{Packet, PacketArena, PacketId};
 use queue::DropReason;
 use recorder::{Cause, EventKind, EventRow, Recorder};
 use routing::Routes;
@@ -617,7 +617,8 @@ impl<'a> Sim<'a> {
             wire_len: Packet::wire_len_of(&seg, seg.ip_options_len()),
             ip_options_len: seg.ip_options_len(),
             ip_id: e.ip_id,
-            ttl: DEFAULT_TTL,
+            // The sender's OS's initial TTL (p0f's `ittl`; `profile::initial_ttl`).
+            ttl: tcplab_tcp::profile::initial_ttl(e.conn.config()),
             ..Packet::default()
         };
         pkt.set_from_client(e.is_client);
@@ -847,7 +848,8 @@ impl<'a> Sim<'a> {
         }
         let spec = self.spec;
         let end = self.last_t;
-        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end)).collect();
+        let names = lifecycle::SummaryNames::new(spec);
+        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end, &names)).collect();
         let links = spec
             .links
             .iter()
