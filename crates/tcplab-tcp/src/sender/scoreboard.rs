@@ -130,6 +130,10 @@ pub struct Delivered {
     pub lowest_original_end: Option<SeqNum>,
     /// The highest end delivered.
     pub highest_end: Option<SeqNum>,
+    /// Send time of the newest segment this ACK newly SACKed that was never retransmitted
+    /// (Linux `tcp_sacktag_one`: `state->last_sackt = xmit_time` for segments without
+    /// `TCPCB_RETRANS`), the ACK's SACK RTT sample for `rules::ca_rtt_sample`.
+    pub newest_sacked_original: Option<SimTime>,
 }
 
 impl Delivered {
@@ -247,7 +251,7 @@ pub struct Scoreboard {
 impl Scoreboard {
     pub fn new(snd_una: SeqNum) -> Self {
         Scoreboard {
-            segs: VecDeque::with_capacity(64),
+            segs: VecDeque::new(),
             sacked: 0,
             lost: 0,
             retrans: 0,
@@ -438,6 +442,9 @@ impl Scoreboard {
         }
         self.note_original(&g);
         self.delivered.note(&g);
+        if !g.has(EVER_RETRANS) && self.delivered.newest_sacked_original.is_none_or(|t| g.sent_at > t) {
+            self.delivered.newest_sacked_original = Some(g.sent_at);
+        }
         let n = u64::from(g.seq_len());
         self.uncount(g.flags, n);
         self.sacked += n;
