@@ -530,6 +530,16 @@ impl ConnTracker {
         let key = FlowKey::of(seg);
         let f = seg.segment.flags;
         let pure_syn = f.contains(TcpFlags::SYN) && !f.contains(TcpFlags::ACK);
+        if !pure_syn {
+            // Nearly every packet: a known connection, no SYN to judge: one lookup.
+            if let Some(c) = self.conns.get_mut(&key) {
+                let obs = update(c, seg, false, false);
+                if obs.kind_closes {
+                    self.closed_q.push_back((seg.ts_ns.saturating_add(self.cfg.closed_timeout_ns), key, c.id));
+                }
+                return obs.obs;
+            }
+        }
         let mut new_connection = false;
         let mut stray_syn = false;
         match self.conns.get(&key) {
