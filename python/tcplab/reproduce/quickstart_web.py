@@ -263,12 +263,21 @@ def _plan(quick: bool) -> dict[str, tuple[dict[str, Any], list[Any], bool]]:
                                    ("fig6.17", "150ms", STATIC_617, {"usage_score": True, "usage_weight": 0.2})):
         basic = {**TARGET, "approval_memory": memory}
         extreme = {**TARGET, "approval_memory": memory, "extreme": True, "flow_rtt": "100ms", **extra}
-        plan[key] = ({"basic": (qs, basic, access), "extreme": (qs, extreme, access)}, z["xs_extreme"], True)
+        series = {"basic": (qs, basic, access), "extreme": (qs, extreme, access)}
+        if key == "fig6.17":
+            # The earlier model, for comparison: C measured over one router RTT after the
+            # approval, which ends before the QS packets arrive (sim/quickstart/extreme.rs).
+            series[FIG617_ONE_RTT] = (qs, {**extreme, "usage_interval": extreme["flow_rtt"]}, access)
+        plan[key] = (series, z["xs_extreme"], True)
     for key, (series, xs, sweep) in plan.items():
         for name, (qs, router, kw) in series.items():
             kw.setdefault("duration_s", d)
     return plan
 
+
+#: Fig 6.17's third series: Extreme with the usage C measured over one router RTT after the
+#: approval (`usage_interval = flow_rtt`) instead of the thesis's 1.5 s monitoring period.
+FIG617_ONE_RTT = "extreme-1rtt"
 
 #: Figs 6.15/6.16's one-way access delays (ms), spread over each side's hosts.
 EXTREME_ACCESS_MS = (0.0, 10.0)
@@ -331,7 +340,7 @@ def count_runs(quick: bool, runs: int) -> int:
     n += 2 * len(z["xs67"])
     n += 4  # Fig 6.8: two bottlenecks, with and without
     sweep = (len(z["share"]) + len(z["target"]) + len(z["ewma"]) + len(z["peak"])) * len(z["xs_router"])
-    sweep += 3 * 2 * len(z["xs_extreme"])
+    sweep += (3 * 2 + 1) * len(z["xs_extreme"])  # Fig 6.17 has a third series
     return n * runs + sweep * min(runs, z["sweep_runs"])
 
 
@@ -548,9 +557,10 @@ def fig_6_15_17(rep, data, quick: bool) -> None:
             + (" and the usage score S(H) (eq. 6.5, w = 0.2)" if extra else "")
             + ". Requests: " + (f"static {FIG617_REQUEST}" if qs is STATIC_617 else "ideal") + ". utilisation of R1 -> R2; "
             "qs_bytes_frac = share of the forward payload sent as QS packets; approved_frac = approvals / requests.")
-        res = _sweep(data[key], ["basic", "extreme"], xs)
+        names = ["basic", "extreme"] + ([FIG617_ONE_RTT] if key == "fig6.17" else [])
+        res = _sweep(data[key], names, xs)
         agg: dict[str, dict[str, list[float]]] = {}
-        for name in ("basic", "extreme"):
+        for name in names:
             agg[name] = {"utilisation": [], "qs_bytes_frac": [], "approved_frac": []}
             for x in xs:
                 lm = qm = res[(name, x)]
@@ -566,15 +576,19 @@ def fig_6_15_17(rep, data, quick: bool) -> None:
             + ". Thesis: utilisation about the same, a larger fraction of bytes sent with Quick-Start under Extreme "
             "QS" + (" (a larger gap with the conservative 1.5 s memory than in Fig 6.15)." if key == "fig6.16" else "."))
         if key == "fig6.17":
+            o = agg[FIG617_ONE_RTT]
             fig.note(
-                "Approved fraction of the requests, basic vs extreme: " + ", ".join(
-                    f"N={x}: {b['approved_frac'][i]:.3f} vs {e['approved_frac'][i]:.3f}" for i, x in enumerate(xs))
-                + f". Setup from the text (L4598-4600): static {FIG617_REQUEST} requests (megabits; until this session "
-                "the report used Fig 6.5's 2 MB/s here). Not modelled separately: the thesis's \"measurement interval "
-                "of 1.5 seconds\" for the usage C = B(F)/A(F); C is measured over the router's per-flow RTT estimate "
-                "(100 ms), the Quick-Start phase the allocation is for (sim/quickstart/extreme.rs). With mostly "
-                "one-packet objects C is small, eq. 6.5 follows a falling C at once (weight 0.8 on the minimum), and "
-                "later requests from that server are scaled down by S(H).")
+                "Approved fraction of the requests, basic vs extreme vs extreme-1rtt: " + ", ".join(
+                    f"N={x}: {b['approved_frac'][i]:.3f} vs {e['approved_frac'][i]:.3f} vs {o['approved_frac'][i]:.3f}"
+                    for i, x in enumerate(xs))
+                + "; QS share of the forward bytes with extreme-1rtt: " + ", ".join(
+                    f"N={x}: {o['qs_bytes_frac'][i]:.3f}" for i, x in enumerate(xs))
+                + f". Setup from the text (L4598-4600): static {FIG617_REQUEST} requests (megabits). The usage "
+                "C = B(F)/A(F) of eq. 6.5 is measured over the thesis's \"measurement interval of 1.5 seconds\" "
+                "after the approval (`usage_interval`, sim/quickstart/extreme.rs), with A(F) the allocation over one "
+                "router RTT (100 ms). extreme-1rtt is the earlier model, C measured over one RTT after the approval: "
+                "the Request rides on the SYN, so that period ends before the QS packets (sent when the Response "
+                "is back, one RTT later) reach the router, C is about 0 and S(H) collapses.")
         if len(xs) > 1:
             _plot_lines(fig, title.split(":")[0], "web servers N", xs, [
                 ("utilisation", {k: v["utilisation"] for k, v in agg.items()}),
