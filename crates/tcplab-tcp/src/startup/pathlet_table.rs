@@ -125,6 +125,8 @@ pub struct FlowFlight {
     /// Start of the period each value belongs to.
     period: [SimTime; super::pathlet::MAX_PATHLETS],
     max: [u64; super::pathlet::MAX_PATHLETS],
+    /// The table row of each pathlet (an index into the table, checked before use).
+    row: [u32; super::pathlet::MAX_PATHLETS],
 }
 
 /// What one period saw on one pathlet.
@@ -299,31 +301,46 @@ impl PathletEntry {
 #[derive(Clone, Debug, Default)]
 pub struct PathletTable {
     pub cfg: PathletTableConfig,
-    /// Ordered map: iteration (reports) is deterministic.
-    entries: BTreeMap<PathletId, PathletEntry>,
+    /// Rows in creation order (never removed: a row's index is stable, so a flow can keep it,
+    /// [`FlowFlight`]) ...
+    rows: Vec<(PathletId, PathletEntry)>,
+    /// ... and the ordered index: iteration (reports) is deterministic.
+    index: BTreeMap<PathletId, u32>,
 }
 
 impl PathletTable {
     pub fn new(cfg: PathletTableConfig) -> Self {
-        PathletTable { cfg, entries: BTreeMap::new() }
+        PathletTable { cfg, rows: Vec::new(), index: BTreeMap::new() }
+    }
+
+    /// The index of pathlet `p`'s row, created (first period starting at `now`) if new.
+    fn row_of(&mut self, now: SimTime, p: PathletId) -> usize {
+        if let Some(&k) = self.index.get(&p) {
+            return k as usize;
+        }
+        self.rows.push((p, PathletEntry::new(now)));
+        let k = self.rows.len() - 1;
+        self.index.insert(p, k as u32);
+        k
     }
 
     /// Pathlet `p`'s row, its periods brought up to `now`.
     pub fn entry(&mut self, now: SimTime, p: PathletId) -> &mut PathletEntry {
         let cfg = self.cfg;
-        let e = self.entries.entry(p).or_insert_with(|| PathletEntry::new(now));
+        let k = self.row_of(now, p);
+        let e = &mut self.rows[k].1;
         e.roll(now, &cfg);
         e
     }
 
     /// Pathlet `p`'s row as it is (no period closed), if known.
     pub fn get(&self, p: &PathletId) -> Option<&PathletEntry> {
-        self.entries.get(p)
+        self.index.get(p).map(|&k| &self.rows[k as usize].1)
     }
 
     /// Every known pathlet, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&PathletId, &PathletEntry)> {
-        self.entries.iter()
+        self.index.iter().map(|(p, &k)| (p, &self.rows[k as usize].1))
     }
 
     /// A flow over `pathlets` has `flight` bytes in flight (at an ACK): FlightSize_F.
@@ -335,9 +352,22 @@ impl PathletTable {
     }
 
     /// [`Self::observe_flight`] for the flow whose per-pathlet FlightSize_F is `flow`.
+    /// Called at every ACK of a PTA flow: the row is found through the index the flow kept
+    /// ([`FlowFlight`]; checked against the pathlet, looked up again after a rediscovery), not
+    /// by a search of the table.
     pub fn observe_flow_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64, flow: &mut FlowFlight) {
+        let cfg = self.cfg;
         for (i, &p) in pathlets.iter().enumerate().take(flow.max.len()) {
-            let e = self.entry(now, p);
+            let k = match self.rows.get(flow.row[i] as usize) {
+                Some((id, _)) if *id == p => flow.row[i] as usize,
+                _ => {
+                    let k = self.row_of(now, p);
+                    flow.row[i] = k as u32;
+                    k
+                }
+            };
+            let e = &mut self.rows[k].1;
+            e.roll(now, &cfg);
             e.current.max_flight = e.current.max_flight.max(flight);
             if flow.period[i] != e.period_start {
                 flow.period[i] = e.period_start;
@@ -519,6 +549,22 @@ mod tests {
         assert_eq!(t.congested_flight(at(120), 0, P, 3_000, &f), 4_000);
         // A flow that saw no ACK in the current period: its flight at the signal.
         assert_eq!(t.congested_flight(at(250), 0, P, 3_000, &f), 3_000);
+    }
+
+    #[test]
+    fn a_flows_kept_rows_follow_a_changed_path() {
+        // The flow keeps its rows' indices; after a rediscovery its path is (Q, P), not (P):
+        // the flights land on the right pathlets all the same (q's first period ends at 120 ms).
+        let q = PathletId { from: 7, to: 8 };
+        let mut t = table(1);
+        let mut f = FlowFlight::default();
+        t.observe_flow_flight(at(10), &[P], 5_000, &mut f);
+        t.observe_flow_flight(at(20), &[q, P], 9_000, &mut f);
+        t.observe_flow_flight(at(30), &[q, P], 7_000, &mut f);
+        assert_eq!(t.entry(at(100), P).safe_cwnd, Some(9_000));
+        assert_eq!(t.entry(at(200), q).safe_cwnd, Some(9_000));
+        let order: Vec<PathletId> = t.iter().map(|(p, _)| *p).collect();
+        assert_eq!(order, [P, PathletId { from: 2, to: 3 }, q], "reports stay in pathlet order");
     }
 
     #[test]
