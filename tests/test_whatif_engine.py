@@ -209,3 +209,63 @@ def test_scheduler_address_runs_the_captures_on_that_cluster(lossy, tmp_path):
     led = L.Ledger.open(tmp_path / "out")
     assert {e["worker"].rsplit(":", 1)[1] for e in led.entries.values()} == {str(os.getpid())}
     assert res.result.whatif["capture_name"].astype(str).tolist()[::4] == ["c00.pcap", "c01.pcap"]
+
+
+def test_streamed_rows_are_the_kept_table_and_the_outputs_are_the_in_memory_ones(lossy, tmp_path):
+    """The core hands the whatif rows out in batches as connections finish (never holding
+    the table): their concatenation is the table it keeps when not streaming; an exception
+    in the callback stops the pass. The command's streamed outputs equal the in-memory
+    result's: whatif.csv byte for byte, whatif.parquet value for value, and the report drawn
+    from the rows read back (report_rows) is the report drawn from the whole table."""
+    import pyarrow as pa
+
+    from tcplab import _core
+    from tcplab.tables import to_arrow
+    from tcplab.whatif.report import report_rows, write_report
+
+    caps = [str(p) for p in sorted(_copies(lossy, tmp_path / "caps", 3).glob("*.pcap"))]
+    kept = to_arrow(_core.whatif(caps, "auto", "windows-xp", None, None, ["D", "k"]).table("whatif"))
+    batches = []
+    raw = _core.whatif(caps, "auto", "windows-xp", None, None, ["D", "k"], on_rows=batches.append, batch_rows=1)
+    assert len(batches) == 3, "a batch per connection at batch_rows=1 (one connection per capture)"
+    assert to_arrow(raw.table("whatif")).num_rows == 0
+    streamed = pa.concat_tables([to_arrow(b) for b in batches]).unify_dictionaries()
+    assert streamed.num_rows == kept.num_rows == 3 * 16
+    pd.testing.assert_frame_equal(streamed.to_pandas(), kept.to_pandas())
+
+    def stop(_):
+        raise ValueError("disk full")
+
+    with pytest.raises(ValueError, match="disk full"):
+        _core.whatif(caps, "auto", "windows-xp", None, None, ["D", "k"], on_rows=stop)
+
+    mem = whatif(lossy, model="windows-xp", only="D,k", out=tmp_path / "mem")
+    write_report(tmp_path / "mem", mem.retransmissions, mem.whatif, title="(windows-xp)")
+    tcplab.whatif(lossy, tmp_path / "cmd", model="windows-xp", only="D,k", workers=0, progress=False)
+    mem_dir, cmd = tmp_path / "mem", tmp_path / "cmd"
+    assert (cmd / "whatif.csv").read_bytes() == (mem_dir / "whatif.csv").read_bytes()
+    assert pq.read_table(cmd / "whatif.parquet").equals(pq.read_table(mem_dir / "whatif.parquet"))
+    for name in ("report.md", "report_stats.json", "table_iv.csv", "table_v.csv", "connections_per_model.csv"):
+        assert (cmd / name).read_bytes() == (mem_dir / name).read_bytes(), name
+    # The report's rows are a few points per connection, not the grid.
+    few = report_rows(cmd / "whatif.parquet")
+    assert 0 < len(few) < len(mem.whatif)
+
+
+def test_summary_writes_capture_paths_as_given(lossy, tmp_path):
+    """docs/outputs.md's rule for summary.json: `path` as given, bytes that are not UTF-8 as
+    surrogate escapes ("\\udcXX", which os.fsencode turns back into the bytes); `shown` as
+    in messages and the `capture` column (`\\xNN`). Both the in-memory and the command."""
+    name = os.fsencode(tmp_path) + b"/caf\xe9.pcap"
+    os.symlink(os.fsencode(lossy), name)
+    given = os.fsdecode(name)
+    for out, call in ((tmp_path / "mem", lambda o: whatif(given, model="windows-xp", only="k", out=o)),
+                      (tmp_path / "cmd", lambda o: tcplab.whatif(given, o, model="windows-xp", only="k", workers=0,
+                                                                 progress=False, report=False))):
+        call(out)
+        text = (out / "summary.json").read_text(encoding="utf-8")
+        assert "caf\\udce9.pcap" in text and "caf\\\\xe9.pcap" in text
+        (cap,) = json.loads(text)["captures"]
+        assert os.fsencode(cap["path"]) == name
+        assert cap["shown"] == str(tmp_path) + "/caf\\xe9.pcap"
+        assert pd.read_csv(out / "whatif.csv")["capture"].unique().tolist() == [cap["shown"]]

@@ -307,8 +307,8 @@ impl FileAnalyzer {
 
     /// Reads the whole capture.
     pub fn run(&mut self, reader: &mut CaptureReader) {
-        while let Some(seg) = reader.next_segment() {
-            self.on_segment(&seg);
+        while let Some(seg) = reader.next_ref() {
+            self.on_segment(seg);
         }
     }
 

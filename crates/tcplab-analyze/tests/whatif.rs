@@ -101,3 +101,56 @@ fn with_auto_each_connection_uses_its_inferred_model() {
         assert_ne!(r.conn.model_source, tcplab_analyze::whatif::ModelSource::Forced);
     }
 }
+
+/// Rows `a..b` of a column as text (a dictionary's values, not its codes).
+fn values(d: &tcplab_record::ColumnData, a: usize, b: usize) -> Vec<String> {
+    use tcplab_record::ColumnData as C;
+    match d {
+        C::U64(v) => v[a..b].iter().map(|x| x.to_string()).collect(),
+        C::I64(v) => v[a..b].iter().map(|x| x.to_string()).collect(),
+        C::U32(v) => v[a..b].iter().map(|x| x.to_string()).collect(),
+        C::F64(v) => v[a..b].iter().map(|x| x.to_bits().to_string()).collect(),
+        C::Bool(v) => v[a..b].iter().map(|x| x.to_string()).collect(),
+        C::Dict { codes, values } => codes[a..b].iter().map(|&c| values[c as usize].clone()).collect(),
+    }
+}
+
+/// Streamed in batches (here one connection at a time), the rows are the same rows in the
+/// same order as kept whole, and each batch's table is that batch's slice of the whole table.
+#[test]
+fn streamed_rows_are_the_kept_rows_in_the_same_order() {
+    use std::ops::ControlFlow;
+    use tcplab_analyze::whatif::{output, whatif_stream, RowBatch, TableMeta};
+    let case = corpus::cases().into_iter().find(|c| c.name == "sudden-queue-rto200ms/sack+ts").unwrap();
+    let dir = std::env::temp_dir().join(format!("tcplab-whatif-{}-stream", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _ = corpus::simulate(&case, &dir, 1);
+    let analyze = AnalyzeConfig { vantage: VantageChoice::Middle, model: Arc::new(ConfigModel::new("sim", case.tcp.clone())), ..Default::default() };
+    let cfg = WhatIfConfig { analyze, grid: vec![custom(200), custom(400), GridPoint::BASELINE] };
+    let kept = whatif_paths(&[dir.join("middle.pcap")], &cfg).unwrap();
+    let whole = kept.whatif_table();
+    let (mut batches, mut ids, mut deltas, mut rows) = (0, Vec::new(), Vec::new(), 0);
+    let mut sink = |meta: &TableMeta<'_>, b: &RowBatch| {
+        batches += 1;
+        ids.extend(b.conns.iter().map(|c| c.conn_id));
+        deltas.extend_from_slice(&b.delta_s);
+        let t = output::whatif_table(meta, b);
+        for col in &t.columns {
+            let w = whole.column(&col.name).unwrap();
+            let n = t.num_rows();
+            assert_eq!(values(&col.data, 0, n), values(&w.data, rows, rows + n), "{}", col.name);
+            assert_eq!(col.valid.as_ref().map(|v| v.to_vec()), w.valid.as_ref().map(|v| v[rows..rows + n].to_vec()), "{}", col.name);
+        }
+        rows += t.num_rows();
+        ControlFlow::Continue(())
+    };
+    let streamed = whatif_stream(&[dir.join("middle.pcap")], &cfg, 1, &mut sink).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(kept.rows.conns.len() > 1);
+    assert_eq!(batches, kept.rows.conns.len(), "one batch per connection at batch_rows = 1");
+    assert_eq!(ids, kept.rows.conns.iter().map(|c| c.conn_id).collect::<Vec<_>>());
+    assert_eq!(deltas, kept.rows.delta_s);
+    assert_eq!(rows, whole.num_rows());
+    assert!(streamed.rows.conns.is_empty());
+    assert_eq!(streamed.connections.len(), kept.connections.len());
+}

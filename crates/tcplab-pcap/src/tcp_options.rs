@@ -52,9 +52,11 @@ pub struct DecodedOptions {
     pub wscale_clamped: bool,
 }
 
-/// Option kinds a [`OptionLayout`] keeps (tcplab choice: a SYN's 40 option bytes hold at
-/// most 8 options besides padding in any stack p0f lists; 20 covers every one with its NOPs).
-pub const MAX_LAYOUT_KINDS: usize = 20;
+/// Option kinds a [`OptionLayout`] keeps (tcplab choice: the longest layouts in p0f v3's
+/// `p0f.fp` have about nine entries with their NOPs, e.g. Solaris'
+/// `nop,ws,nop,nop,ts,nop,nop,sok,mss`; 14 covers them with room, and keeps the struct at 16
+/// bytes: it is copied with every decoded segment, speed4's hot path).
+pub const MAX_LAYOUT_KINDS: usize = 14;
 
 /// The kinds of a SYN's options in wire order, NOPs and EOL included — what p0f's
 /// `olayout` field reads (p0f v3 README, "olayout": "comma-delimited layout and ordering
@@ -69,6 +71,9 @@ pub struct OptionLayout {
 }
 
 impl OptionLayout {
+    /// No options recorded (every segment but a SYN or SYN-ACK).
+    pub const EMPTY: OptionLayout = OptionLayout { kinds: [0; MAX_LAYOUT_KINDS], len: 0, truncated: false };
+
     /// Walks the option bytes as [`decode_tcp_options`] does (EOL ends, NOP is one byte,
     /// every other kind skips by its length), recording each kind.
     pub fn from_bytes(bytes: &[u8]) -> OptionLayout {

@@ -1,18 +1,23 @@
 //! Binding of the what-if replay (`tcplab_analyze::whatif`, 003 §IV-C/D): `whatif(paths,
-//! vantage, model, tlp, points, only)` returns a `WhatIf` with the `whatif`,
-//! `retransmissions` and `connections` tables and per-capture errors. Grid points come from
+//! vantage, model, tlp, points, only, on_rows=None, batch_rows=16384)` returns a `WhatIf`
+//! with the `whatif`, `retransmissions` and `connections` tables and per-capture errors.
+//! With `on_rows`, the `whatif` rows are not kept: each batch of whole connections (at least
+//! `batch_rows` rows, in the table's order) is handed to `on_rows(columns)` as the
+//! connections finish (the GIL taken for the call), and the returned `whatif` table is empty
+//! (its columns only); an exception in `on_rows` stops the pass and is raised. Grid points come from
 //! Python as tuples (`tcplab.whatif.grid` reads grid files); `only` names parameters to
 //! cross with 003's values; neither: 003's default grid.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use tcplab_analyze::whatif::grid::{default_grid, only_grid, GridPoint, GridSet, Param};
 use tcplab_analyze::whatif::trace::MAX_DUPACK_TIMES;
-use tcplab_analyze::whatif::{whatif_paths, WhatIfConfig};
+use tcplab_analyze::whatif::{output, whatif_stream, RowBatch, TableMeta, WhatIfConfig};
 use tcplab_analyze::{AnalyzeConfig, AnalyzeError, VantageChoice};
 use tcplab_record::Table;
 use tcplab_tcp::config::{DupAckThreshold, Ratio};
@@ -74,9 +79,15 @@ fn point(p: PyPoint) -> PyResult<GridPoint> {
 /// `--model auto`: the sender OS inference chooses each connection's model.
 const AUTO_MODEL: &str = "auto";
 
-/// Runs the what-if study (GIL released).
+/// Rows per batch handed to `on_rows` by default: a Parquet row group of the `whatif`
+/// table (16384 rows of 37 columns: about 4 MB as Arrow, the bound of what the streamed
+/// output holds beside the open connections; 003's 725-point grid: 22 connections a batch).
+const BATCH_ROWS: usize = 16_384;
+
+/// Runs the what-if study (GIL released, taken only to call `on_rows`).
 #[pyfunction]
-#[pyo3(signature = (paths, vantage, model = AUTO_MODEL, tlp = None, points = None, only = None))]
+#[pyo3(signature = (paths, vantage, model = AUTO_MODEL, tlp = None, points = None, only = None, on_rows = None, batch_rows = BATCH_ROWS))]
+#[allow(clippy::too_many_arguments)]
 fn whatif(
     py: Python<'_>,
     paths: Vec<PathBuf>,
@@ -85,6 +96,8 @@ fn whatif(
     tlp: Option<bool>,
     points: Option<Vec<PyPoint>>,
     only: Option<Vec<String>>,
+    on_rows: Option<Py<PyAny>>,
+    batch_rows: usize,
 ) -> PyResult<PyWhatIf> {
     let v = VantageChoice::parse(vantage).ok_or_else(|| {
         CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
@@ -108,16 +121,42 @@ fn whatif(
         AnalyzeConfig { vantage: v, model: Arc::new(sender_model(model, tlp)?), ..Default::default() }
     };
     let cfg = WhatIfConfig { analyze, grid };
-    let w = py.detach(|| whatif_paths(&paths, &cfg)).map_err(|e| {
+    let mut failed: Option<PyErr> = None;
+    let mut kept = RowBatch::default();
+    let streaming = on_rows.is_some();
+    let mut sink = |meta: &TableMeta<'_>, b: &RowBatch| match &on_rows {
+        None => {
+            kept.conns.extend_from_slice(&b.conns);
+            kept.events.extend_from_slice(&b.events);
+            kept.delta_s.extend_from_slice(&b.delta_s);
+            ControlFlow::Continue(())
+        }
+        Some(f) => {
+            let mut t = [output::whatif_table(meta, b)];
+            Python::attach(|py| match crate::tables::take_table(py, &mut t, "whatif").and_then(|cols| f.call1(py, (cols,))) {
+                Ok(_) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            })
+        }
+    };
+    let batch = if streaming { batch_rows.max(1) } else { usize::MAX };
+    let w = py.detach(|| whatif_stream(&paths, &cfg, batch, &mut sink)).map_err(|e| {
         let msg = e.to_string();
         let AnalyzeError::NothingAnalysable { errors } = e;
         CaptureError::new_err((msg, errors))
-    })?;
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let w = w?;
     let captures = w.captures.iter().zip(&w.errors).map(|(c, e)| (c.path.clone(), e.clone())).collect();
     Ok(PyWhatIf {
         captures,
         grid_points: cfg.grid.len(),
-        tables: vec![w.whatif_table(), w.retransmissions_table(), w.connections_table()],
+        tables: vec![output::whatif_table(&w.meta(), &kept), w.retransmissions_table(), w.connections_table()],
     })
 }
 

@@ -157,7 +157,9 @@ class Ledger:
         return led
 
     def _entry_from_file(self, key: str) -> dict[str, Any]:
-        meta = pq.read_schema(self.run_path(key)).metadata or {}
+        # The file's key-value metadata: the table's schema metadata, or (a run file written
+        # batch by batch, whatif) metadata added when the writer closed.
+        meta = pq.ParquetFile(self.run_path(key)).metadata.metadata or {}
         try:
             e = json.loads(meta[META_KEY])
         except (KeyError, json.JSONDecodeError):
@@ -165,17 +167,21 @@ class Ledger:
         e["recovered"] = True
         return e
 
-    def record(self, entry: dict[str, Any], table: pa.Table, extras: dict[str, pa.Table] | None = None) -> None:
+    def record(self, entry: dict[str, Any], table: pa.Table | bytes, extras: dict[str, pa.Table] | None = None) -> None:
         """File one finished run: its further tables ``extras`` (``runs/<name>/<key>.parquet``,
         each atomically), then its table (with ``entry`` as metadata) atomically, then the
-        ledger line."""
+        ledger line. ``table`` may be a Parquet file's bytes already holding ``entry`` as
+        its metadata (written batch by batch by the worker: whatif), filed as they are."""
         key = entry["key"]
         for name, extra in (extras or {}).items():
             self.extra_path(key, name).parent.mkdir(exist_ok=True)
             write_table_atomic(self.extra_path(key, name), extra)
-        meta = dict(table.schema.metadata or {})
-        meta[META_KEY] = json.dumps(entry, sort_keys=True).encode()
-        write_table_atomic(self.run_path(key), table.replace_schema_metadata(meta))
+        if isinstance(table, bytes):
+            write_atomic(self.run_path(key), table)
+        else:
+            meta = dict(table.schema.metadata or {})
+            meta[META_KEY] = json.dumps(entry, sort_keys=True).encode()
+            write_table_atomic(self.run_path(key), table.replace_schema_metadata(meta))
         line = (json.dumps(entry, sort_keys=True) + "\n").encode()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:

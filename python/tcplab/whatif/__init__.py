@@ -45,7 +45,34 @@ TABLES = ("whatif", "retransmissions", "connections")
 
 class WhatIfResult(AnalysisResult):
     """``summary`` and the ``whatif`` table, beside the analysis it replayed (the
-    ``retransmissions`` and ``connections`` tables of :class:`AnalysisResult`)."""
+    ``retransmissions`` and ``connections`` tables of :class:`AnalysisResult`).
+
+    ``whatif_file``: the ``whatif`` table is that Parquet file (``whatif.csv`` beside it),
+    read only when asked for (a what-if directory's table can be much larger than memory
+    should hold: the command writes it batch by batch and never holds it)."""
+
+    def __init__(self, summary: dict, tables, whatif_file: str | os.PathLike | None = None):
+        super().__init__(summary, tables)
+        self._whatif_file = Path(whatif_file) if whatif_file is not None else None
+
+    def arrow(self, name: str):
+        if name == "whatif" and "whatif" not in self._arrow and self._whatif_file is not None:
+            import pyarrow.parquet as pq
+
+            with open(self._whatif_file, "rb") as fh:
+                self._arrow["whatif"] = pq.read_table(fh)
+        return super().arrow(name)
+
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        out = super().write(out_dir)
+        if "whatif" not in self._arrow and self._whatif_file is not None:
+            import shutil
+
+            for src in (self._whatif_file, self._whatif_file.with_suffix(".csv")):
+                dst = out / src.name
+                if not (dst.exists() and os.path.samefile(src, dst)):
+                    shutil.copyfile(src, dst)
+        return out
 
     @property
     def whatif(self) -> pd.DataFrame:
@@ -108,7 +135,10 @@ def whatif(
         "model": model,
         "vantage": vantage,
         "grid_points": raw.grid_points,
-        "captures": [{"path": p, "error": e} for p, e in raw.captures],
+        # `path` as given, losslessly (docs/outputs.md, the rule of analyze's summary: bytes
+        # that are not UTF-8 stay surrogate escapes, "\udcXX" in summary.json); `shown` as
+        # in messages and the tables' `capture` column (`\xNN`).
+        "captures": [{"path": given, "shown": p, "error": e} for given, (p, e) in zip(paths, raw.captures)],
         "connections": tables["connections"].num_rows,
         "rows": tables["whatif"].num_rows,
     }

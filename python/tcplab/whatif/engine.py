@@ -121,34 +121,102 @@ class WhatIfTask:
 @dataclass
 class WhatIfOutcome:
     key: str
-    #: ``{"whatif": ..., "retransmissions": ..., "connections": ...}``; empty when ``error``.
+    #: ``{"retransmissions": ..., "connections": ...}``; empty when ``error``.
     tables: dict[str, Any]
+    #: The capture's ``whatif`` rows as a Parquet file (its bytes: zstd, one row group per
+    #: batch of the core, the ledger entry in its metadata), streamed as the connections
+    #: finished; ``b""`` when ``error``.
+    whatif_parquet: bytes
     #: The reader's one-line reason when the capture could not be read.
     error: str | None
     grid_points: int
     wall_s: float
     cpu_s: float
     worker: str
+    #: The ledger entry (also in ``whatif_parquet``'s metadata); None when ``error``.
+    entry: dict[str, Any] | None = None
+
+
+class RowWriter:
+    """Writes batches of ``whatif`` rows (the core's columns, :func:`tcplab.tables.to_arrow`,
+    or Arrow record batches) as they come: one Parquet row group each (the options of every
+    tcplab table, :func:`tcplab.tables.parquet_options`), and the CSV too when given a CSV
+    file. Holds one batch at a time; ``rows`` counts what was written."""
+
+    def __init__(self, parquet, csv=None):
+        self.parquet, self.csv = parquet, csv
+        self._pq = self._csv = None
+        self.rows = 0
+
+    def columns(self, columns) -> None:
+        from ..tables import to_arrow
+
+        self.table(to_arrow(columns))
+
+    def table(self, t) -> None:
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as pq
+
+        from ..tables import parquet_options
+
+        if self._pq is None:
+            self._pq = pq.ParquetWriter(self.parquet, t.schema, **parquet_options(t.schema))
+            if self.csv is not None:
+                self._csv = pacsv.CSVWriter(self.csv, t.schema)
+        self._pq.write_table(t, row_group_size=max(t.num_rows, 1))
+        if self._csv is not None:
+            self._csv.write_table(t)
+        self.rows += t.num_rows
+
+    def close(self, empty=None, metadata: dict[str, bytes] | None = None) -> None:
+        """Finish the files; ``empty``: the table whose schema an empty file gets (no batch
+        came); ``metadata``: key-value metadata of the Parquet file."""
+        if self._pq is None and empty is not None:
+            self.table(empty)
+        if self._pq is not None:
+            if metadata:
+                self._pq.add_key_value_metadata(metadata)
+            self._pq.close()
+        if self._csv is not None:
+            self._csv.close()
 
 
 def run_whatif_task(task: WhatIfTask) -> WhatIfOutcome:
     """On a worker: the capture's what-if in the compiled core (one pass: analysis, recording,
-    replay under every point), its tables as Arrow."""
+    replay under every point). The ``whatif`` rows are written to a Parquet file batch by
+    batch as the core hands them out (:class:`RowWriter`), so that the worker holds one batch
+    and the open connections, never the capture's rows; the file's bytes (zstd) and the
+    analysis tables (one row per connection or retransmission) go back to the driver."""
+    import io
+
     from .. import _core
+    from ..sweep import ledger as L
     from ..tables import to_arrow
-    from . import TABLES
 
     t0, c0 = time.perf_counter(), time.process_time()
+    buf = io.BytesIO()
+    rows = RowWriter(buf)
     try:
         raw = _core.whatif([task.path], task.vantage, task.model, task.tlp,
                            list(task.points) if task.points is not None else None,
-                           list(task.only) if task.only is not None else None)
+                           list(task.only) if task.only is not None else None, on_rows=rows.columns)
     except _core.CaptureError as e:
         errors = e.args[1] if len(e.args) > 1 and e.args[1] else [str(e.args[0] if e.args else e)]
-        return WhatIfOutcome(task.key, {}, errors[0], 0, time.perf_counter() - t0, time.process_time() - c0, _worker())
-    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
-    return WhatIfOutcome(task.key, tables, None, raw.grid_points, time.perf_counter() - t0,
-                         time.process_time() - c0, _worker())
+        return WhatIfOutcome(task.key, {}, b"", errors[0], 0, time.perf_counter() - t0, time.process_time() - c0,
+                             _worker())
+    tables = {name: to_arrow(raw.table(name)) for name in EXTRA_TABLES}
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    entry = {
+        "key": task.key, "command": "whatif", "capture": task.path, "capture_shown": raw.captures[0][0],
+        "model": task.model, "vantage": task.vantage,
+        "tlp": task.tlp, "grid_points": raw.grid_points, "tcplab_version": _core.__version__,
+        "git_revision": getattr(_core, "__git_revision__", None),
+        "connections": tables["connections"].num_rows, "rows": rows.rows,
+        "task_wall_s": round(wall, 6), "task_cpu_s": round(cpu, 6), "worker": _worker(),
+        "finished_utc": L.now_utc(),
+    }
+    rows.close(empty=to_arrow(raw.table("whatif")), metadata={L.META_KEY: json.dumps(entry, sort_keys=True)})
+    return WhatIfOutcome(task.key, tables, buf.getvalue(), None, raw.grid_points, wall, cpu, _worker(), entry)
 
 
 def run_whatif_tasks(tasks: list[WhatIfTask]) -> list[WhatIfOutcome | BaseException]:
@@ -318,15 +386,8 @@ def run_whatif(
                 errors[t.key] = o.error
                 stats.skipped += 1
                 return
-            entry = {
-                "key": t.key, "command": "whatif", "capture": t.path, "model": model, "vantage": vantage,
-                "tlp": tlp, "grid_points": o.grid_points, "tcplab_version": _core.__version__,
-                "git_revision": getattr(_core, "__git_revision__", None),
-                "connections": o.tables["connections"].num_rows, "rows": o.tables["whatif"].num_rows,
-                "task_wall_s": round(o.wall_s, 6), "task_cpu_s": round(o.cpu_s, 6), "worker": o.worker,
-                "finished_utc": L.now_utc(),
-            }
-            led.record(entry, o.tables["whatif"], extras={n: o.tables[n] for n in EXTRA_TABLES})
+            # The worker's Parquet file as it wrote it (the entry in its metadata).
+            led.record(o.entry, o.whatif_parquet, extras={n: o.tables[n] for n in EXTRA_TABLES})
             filed[t.key] = o.tables
             grid_points[0] = o.grid_points
             stats.executed += 1
@@ -355,20 +416,27 @@ def run_whatif(
                 raise WhatIfRunError(
                     f"{len(ex.failures)} of {len(todo)} captures failed; the others are filed (re-run to retry "
                     f"the failed ones). First: {todo[i].path}: {type(e).__name__}: {e}")
-        # Combine, in the order the captures were given.
-        parts: dict[str, list[pa.Table]] = {n: [] for n in TABLES}
+        # Combine, in the order the captures were given: the analysis tables in memory (a
+        # row per connection or retransmission), the whatif rows streamed from the filed run
+        # files into the outputs (_write_outputs).
+        parts: dict[str, list[pa.Table]] = {n: [] for n in EXTRA_TABLES}
+        run_files: list[Path] = []
         caps: list[dict[str, Any]] = []
         for t in tasks:
             if t.key in errors or t.key not in led.entries:
-                caps.append({"path": t.path, "error": errors.get(t.key, f"{t.path}: not computed")})
+                caps.append({"path": t.path, "shown": outdir.show(t.path),
+                             "error": errors.get(t.key, f"{outdir.show(t.path)}: not computed")})
                 continue
-            caps.append({"path": t.path, "error": None})
+            # `path` as given (surrogate escapes for bytes that are not UTF-8: "\udcXX" in
+            # summary.json, docs/outputs.md), `shown` as in the `capture` column.
+            caps.append({"path": t.path, "shown": led.entries[t.key].get("capture_shown", outdir.show(t.path)),
+                         "error": None})
             got = filed.get(t.key)
             if got is None:
-                got = {"whatif": pq.read_table(led.run_path(t.key)),
-                       **{n: pq.read_table(led.extra_path(t.key, n)) for n in EXTRA_TABLES}}
+                got = {n: pq.read_table(led.extra_path(t.key, n)) for n in EXTRA_TABLES}
                 grid_points[0] = grid_points[0] or led.entries[t.key].get("grid_points", 0)
-            for n in TABLES:
+            run_files.append(led.run_path(t.key))
+            for n in EXTRA_TABLES:
                 parts[n].append(got[n].replace_schema_metadata(None))
         if all(c["error"] for c in caps):
             errs = [c["error"] for c in caps]
@@ -377,7 +445,8 @@ def run_whatif(
                 shutil.rmtree(out, ignore_errors=True)  # nothing of ours worth keeping
             raise CaptureError(msg, errs)
         # One chunk per capture (no copy into one buffer); one dictionary per column.
-        tables = {n: pa.concat_tables(parts[n]).unify_dictionaries() for n in TABLES}
+        tables = {n: pa.concat_tables(parts[n]).unify_dictionaries() for n in EXTRA_TABLES}
+        rows = sum(pq.ParquetFile(f).metadata.num_rows for f in run_files)
         summary = {
             "tcplab_version": _core.__version__,
             "command": "whatif",
@@ -386,22 +455,28 @@ def run_whatif(
             "grid_points": grid_points[0],
             "captures": caps,
             "connections": tables["connections"].num_rows,
-            "rows": tables["whatif"].num_rows,
+            "rows": rows,
             "captures_reused": stats.reused,
             "captures_computed": stats.executed,
         }
-        result = WhatIfResult(summary, tables)
-        _write_outputs(out, result, report, title=f"({model})")
+        _write_outputs(out, WhatIfResult(summary, tables), run_files, report, title=f"({model})")
+        # The whatif table is read from the written file when asked for (not held here).
+        result = WhatIfResult(summary, tables, whatif_file=out / "whatif.parquet")
     finally:
         lock.close()
     return WhatIfRun(result, stats)
 
 
-def _write_outputs(out: Path, result: Any, report: bool, title: str) -> None:
+def _write_outputs(out: Path, result: Any, run_files: list[Path], report: bool, title: str) -> None:
     """The combined tables, summary and report, written into a staging directory inside
     ``out`` and moved into place name by name (each ``os.replace`` atomic), then the manifest
-    listing everything the command owns there (the ledger and run files included)."""
+    listing everything the command owns there (the ledger and run files included). The
+    ``whatif`` table is copied from the captures' run files row group by row group (one held
+    at a time) into ``whatif.parquet`` and ``whatif.csv``; the report reads back from it only
+    the rows it draws (:func:`tcplab.whatif.report.report_rows`)."""
     import tempfile
+
+    import pyarrow.parquet as pq
 
     from .. import outdir
     from ..sweep import ledger as L
@@ -409,10 +484,19 @@ def _write_outputs(out: Path, result: Any, report: bool, title: str) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f"{L.TMP_PREFIX}out-", dir=out))
     try:
         result.write(tmp)
+        with open(tmp / "whatif.parquet", "wb") as fp, open(tmp / "whatif.csv", "wb") as fc:
+            w = RowWriter(fp, fc)
+            empty = None
+            for f in run_files:
+                pf = pq.ParquetFile(f)
+                empty = empty or pf.schema_arrow.remove_metadata().empty_table()
+                for i in range(pf.num_row_groups):
+                    w.table(pf.read_row_group(i).replace_schema_metadata(None))
+            w.close(empty=empty)
         if report and result.summary["rows"] > 0:
-            from .report import write_report
+            from .report import report_rows, write_report
 
-            write_report(tmp, result.retransmissions, result.whatif, title=title)
+            write_report(tmp, result.retransmissions, report_rows(tmp / "whatif.parquet"), title=title)
         written = sorted(n for n in os.listdir(tmp))
         # The previous invocation's combined outputs are replaced as a whole: what it wrote
         # and this one does not (its report, after --no-report now) is removed, so that the

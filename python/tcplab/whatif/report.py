@@ -34,6 +34,14 @@ BINS_PER_DECADE = 2
 SIGNIFICANT_PCT = 10.0
 #: Percentile drawn as the error bar (003: "the 95-percentile").
 UPPER_PERCENTILE = 95
+#: The values whose mean reductions the report states, one parameter varied at a time
+#: (every figure's values are among them; :func:`report_rows` reads only these points).
+MEAN_K = (2.0, 4.0, 6.0, 8.0)
+MEAN_MIN_RTO_MS = (100.0, 200.0, 400.0, 800.0, 1000.0)
+MEAN_A = (1.0, 0.5, 0.25, 1 / 32)
+MEAN_D = ("2", "3", "4", "adaptive")
+#: The columns that label a (model, grid point).
+POINT_COLUMNS = ("model", "point", "grid_set", "D", "a", "b", "m", "k", "min_rto_ms", "is_model")
 
 
 
@@ -321,7 +329,7 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
     # Fig 4: k.
     panel_set("fig4_k.png", "Fig 4: impact of k", [(f"k = {k:g}", (lambda m, k=k: select(wi, m, k=k))) for k in FIG4_K])
     for model in models:
-        for k in (2.0, 4.0, 6.0, 8.0):
+        for k in MEAN_K:
             rows, _ = select(wi, model, k=k)
             put_mean(f"mean_reduction_rtts/k={k:g}/{model}", rows)
     # Fig 5: minRTO, a, D.
@@ -333,11 +341,11 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
     panels.append(("D = 2, large", lambda m: (large(select(wi, m, D="2")[0]), "")))
     panel_set("fig5_minrto_a_d.png", "Fig 5: impact of minRTO, a and D", panels)
     for model in models:
-        for v in (100.0, 200.0, 400.0, 800.0, 1000.0):
+        for v in MEAN_MIN_RTO_MS:
             put_mean(f"mean_reduction_rtts/min_rto={v:g}/{model}", select(wi, model, min_rto_ms=v)[0])
-        for a in (1.0, 0.5, 0.25, 1 / 32):
+        for a in MEAN_A:
             put_mean(f"mean_reduction_rtts/a={a:g}/{model}", select(wi, model, a=a)[0])
-        for d in ("2", "3", "4", "adaptive"):
+        for d in MEAN_D:
             rows, _ = select(wi, model, D=d)
             put_mean(f"mean_reduction_rtts/D={d}/small/{model}", small(rows))
             put_mean(f"mean_reduction_rtts/D={d}/large/{model}", large(rows))
@@ -377,6 +385,58 @@ def figures(retx, wi, out: Path, title: str = "") -> dict[str, Any]:
     plt.close(fig)
     stats["notes"] = sorted(set(notes))
     return stats
+
+
+def _selections():
+    """Every ``select`` the report makes, as keyword arguments (figures, means, Table V)."""
+    return ([{"k": k} for k in (*FIG4_K, *MEAN_K)] + [{"min_rto_ms": v} for v in (*FIG5_MIN_RTO_MS, *MEAN_MIN_RTO_MS)]
+            + [{"a": a} for a in (FIG5_A, *MEAN_A)] + [{"D": d} for d in MEAN_D])
+
+
+def report_rows(path: str | os.PathLike):
+    """The rows of a written ``whatif.parquet`` the report draws from, read back row group by
+    row group (one held at a time): per model, the points :func:`select` picks for every
+    value the report shows (Table V's Ds among them), its own and D points
+    (:func:`_model_params`), the Smart-Config points, one ``rto`` point per minimum RTO the
+    grid lists (``select``'s nearest-minRTO rule reads which it lists) and point 0 (every
+    connection's own columns). The report drawn from them is the report drawn from the whole
+    table (a test compares the two); what is held is (connections x a few dozen points),
+    not the grid."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from ..tables import to_pandas
+
+    with open(path, "rb") as fh:
+        pf = pq.ParquetFile(fh)
+        # One row per (model, point): the grid's labels.
+        labels = []
+        for i in range(pf.num_row_groups):
+            g = to_pandas(pf.read_row_group(i, columns=list(POINT_COLUMNS)))
+            labels.append(g.assign(model=_str(g, "model"), grid_set=_str(g, "grid_set"), D=_str(g, "D"))
+                          .drop_duplicates(["model", "point"]))
+        if not labels:
+            return to_pandas(pf.schema_arrow.empty_table())
+        lab = pd.concat(labels, ignore_index=True).drop_duplicates(["model", "point"]).reset_index(drop=True)
+        keep = lab["is_model"] | lab["grid_set"].isin(["dupthresh", "smart"]) | (lab["point"] == 0)
+        keep |= lab.index.isin(lab[lab["grid_set"] == "rto"].drop_duplicates(["model", "min_rto_ms"]).index)
+        for model in _model_params(lab):
+            for vary in _selections():
+                keep |= lab.index.isin(select(lab, model, **vary)[0].index)
+        wanted = {m: pa.array(sorted(int(p) for p in g["point"]), pa.uint32())
+                  for m, g in lab[keep].groupby("model", sort=True)}
+        parts = []
+        for i in range(pf.num_row_groups):
+            t = pf.read_row_group(i)
+            model = pc.cast(t["model"], pa.string())
+            mask = pa.array([False] * t.num_rows) if not wanted else None
+            for m, pts in wanted.items():
+                sel = pc.and_(pc.equal(model, m), pc.is_in(t["point"], value_set=pts))
+                mask = sel if mask is None else pc.or_(mask, sel)
+            parts.append(t.filter(mask))
+    return to_pandas(pa.concat_tables(parts).unify_dictionaries())
 
 
 def connection_counts(wi):

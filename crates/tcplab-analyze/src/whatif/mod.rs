@@ -37,7 +37,10 @@ pub mod output;
 pub mod replay;
 pub mod trace;
 
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::path::Path;
+
 use rustc_hash::FxHashMap;
 use tcplab_pcap::{ConnRecord, SegKind};
 use tcplab_tcp::{SeqNum, TcpConfig, TcpFlags};
@@ -47,6 +50,7 @@ use crate::analyzer::{AnalyzeConfig, ConnRow, FileAnalyzer, RetxRow};
 use crate::output::CaptureNames;
 use crate::AnalyzeError;
 use grid::GridPoint;
+pub use replay::Events;
 use replay::{Detect, Effects, Verdict};
 use trace::{DirTrace, Recorder};
 
@@ -74,20 +78,7 @@ pub struct WhatIfRow {
     pub conn: ConnFacts,
 }
 
-/// The events of a row (the counted parts of [`Effects`], columns of the same names).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Events {
-    pub rto_to_fr: u32,
-    pub fr_to_rto: u32,
-    pub spurious_rto_avoided: u32,
-    pub spurious_rto_caused: u32,
-    pub spurious_fr_avoided: u32,
-    pub spurious_fr_caused: u32,
-    pub rto_detection_delta_ns: i64,
-    pub fr_detection_delta_ns: i64,
-}
-
-/// One finished connection: its facts (once, not per row) and where its rows are.
+/// One finished connection: its facts (once, not per row).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct ConnOut {
     pub capture: u32,
@@ -95,61 +86,48 @@ pub struct ConnOut {
     /// Index into [`WhatIf::models`].
     pub model: u32,
     pub facts: ConnFacts,
-    /// Its rows are `first_row .. first_row + grid.len()` of [`WhatIf::cols`], in point order.
-    pub first_row: usize,
 }
 
-/// What changes from row to row, one vector per column, in the order the connections
-/// finished (item 3 of issue 11's follow-up: no per-row struct and no per-row allocation;
-/// the connection's facts and the point's labels are joined in when the table is built).
+/// Rows of whole connections in the table's order: connection `i`'s rows are
+/// `i * n .. (i + 1) * n` of `events` and `delta_s` (`n` grid points, in point order). What
+/// changes from row to row is only the [`Events`] and the duration change (48 bytes a row);
+/// the connection's facts and the point's labels are joined in when the table is built
+/// ([`output::whatif_table`]).
 #[derive(Debug, Default)]
-pub struct RowColumns {
-    pub rto_to_fr: Vec<u32>,
-    pub fr_to_rto: Vec<u32>,
-    pub spurious_rto_avoided: Vec<u32>,
-    pub spurious_rto_caused: Vec<u32>,
-    pub spurious_fr_avoided: Vec<u32>,
-    pub spurious_fr_caused: Vec<u32>,
-    pub rto_detection_delta_ns: Vec<i64>,
-    pub fr_detection_delta_ns: Vec<i64>,
+pub struct RowBatch {
+    pub conns: Vec<ConnOut>,
+    pub events: Vec<Events>,
     pub delta_s: Vec<f64>,
 }
 
-impl RowColumns {
-    fn push(&mut self, e: &Effects, delta_s: f64) {
-        self.rto_to_fr.push(e.rto_to_fr);
-        self.fr_to_rto.push(e.fr_to_rto);
-        self.spurious_rto_avoided.push(e.spurious_rto_avoided);
-        self.spurious_rto_caused.push(e.spurious_rto_caused);
-        self.spurious_fr_avoided.push(e.spurious_fr_avoided);
-        self.spurious_fr_caused.push(e.spurious_fr_caused);
-        self.rto_detection_delta_ns.push(e.rto_detection_delta_ns);
-        self.fr_detection_delta_ns.push(e.fr_detection_delta_ns);
-        self.delta_s.push(delta_s);
+impl RowBatch {
+    pub fn num_rows(&self) -> usize {
+        self.delta_s.len()
     }
-
-    fn reserve(&mut self, n: usize) {
-        for v in [&mut self.rto_to_fr, &mut self.fr_to_rto, &mut self.spurious_rto_avoided, &mut self.spurious_rto_caused, &mut self.spurious_fr_avoided, &mut self.spurious_fr_caused] {
-            v.reserve(n);
-        }
-        self.rto_detection_delta_ns.reserve(n);
-        self.fr_detection_delta_ns.reserve(n);
-        self.delta_s.reserve(n);
+    pub fn clear(&mut self) {
+        self.conns.clear();
+        self.events.clear();
+        self.delta_s.clear();
     }
-
-    fn events(&self, i: usize) -> Events {
-        Events {
-            rto_to_fr: self.rto_to_fr[i],
-            fr_to_rto: self.fr_to_rto[i],
-            spurious_rto_avoided: self.spurious_rto_avoided[i],
-            spurious_rto_caused: self.spurious_rto_caused[i],
-            spurious_fr_avoided: self.spurious_fr_avoided[i],
-            spurious_fr_caused: self.spurious_fr_caused[i],
-            rto_detection_delta_ns: self.rto_detection_delta_ns[i],
-            fr_detection_delta_ns: self.fr_detection_delta_ns[i],
-        }
+    fn append(&mut self, o: &mut RowBatch) {
+        self.conns.append(&mut o.conns);
+        self.events.append(&mut o.events);
+        self.delta_s.append(&mut o.delta_s);
     }
 }
+
+/// What the table's labels need besides the rows: the captures read so far, the models and
+/// the grid.
+#[derive(Copy, Clone, Debug)]
+pub struct TableMeta<'a> {
+    pub captures: &'a [CaptureNames],
+    pub models: &'a [(String, TcpConfig)],
+    pub grid: &'a [GridPoint],
+}
+
+/// Where [`whatif_stream`] hands the rows: called with the next rows in the table's order
+/// (whole connections), then the batch is cleared; `Break` stops the pass.
+pub type RowSink<'s> = dyn FnMut(&TableMeta<'_>, &RowBatch) -> ControlFlow<()> + 's;
 
 /// Where a connection's model came from (column `model_source`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -213,9 +191,9 @@ pub struct WhatIf {
     pub errors: Vec<Option<String>>,
     pub retransmissions: Vec<RetxRow>,
     pub connections: Vec<ConnRow>,
-    /// The connections replayed, ordered by (capture, conn_id).
-    pub conns: Vec<ConnOut>,
-    pub cols: RowColumns,
+    /// The connections replayed and their rows, ordered by (capture, conn_id, point)
+    /// ([`whatif_paths`]; empty from [`whatif_stream`], which hands them to its sink).
+    pub rows: RowBatch,
     pub models: Vec<(String, TcpConfig)>,
     /// `--model auto`: the models are the candidates and each connection uses its inferred one.
     pub auto: bool,
@@ -225,22 +203,27 @@ pub struct WhatIf {
 impl WhatIf {
     /// Rows of the `whatif` table: connections × grid points.
     pub fn num_rows(&self) -> usize {
-        self.conns.len() * self.grid.len()
+        self.rows.num_rows()
+    }
+
+    /// What the table's labels need.
+    pub fn meta(&self) -> TableMeta<'_> {
+        TableMeta { captures: &self.captures, models: &self.models, grid: &self.grid }
     }
 
     /// The rows in the table's order, (capture, conn_id, point), built one by one.
     pub fn rows(&self) -> impl Iterator<Item = WhatIfRow> + '_ {
         let n = self.grid.len();
-        self.conns.iter().flat_map(move |c| {
+        self.rows.conns.iter().enumerate().flat_map(move |(ci, c)| {
             (0..n).map(move |p| {
-                let i = c.first_row + p;
-                let delta_s = self.cols.delta_s[i];
+                let i = ci * n + p;
+                let delta_s = self.rows.delta_s[i];
                 WhatIfRow {
                     capture: c.capture,
                     conn_id: c.conn_id,
                     model: c.model,
                     point: p as u32,
-                    events: self.cols.events(i),
+                    events: self.rows.events[i],
                     delta_s,
                     delta_rtts: c.facts.in_rtts(delta_s),
                     delta_pct: c.facts.in_pct(delta_s),
@@ -251,7 +234,7 @@ impl WhatIf {
     }
 
     pub fn whatif_table(&self) -> tcplab_record::Table {
-        output::whatif_table(self)
+        output::whatif_table(&self.meta(), &self.rows)
     }
     pub fn retransmissions_table(&self) -> tcplab_record::Table {
         crate::output::retransmissions_table(&self.retransmissions, &self.captures)
@@ -294,15 +277,36 @@ struct ConnRec {
     dirs: [Option<Vec<Recorder>>; 2],
 }
 
-/// Runs the what-if study over each capture in turn (one streaming pass each).
+/// Runs the what-if study over each capture in turn (one streaming pass each) and keeps
+/// every row ([`WhatIf::rows`]); [`whatif_stream`] hands them out instead.
 pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<WhatIf, AnalyzeError> {
+    let mut all = RowBatch::default();
+    let mut keep = |_: &TableMeta<'_>, b: &RowBatch| {
+        all.conns.extend_from_slice(&b.conns);
+        all.events.extend_from_slice(&b.events);
+        all.delta_s.extend_from_slice(&b.delta_s);
+        ControlFlow::Continue(())
+    };
+    let mut w = whatif_stream(paths, cfg, usize::MAX, &mut keep)?;
+    w.rows = all;
+    Ok(w)
+}
+
+/// Runs the what-if study over each capture in turn (one streaming pass each), handing the
+/// rows to `sink` in the table's order, (capture, conn_id, point), in batches of whole
+/// connections of at least `batch_rows` rows (fewer at the end of a capture), as the
+/// connections finish. What is held is the state of the open connections, the rows of the
+/// connections that finished while one with a smaller `conn_id` is still open (the table's
+/// order: `conn_id`s are given in order of first packet), and one batch; never the grid
+/// times the capture. The analysis tables are returned whole (one row per connection and
+/// retransmission). The returned [`WhatIf`]'s `rows` is empty.
+pub fn whatif_stream<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig, batch_rows: usize, sink: &mut RowSink<'_>) -> Result<WhatIf, AnalyzeError> {
     let mut out = WhatIf {
         captures: Vec::new(),
         errors: Vec::new(),
         retransmissions: Vec::new(),
         connections: Vec::new(),
-        conns: Vec::new(),
-        cols: RowColumns::default(),
+        rows: RowBatch::default(),
         models: models_of(&cfg.analyze),
         auto: cfg.analyze.candidates.is_some(),
         grid: cfg.grid.clone(),
@@ -316,11 +320,23 @@ pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<W
             Err(e) => out.errors.push(Some(e.to_string())),
             Ok(mut reader) => {
                 out.errors.push(None);
-                let mut run = FileRun::new(i as u32, cfg);
+                let mut run = FileRun::new(i as u32, cfg, batch_rows);
+                let mut flow = ControlFlow::Continue(());
                 while let Some(seg) = reader.next_segment() {
                     run.on_segment(&seg, &mut out);
+                    if run.rows.num_rows() >= batch_rows {
+                        flow = run.flush(&out, sink);
+                        if flow.is_break() {
+                            break;
+                        }
+                    }
                 }
-                run.finish(&mut out);
+                if flow.is_continue() {
+                    flow = run.finish(&mut out, batch_rows, sink);
+                }
+                if flow.is_break() {
+                    break;
+                }
             }
         }
     }
@@ -330,7 +346,6 @@ pub fn whatif_paths<P: AsRef<Path>>(paths: &[P], cfg: &WhatIfConfig) -> Result<W
     }
     out.retransmissions.sort_by_key(|r| (r.capture, r.r.frame));
     out.connections.sort_by_key(|c| (c.capture, c.record.conn_id));
-    out.conns.sort_by_key(|c| (c.capture, c.conn_id));
     Ok(out)
 }
 
@@ -351,10 +366,19 @@ struct FileRun<'a> {
     point_cfgs: Vec<Vec<TcpConfig>>,
     scratch: Vec<Option<SimTime>>,
     base_deadlines: Vec<Option<SimTime>>,
+    /// The rows ready in the table's order (handed to the sink by [`FileRun::flush`]).
+    rows: RowBatch,
+    /// The smallest `conn_id` whose rows are not in `rows` yet: the tracker numbers the
+    /// connections in order of their first packet, so a connection that finishes before an
+    /// older one waits in `waiting` (None: a connection without rows).
+    next_id: u64,
+    waiting: BTreeMap<u64, Option<RowBatch>>,
+    /// A connection's rows computed before they are placed.
+    conn_rows: RowBatch,
 }
 
 impl<'a> FileRun<'a> {
-    fn new(capture: u32, cfg: &'a WhatIfConfig) -> FileRun<'a> {
+    fn new(capture: u32, cfg: &'a WhatIfConfig, batch_rows: usize) -> FileRun<'a> {
         let models = models_of(&cfg.analyze);
         FileRun {
             capture,
@@ -369,6 +393,61 @@ impl<'a> FileRun<'a> {
             models,
             scratch: Vec::new(),
             base_deadlines: Vec::new(),
+            rows: RowBatch::default(),
+            next_id: 0,
+            waiting: BTreeMap::new(),
+            conn_rows: RowBatch::default(),
+        }
+        .reserve(batch_rows)
+    }
+
+    fn reserve(mut self, batch_rows: usize) -> Self {
+        let n = batch_rows.min(1 << 16);
+        self.rows.events.reserve(n);
+        self.rows.delta_s.reserve(n);
+        self
+    }
+
+    /// Hands the ready rows to `sink`.
+    fn flush(&mut self, out: &WhatIf, sink: &mut RowSink<'_>) -> ControlFlow<()> {
+        if self.rows.num_rows() == 0 && self.rows.conns.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let flow = sink(&out.meta(), &self.rows);
+        self.rows.clear();
+        flow
+    }
+
+    /// Places connection `id`'s rows (`conn_rows`, empty for a connection without rows):
+    /// in `rows` when every older connection is placed, else in `waiting`; then every
+    /// waiting connection that is now next.
+    fn place(&mut self, id: u64) {
+        if id != self.next_id {
+            let rows = (!self.conn_rows.conns.is_empty()).then(|| std::mem::take(&mut self.conn_rows));
+            self.conn_rows.clear();
+            self.waiting.insert(id, rows);
+            return;
+        }
+        self.rows.append(&mut self.conn_rows);
+        self.next_id += 1;
+        while let Some(e) = self.waiting.first_entry() {
+            if *e.key() != self.next_id {
+                break;
+            }
+            if let Some(mut r) = e.remove() {
+                self.rows.append(&mut r);
+            }
+            self.next_id += 1;
+        }
+    }
+
+    /// End of the capture: whatever still waits (numbers no connection finished with), in
+    /// `conn_id` order.
+    fn place_rest(&mut self) {
+        while let Some((_, r)) = self.waiting.pop_first() {
+            if let Some(mut r) = r {
+                self.rows.append(&mut r);
+            }
         }
     }
 
@@ -401,7 +480,7 @@ impl<'a> FileRun<'a> {
             let mut done = std::mem::take(&mut self.done);
             done.extend_from_slice(self.fa.just_finished());
             for rec in &done {
-                self.finish_conn(rec, out);
+                self.finish_conn(rec);
             }
             done.clear();
             self.done = done;
@@ -445,8 +524,16 @@ impl<'a> FileRun<'a> {
         }
     }
 
-    fn finish_conn(&mut self, rec: &ConnRecord, out: &mut WhatIf) {
-        let Some(mut c) = self.conns.remove(&rec.conn_id) else { return };
+    fn finish_conn(&mut self, rec: &ConnRecord) {
+        self.conn_rows.clear();
+        if let Some(c) = self.conns.remove(&rec.conn_id) {
+            self.replay_conn(rec, c);
+        }
+        self.place(rec.conn_id);
+    }
+
+    /// The connection's rows, into `conn_rows`.
+    fn replay_conn(&mut self, rec: &ConnRecord, mut c: ConnRec) {
         let verdicts = self.verdicts.remove(&rec.conn_id).unwrap_or_default();
         let verdict = |frame: u64| verdicts.get(&frame).copied();
         let (mi, source) = match self.cfg.analyze.candidates {
@@ -506,8 +593,10 @@ impl<'a> FileRun<'a> {
         facts.best_case_pct = (duration_s > 0.0).then(|| 100.0 * facts.best_case_s / duration_s);
         // Nothing a configuration could change (no episode kept): every point is the model.
         let nothing = traces.iter().all(|t| t.episodes.is_empty());
-        out.conns.push(ConnOut { capture: self.capture, conn_id: rec.conn_id, model: mi as u32, facts, first_row: out.cols.delta_s.len() });
-        out.cols.reserve(self.point_cfgs[mi].len());
+        let rows = &mut self.conn_rows;
+        rows.conns.push(ConnOut { capture: self.capture, conn_id: rec.conn_id, model: mi as u32, facts });
+        rows.events.reserve(self.point_cfgs[mi].len());
+        rows.delta_s.reserve(self.point_cfgs[mi].len());
         for pcfg in &self.point_cfgs[mi] {
             let mut e = Effects::default();
             let same = nothing || (pcfg.rto == base_cfg.rto && pcfg.dupack_threshold == base_cfg.dupack_threshold);
@@ -521,13 +610,15 @@ impl<'a> FileRun<'a> {
                     }
                 }
             }
-            out.cols.push(&e, e.delta_s(rtt));
+            rows.events.push(e.events);
+            rows.delta_s.push(e.delta_s(rtt));
         }
     }
 
     /// End of the capture: the analyzer finalises the connections still open (in conn_id
-    /// order) and the recorder finishes the same ones.
-    fn finish(mut self, out: &mut WhatIf) {
+    /// order) and the recorder finishes the same ones, their rows handed to `sink` as
+    /// batches fill up.
+    fn finish(&mut self, out: &mut WhatIf, batch_rows: usize, sink: &mut RowSink<'_>) -> ControlFlow<()> {
         let fa = std::mem::replace(&mut self.fa, FileAnalyzer::new(self.capture, self.cfg.analyze.clone()));
         let (r, c, _, _) = fa.finish();
         let recs: Vec<ConnRecord> = c.iter().map(|row| row.record).collect();
@@ -535,7 +626,52 @@ impl<'a> FileRun<'a> {
         self.fa.connections = c;
         self.collect_verdicts(out);
         for rec in &recs {
-            self.finish_conn(rec, out);
+            self.finish_conn(rec);
+            if self.rows.num_rows() >= batch_rows {
+                self.flush(out, sink)?;
+            }
         }
+        self.place_rest();
+        self.flush(out, sink)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn(id: u64) -> RowBatch {
+        let facts = ConnFacts::default();
+        RowBatch { conns: vec![ConnOut { capture: 0, conn_id: id, model: 0, facts }], events: vec![Events::default()], delta_s: vec![id as f64] }
+    }
+
+    fn ids(b: &RowBatch) -> Vec<u64> {
+        b.conns.iter().map(|c| c.conn_id).collect()
+    }
+
+    // The table's order is (capture, conn_id, point) and conn_ids are given in order of first
+    // packet: a connection that finishes before an older one waits for it; one without rows
+    // (None) only advances the order.
+    #[test]
+    fn rows_are_placed_in_conn_id_order_whatever_order_connections_finish_in() {
+        let cfg = WhatIfConfig { analyze: AnalyzeConfig::default(), grid: vec![GridPoint::BASELINE] };
+        let mut run = FileRun::new(0, &cfg, 4);
+        run.conn_rows = conn(2);
+        run.place(2);
+        run.conn_rows = conn(3);
+        run.place(3);
+        assert_eq!(run.rows.num_rows(), 0, "0 and 1 are still open");
+        run.conn_rows = conn(0);
+        run.place(0);
+        assert_eq!(ids(&run.rows), [0]);
+        run.conn_rows.clear();
+        run.place(1); // a connection without rows
+        assert_eq!(ids(&run.rows), [0, 2, 3]);
+        assert_eq!(run.rows.delta_s, [0.0, 2.0, 3.0]);
+        assert!(run.waiting.is_empty());
+        run.conn_rows = conn(6);
+        run.place(6);
+        run.place_rest();
+        assert_eq!(ids(&run.rows), [0, 2, 3, 6], "at the end of the capture, whatever waits, in order");
     }
 }

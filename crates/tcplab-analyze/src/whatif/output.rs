@@ -4,7 +4,7 @@
 use tcplab_record::{ColumnData, DictBuilder, Table};
 use tcplab_tcp::config::{DupAckThreshold, Ratio};
 
-use super::{ConnFacts, ConnOut, ModelSource, WhatIf};
+use super::{ConnFacts, ConnOut, Events, ModelSource, RowBatch, TableMeta};
 
 fn ratio(r: Ratio) -> f64 {
     f64::from(r.num) / f64::from(r.den.max(1))
@@ -39,15 +39,6 @@ fn per_conn<T: Copy>(conns: &[ConnOut], n: usize, f: impl Fn(&ConnOut) -> T) -> 
     v
 }
 
-/// A per-row column gathered into table order: each connection's block is one contiguous copy.
-fn gather<T: Copy>(conns: &[ConnOut], n: usize, col: &[T]) -> Vec<T> {
-    let mut v = Vec::with_capacity(conns.len() * n);
-    for c in conns {
-        v.extend_from_slice(&col[c.first_row..c.first_row + n]);
-    }
-    v
-}
-
 /// A per-(model, point) label over the rows: connection `c`'s block is the model's labels.
 fn per_point<T: Copy>(conns: &[ConnOut], n: usize, labels: &[T]) -> Vec<T> {
     let mut v = Vec::with_capacity(conns.len() * n);
@@ -62,8 +53,8 @@ fn per_point<T: Copy>(conns: &[ConnOut], n: usize, labels: &[T]) -> Vec<T> {
 fn derived(conns: &[ConnOut], n: usize, delta_s: &[f64], f: impl Fn(&ConnFacts, f64) -> Option<f64>) -> (Vec<f64>, Vec<bool>) {
     let mut data = Vec::with_capacity(conns.len() * n);
     let mut valid = Vec::with_capacity(conns.len() * n);
-    for c in conns {
-        for &d in &delta_s[c.first_row..c.first_row + n] {
+    for (i, c) in conns.iter().enumerate() {
+        for &d in &delta_s[i * n..(i + 1) * n] {
             let x = f(&c.facts, d);
             data.push(x.unwrap_or(0.0));
             valid.push(x.is_some());
@@ -78,11 +69,11 @@ fn nullable_per_conn(t: &mut Table, name: &str, conns: &[ConnOut], n: usize, f: 
     t.push_nullable(name, ColumnData::F64(data), valid);
 }
 
-/// The table, column by column: the row columns gathered connection block by connection
-/// block (each a slice copy), the connection's facts repeated over its block, the point's
+/// The table of a batch of rows (or of all of them), column by column: each row column read
+/// off the rows' [`Events`], the connection's facts repeated over its block, the point's
 /// labels copied from the model's label vector.
-pub fn whatif_table(w: &WhatIf) -> Table {
-    let conns = &w.conns[..];
+pub fn whatif_table(w: &TableMeta<'_>, rows: &RowBatch) -> Table {
+    let conns = &rows.conns[..];
     let n = w.grid.len();
     let mut t = Table::new("whatif");
     // Per (model, point): the effective configuration's labels, computed once.
@@ -124,7 +115,7 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     let label_col = |f: &dyn Fn(&PointLabels) -> f64| ColumnData::F64(per_point(conns, n, &labels.iter().map(f).collect::<Vec<_>>()));
     // Per input capture, interned (the same path or file name given twice is one value).
     let (mut cp, mut cn) = (DictBuilder::new(), DictBuilder::new());
-    for c in &w.captures {
+    for c in w.captures {
         cp.push(&c.path);
         cn.push(&c.name);
     }
@@ -138,9 +129,8 @@ pub fn whatif_table(w: &WhatIf) -> Table {
         codes: per_conn(conns, n, |c| sources.iter().position(|s| *s == c.facts.model_source).unwrap_or(0) as u32),
         values: sources.iter().map(|s| s.name().to_string()).collect(),
     };
-    let cols = &w.cols;
-    let ev = |v: &[u32]| ColumnData::U32(gather(conns, n, v));
-    let ns_s = |v: &[i64]| ColumnData::F64(gather(conns, n, v).into_iter().map(|x| x as f64 * 1e-9).collect());
+    let ev = |f: fn(&Events) -> u32| ColumnData::U32(rows.events.iter().map(f).collect());
+    let ns_s = |f: fn(&Events) -> i64| ColumnData::F64(rows.events.iter().map(|e| f(e) as f64 * 1e-9).collect());
     let fact_u32 = |f: &dyn Fn(&ConnFacts) -> u32| ColumnData::U32(per_conn(conns, n, |c| f(&c.facts)));
     let fact_f64 = |f: &dyn Fn(&ConnFacts) -> f64| ColumnData::F64(per_conn(conns, n, |c| f(&c.facts)));
     t.push("capture", capture);
@@ -158,18 +148,18 @@ pub fn whatif_table(w: &WhatIf) -> Table {
     t.push("k", label_col(&|l| l.k));
     t.push("min_rto_ms", label_col(&|l| l.min_rto_ms));
     t.push("is_model", ColumnData::Bool(per_point(conns, n, &labels.iter().map(|l| l.is_model).collect::<Vec<_>>())));
-    t.push("rto_to_fr", ev(&cols.rto_to_fr));
-    t.push("fr_to_rto", ev(&cols.fr_to_rto));
-    t.push("spurious_rto_avoided", ev(&cols.spurious_rto_avoided));
-    t.push("spurious_rto_caused", ev(&cols.spurious_rto_caused));
-    t.push("spurious_fr_avoided", ev(&cols.spurious_fr_avoided));
-    t.push("spurious_fr_caused", ev(&cols.spurious_fr_caused));
-    t.push("rto_detection_delta_s", ns_s(&cols.rto_detection_delta_ns));
-    t.push("fr_detection_delta_s", ns_s(&cols.fr_detection_delta_ns));
-    t.push("delta_duration_s", ColumnData::F64(gather(conns, n, &cols.delta_s)));
-    let (d, v) = derived(conns, n, &cols.delta_s, ConnFacts::in_rtts);
+    t.push("rto_to_fr", ev(|e| e.rto_to_fr));
+    t.push("fr_to_rto", ev(|e| e.fr_to_rto));
+    t.push("spurious_rto_avoided", ev(|e| e.spurious_rto_avoided));
+    t.push("spurious_rto_caused", ev(|e| e.spurious_rto_caused));
+    t.push("spurious_fr_avoided", ev(|e| e.spurious_fr_avoided));
+    t.push("spurious_fr_caused", ev(|e| e.spurious_fr_caused));
+    t.push("rto_detection_delta_s", ns_s(|e| e.rto_detection_delta_ns));
+    t.push("fr_detection_delta_s", ns_s(|e| e.fr_detection_delta_ns));
+    t.push("delta_duration_s", ColumnData::F64(rows.delta_s.clone()));
+    let (d, v) = derived(conns, n, &rows.delta_s, ConnFacts::in_rtts);
     t.push_nullable("delta_rtts", ColumnData::F64(d), v);
-    let (d, v) = derived(conns, n, &cols.delta_s, ConnFacts::in_pct);
+    let (d, v) = derived(conns, n, &rows.delta_s, ConnFacts::in_pct);
     t.push_nullable("delta_pct", ColumnData::F64(d), v);
     t.push("best_case_s", fact_f64(&|f| f.best_case_s));
     nullable_per_conn(&mut t, "best_case_rtts", conns, n, |f| f.best_case_rtts);

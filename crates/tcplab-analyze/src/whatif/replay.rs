@@ -116,9 +116,11 @@ pub fn detect(ep: &Episode, lost: bool, deadline: Option<SimTime>, d: u32) -> De
     }
 }
 
-/// What changed between the model's replay and a configuration's, summed over episodes.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct Effects {
+/// The events of a row: what changed between the model's replay and a configuration's,
+/// counted over the connection's episodes (003 §IV-C; columns of the same names in the
+/// `whatif` table). The one definition of each counted field: [`Effects`] holds one.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Events {
     /// Needed detections by the timer that FR/R makes instead (003 Table V "RTO to FR/R").
     pub rto_to_fr: u32,
     /// Needed FR/R detections that become timeouts ("FR/R to RTO").
@@ -133,24 +135,18 @@ pub struct Effects {
     pub rto_detection_delta_ns: i64,
     /// Change in the time of FR/R detections that stay FR/R, ns.
     pub fr_detection_delta_ns: i64,
+}
+
+/// A configuration's [`Events`] and what they cost (003 §IV-D), summed over episodes.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Effects {
+    pub events: Events,
     /// The parts of the duration change measured in time (ns) and in RTTs (eqs. 1-3).
     pub delta_time_ns: i64,
     pub delta_rtt_units: f64,
 }
 
 impl Effects {
-    pub fn add(&mut self, o: &Effects) {
-        self.rto_to_fr += o.rto_to_fr;
-        self.fr_to_rto += o.fr_to_rto;
-        self.spurious_rto_avoided += o.spurious_rto_avoided;
-        self.spurious_rto_caused += o.spurious_rto_caused;
-        self.spurious_fr_avoided += o.spurious_fr_avoided;
-        self.spurious_fr_caused += o.spurious_fr_caused;
-        self.rto_detection_delta_ns += o.rto_detection_delta_ns;
-        self.fr_detection_delta_ns += o.fr_detection_delta_ns;
-        self.delta_time_ns += o.delta_time_ns;
-        self.delta_rtt_units += o.delta_rtt_units;
-    }
     /// The change in duration (positive: longer), with `rtt_s` the connection's RTT.
     pub fn delta_s(&self, rtt_s: f64) -> f64 {
         self.delta_time_ns as f64 * 1e-9 + self.delta_rtt_units * rtt_s
@@ -167,23 +163,23 @@ pub fn compare(base: Detect, new: Detect, lost: bool, x: f64, e: &mut Effects) {
     if lost {
         match (base, new) {
             (Detect::Rto(b), Detect::Rto(n)) => {
-                e.rto_detection_delta_ns += diff_ns(n, b);
+                e.events.rto_detection_delta_ns += diff_ns(n, b);
                 e.delta_time_ns += diff_ns(n, b);
             }
             // "A loss is detected by FR/R, instead of an RTO": the detection time saved
             // and RF(x) after recovery.
             (Detect::Rto(b), Detect::Fr(n)) => {
-                e.rto_to_fr += 1;
+                e.events.rto_to_fr += 1;
                 e.delta_time_ns += diff_ns(n, b);
                 e.delta_rtt_units -= cost::rf(x);
             }
             (Detect::Fr(b), Detect::Rto(n)) => {
-                e.fr_to_rto += 1;
+                e.events.fr_to_rto += 1;
                 e.delta_time_ns += diff_ns(n, b);
                 e.delta_rtt_units += cost::rf(x);
             }
             (Detect::Fr(b), Detect::Fr(n)) => {
-                e.fr_detection_delta_ns += diff_ns(n, b);
+                e.events.fr_detection_delta_ns += diff_ns(n, b);
                 e.delta_time_ns += diff_ns(n, b);
             }
             _ => {}
@@ -193,19 +189,19 @@ pub fn compare(base: Detect, new: Detect, lost: bool, x: f64, e: &mut Effects) {
     let (bf, nf) = (matches!(base, Detect::Fr(_)), matches!(new, Detect::Fr(_)));
     let (br, nr) = (matches!(base, Detect::Rto(_)), matches!(new, Detect::Rto(_)));
     if bf && !nf {
-        e.spurious_fr_avoided += 1;
+        e.events.spurious_fr_avoided += 1;
         e.delta_rtt_units -= cost::f(x);
     }
     if !bf && nf {
-        e.spurious_fr_caused += 1;
+        e.events.spurious_fr_caused += 1;
         e.delta_rtt_units += cost::f(x);
     }
     if br && !nr {
-        e.spurious_rto_avoided += 1;
+        e.events.spurious_rto_avoided += 1;
         e.delta_rtt_units -= cost::r(x);
     }
     if !br && nr {
-        e.spurious_rto_caused += 1;
+        e.events.spurious_rto_caused += 1;
         e.delta_rtt_units += cost::r(x);
     }
 }
@@ -269,17 +265,17 @@ mod tests {
     fn each_change_costs_what_003_iv_d_says() {
         let mut e = Effects::default();
         compare(Detect::Rto(ms(200)), Detect::Fr(ms(12)), true, 4.0, &mut e);
-        assert_eq!((e.rto_to_fr, e.delta_time_ns), (1, -188_000_000));
+        assert_eq!((e.events.rto_to_fr, e.delta_time_ns), (1, -188_000_000));
         assert_eq!(e.delta_rtt_units, -cost::rf(4.0));
         let mut e = Effects::default();
         compare(Detect::Rto(ms(200)), Detect::Rto(ms(120)), true, 4.0, &mut e);
-        assert_eq!((e.rto_detection_delta_ns, e.delta_rtt_units), (-80_000_000, 0.0));
+        assert_eq!((e.events.rto_detection_delta_ns, e.delta_rtt_units), (-80_000_000, 0.0));
         let mut e = Effects::default();
         compare(Detect::Nothing, Detect::Rto(ms(80)), false, 4.0, &mut e);
-        assert_eq!((e.spurious_rto_caused, e.delta_rtt_units, e.delta_time_ns), (1, cost::r(4.0), 0));
+        assert_eq!((e.events.spurious_rto_caused, e.delta_rtt_units, e.delta_time_ns), (1, cost::r(4.0), 0));
         let mut e = Effects::default();
         compare(Detect::Fr(ms(11)), Detect::Nothing, false, 4.0, &mut e);
-        assert_eq!((e.spurious_fr_avoided, e.delta_rtt_units), (1, -cost::f(4.0)));
+        assert_eq!((e.events.spurious_fr_avoided, e.delta_rtt_units), (1, -cost::f(4.0)));
         assert_eq!(e.delta_s(0.1), -cost::f(4.0) * 0.1);
     }
 }
