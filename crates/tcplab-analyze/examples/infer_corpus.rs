@@ -84,13 +84,17 @@ fn main() {
     }
 }
 
+/// One true profile's row: timeout connections, named right, truth unexplained, ties
+/// (candidates → (count, min and max |cost difference|)), alone without a fitted timer.
+type BreakdownRow = (usize, usize, usize, std::collections::BTreeMap<String, (usize, u64, u64)>, usize);
+
 /// Why the timeout connections at vantage `v` that were not named right stayed unnamed:
 /// (a) the true profile's replay leaves a retransmission unexplained; else (b) the
 /// candidates within the decision margin of the truth (cost difference to the truth), or
 /// (c) the truth is alone but the decision's other conditions failed (no fitted timer event).
 fn breakdown(v: &str, all: &[Outcome]) {
     use std::collections::BTreeMap;
-    let mut rows: BTreeMap<String, (usize, usize, usize, BTreeMap<String, (usize, u64, u64)>, usize)> = BTreeMap::new();
+    let mut rows: BTreeMap<String, BreakdownRow> = BTreeMap::new();
     for o in all.iter().filter(|o| o.vantage == v && o.timeouts > 0) {
         let r = rows.entry(o.truth.clone()).or_default();
         r.0 += 1;

@@ -352,11 +352,11 @@ impl FileAnalyzer {
                 if c.syn_times.len() < syn::MAX_SYN_COPIES && c.syn_times.last().map_or(true, |&l| t >= l) {
                     c.syn_times.push(t);
                 }
-                c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s);
+                c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s, seg.syn_layout.kinds());
             }
             SegKind::SynAck => {
                 if c.hints[d.index()].is_none() {
-                    c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s);
+                    c.hints[d.index()] = PassiveHints::from_syn(seg.ttl_or_hlim, s, seg.syn_layout.kinds());
                 }
             }
             _ => {}

@@ -48,5 +48,5 @@ pub use conn_tracker::{
 pub use error::{show_path, ReadError};
 pub use reader::{CaptureFormat, CaptureReader, ReaderConfig};
 pub use segment::CapturedSegment;
-pub use tcp_options::{decode_tcp_options, DecodedOptions};
+pub use tcp_options::{decode_tcp_options, DecodedOptions, OptionLayout};
 pub use vantage::{classify_vantage, HandshakeTiming, Vantage, VantageEstimate, NEAR_ZERO_FRACTION};

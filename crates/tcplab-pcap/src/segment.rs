@@ -20,7 +20,7 @@ use tcplab_tcp::{Segment, SeqNum, TcpFlags};
 use crate::anomalies::Anomalies;
 use crate::ip::{parse_ip, IpSkip};
 use crate::linktype::{has_ethernet_mtu, ip_offset, LinkKind, LinkSkip};
-use crate::tcp_options::decode_tcp_options;
+use crate::tcp_options::{decode_tcp_options, OptionLayout};
 
 /// Fixed TCP header length (RFC 9293 §3.1).
 pub const TCP_MIN_HEADER_LEN: usize = 20;
@@ -49,6 +49,9 @@ pub struct CapturedSegment {
     pub captured_payload: u32,
     /// TSO/GSO super-segment (see module docs).
     pub tso: bool,
+    /// The options' kinds in wire order (p0f's olayout) for a SYN or SYN-ACK; empty for
+    /// every other segment (filled only then: the passive OS hint reads it).
+    pub syn_layout: OptionLayout,
 }
 
 /// Where a frame came from: the context the decoder needs besides the bytes.
@@ -88,6 +91,7 @@ impl CapturedSegment {
         ttl_or_hlim: 0,
         captured_payload: 0,
         tso: false,
+        syn_layout: OptionLayout::EMPTY,
         }
     }
 }
@@ -214,6 +218,7 @@ pub fn decode_frame_into(
         ttl_or_hlim: ip.ttl_or_hlim,
         captured_payload,
         tso,
+        syn_layout: if flags.contains(TcpFlags::SYN) { OptionLayout::from_bytes(tcp.options()) } else { OptionLayout::EMPTY },
     };
     true
 }

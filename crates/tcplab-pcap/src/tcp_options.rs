@@ -52,6 +52,61 @@ pub struct DecodedOptions {
     pub wscale_clamped: bool,
 }
 
+/// Option kinds a [`OptionLayout`] keeps (tcplab choice: the longest layouts in p0f v3's
+/// `p0f.fp` have about nine entries with their NOPs, e.g. Solaris'
+/// `nop,ws,nop,nop,ts,nop,nop,sok,mss`; 14 covers them with room, and keeps the struct at 16
+/// bytes: it is copied with every decoded segment, speed4's hot path).
+pub const MAX_LAYOUT_KINDS: usize = 14;
+
+/// The kinds of a SYN's options in wire order, NOPs and EOL included — what p0f's
+/// `olayout` field reads (p0f v3 README, "olayout": "comma-delimited layout and ordering
+/// of TCP options"). Fixed size and `Copy`: the reader fills it for SYN segments only
+/// (`segment.rs`), without allocating.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptionLayout {
+    kinds: [u8; MAX_LAYOUT_KINDS],
+    len: u8,
+    /// More options than [`MAX_LAYOUT_KINDS`], or a malformed length ended the walk.
+    pub truncated: bool,
+}
+
+impl OptionLayout {
+    /// No options recorded (every segment but a SYN or SYN-ACK).
+    pub const EMPTY: OptionLayout = OptionLayout { kinds: [0; MAX_LAYOUT_KINDS], len: 0, truncated: false };
+
+    /// Walks the option bytes as [`decode_tcp_options`] does (EOL ends, NOP is one byte,
+    /// every other kind skips by its length), recording each kind.
+    pub fn from_bytes(bytes: &[u8]) -> OptionLayout {
+        let mut out = OptionLayout::default();
+        let mut i = 0usize;
+        while let Some(&kind) = bytes.get(i) {
+            if usize::from(out.len) == MAX_LAYOUT_KINDS {
+                out.truncated = true;
+                break;
+            }
+            out.kinds[usize::from(out.len)] = kind;
+            out.len += 1;
+            match kind {
+                TCPOPT_EOL => break,
+                TCPOPT_NOP => i += 1,
+                _ => match bytes.get(i + 1).map(|&l| usize::from(l)) {
+                    Some(len) if len >= 2 && i + len <= bytes.len() => i += len,
+                    _ => {
+                        out.truncated = true;
+                        break;
+                    }
+                },
+            }
+        }
+        out
+    }
+
+    /// The kinds in wire order.
+    pub fn kinds(&self) -> &[u8] {
+        &self.kinds[..usize::from(self.len)]
+    }
+}
+
 #[inline]
 fn be32(b: &[u8]) -> u32 {
     // Callers pass exactly 4 bytes (checked option lengths); fall back to 0 otherwise.
@@ -222,5 +277,20 @@ mod tests {
             prop_assert!(d.options.sack.len() <= tcplab_tcp::segment::MAX_SACK_BLOCKS);
             if let Some(ws) = d.options.window_scale { prop_assert!(ws <= MAX_WINDOW_SHIFT); }
         }
+    }
+
+    /// p0f's olayout: a Linux SYN is mss,sok,ts,nop,ws in that order; a Windows XP one
+    /// mss,nop,nop,sok; EOL ends the walk and a bad length marks it truncated.
+    #[test]
+    fn the_option_layout_keeps_wire_order() {
+        assert_eq!(OptionLayout::from_bytes(&LINUX_SYN).kinds(), &[2, 4, 8, 1, 3]);
+        let xp = [2, 4, 0x05, 0xB4, 1, 1, 4, 2];
+        assert_eq!(OptionLayout::from_bytes(&xp).kinds(), &[2, 1, 1, 4]);
+        let eol = [2, 4, 0x05, 0xB4, 0, 0, 0, 0];
+        assert_eq!(OptionLayout::from_bytes(&eol).kinds(), &[2, 0]);
+        let bad = OptionLayout::from_bytes(&[2, 9, 0, 0]);
+        assert!(bad.truncated);
+        assert_eq!(bad.kinds(), &[2]);
+        assert!(OptionLayout::from_bytes(&[1; 30]).truncated);
     }
 }

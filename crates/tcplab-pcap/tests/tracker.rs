@@ -68,6 +68,7 @@ impl Pkt {
             ttl_or_hlim: 64,
             captured_payload: 0,
             tso: false,
+            syn_layout: Default::default(),
         }
     }
 }

@@ -372,8 +372,8 @@ mod tests {
     fn the_initial_ttl_breaks_a_tie_between_families_only() {
         use tcplab_tcp::{SeqNum, TcpFlags, TcpOptions, Segment};
         let syn = Segment { seq: SeqNum(1), flags: TcpFlags::SYN, window: 65535, options: TcpOptions::default(), ..Default::default() };
-        let unix = super::super::PassiveHints::from_syn(60, &syn).unwrap();
-        let win = super::super::PassiveHints::from_syn(120, &syn).unwrap();
+        let unix = super::super::PassiveHints::from_syn(60, &syn, &[]).unwrap();
+        let win = super::super::PassiveHints::from_syn(120, &syn, &[]).unwrap();
         let c = cfgs();
         let v = cands(&c, &[0, 10, 2000], 1);
         assert_eq!(decide(&v, true).basis, Basis::Tied);

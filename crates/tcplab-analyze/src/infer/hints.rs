@@ -20,9 +20,12 @@
 //!   `IPDEFTTL` = 64).
 //! `rfc6298` is not an OS and matches no hint.
 //!
-//! Ambiguity: the capture decoder (`tcplab-pcap`) keeps which options a segment carries,
-//! not their order on the wire, so p0f's option-order signature cannot be read; the layout
-//! column lists the options present in RFC 9293 order instead.
+//! The layout column is p0f's `olayout`: the SYN's option kinds in wire order, NOPs
+//! included (`tcplab_pcap::OptionLayout`, kept by the reader for SYN segments only), named
+//! as p0f names them (`mss`, `nop`, `ws`, `sok`, `sack`, `ts`, `eol`, `?K` for another kind
+//! K). Ambiguity resolved: p0f writes `eol+N` with the padding count after an EOL; here
+//! `eol` alone (the padding is not kept). A SYN given without its wire layout (an empty
+//! one: a hand-built segment) lists the options present in RFC 9293 order instead.
 
 use tcplab_tcp::{Segment, TcpFlags};
 
@@ -44,8 +47,23 @@ pub struct PassiveHints {
     pub window: u16,
     pub mss: Option<u16>,
     pub wscale: Option<u8>,
-    /// Options present, in RFC 9293 order (`mss,ws,sok,ts`).
+    /// p0f's olayout: the option kinds in wire order (module docs).
     pub layout: String,
+}
+
+/// p0f's name of an option kind in `olayout` (p0f v3 README: eol, nop, mss, ws, sok,
+/// sack, ts, ?n).
+pub fn p0f_option_name(kind: u8) -> std::borrow::Cow<'static, str> {
+    match kind {
+        0 => "eol".into(),
+        1 => "nop".into(),
+        2 => "mss".into(),
+        3 => "ws".into(),
+        4 => "sok".into(),
+        5 => "sack".into(),
+        8 => "ts".into(),
+        k => format!("?{k}").into(),
+    }
 }
 
 /// The initial TTL a packet seen with `ttl` most likely left with.
@@ -54,12 +72,17 @@ pub fn initial_ttl(ttl: u8) -> u8 {
 }
 
 impl PassiveHints {
-    /// From a SYN or SYN-ACK (`None` for other segments).
-    pub fn from_syn(ttl: u8, s: &Segment) -> Option<PassiveHints> {
+    /// From a SYN or SYN-ACK (`None` for other segments); `kinds`: its option kinds in wire
+    /// order (`tcplab_pcap::OptionLayout::kinds`), empty when not known.
+    pub fn from_syn(ttl: u8, s: &Segment, kinds: &[u8]) -> Option<PassiveHints> {
         if !s.flags.contains(TcpFlags::SYN) {
             return None;
         }
         let o = &s.options;
+        if !kinds.is_empty() {
+            let layout = kinds.iter().map(|&k| p0f_option_name(k)).collect::<Vec<_>>().join(",");
+            return Some(PassiveHints { ttl, initial_ttl: initial_ttl(ttl), window: s.window, mss: o.mss, wscale: o.window_scale, layout });
+        }
         let mut parts: Vec<&str> = Vec::new();
         if o.mss.is_some() {
             parts.push("mss");
@@ -146,20 +169,20 @@ mod tests {
 
     #[test]
     fn a_syn_gives_hints_and_a_data_segment_none() {
-        let h = PassiveHints::from_syn(57, &syn(64240)).unwrap();
+        let h = PassiveHints::from_syn(57, &syn(64240), &[]).unwrap();
         assert_eq!((h.initial_ttl, h.window, h.layout.as_str(), h.family_name()), (64, 64240, "mss,ws,sok,ts", "unix"));
         let mut d = syn(100);
         d.flags = TcpFlags::ACK;
-        assert!(PassiveHints::from_syn(57, &d).is_none());
+        assert!(PassiveHints::from_syn(57, &d, &[]).is_none());
     }
 
     /// The hint picks among tied candidates only when exactly one is in its family.
     #[test]
     fn the_hint_breaks_a_tie_only_with_one_match() {
-        let win = PassiveHints::from_syn(120, &syn(65535)).unwrap();
+        let win = PassiveHints::from_syn(120, &syn(65535), &[]).unwrap();
         let tied = vec!["linux-2.4".to_string(), "windows-xp".to_string()];
         assert_eq!(win.tie_break(&tied), Some("windows-xp"));
-        let unix = PassiveHints::from_syn(60, &syn(65535)).unwrap();
+        let unix = PassiveHints::from_syn(60, &syn(65535), &[]).unwrap();
         assert_eq!(unix.tie_break(&tied), Some("linux-2.4"));
         let two_unix = vec!["linux".to_string(), "linux-2.4".to_string()];
         assert_eq!(unix.tie_break(&two_unix), None);
@@ -171,13 +194,22 @@ mod tests {
     /// unusual initial TTL exclude nothing.
     #[test]
     fn the_initial_ttl_excludes_the_other_family_only() {
-        let unix = PassiveHints::from_syn(60, &syn(65535)).unwrap();
+        let unix = PassiveHints::from_syn(60, &syn(65535), &[]).unwrap();
         assert!(unix.excludes("windows-xp"));
         assert!(!unix.excludes("linux-2.4") && !unix.excludes("rfc6298"));
-        let win = PassiveHints::from_syn(120, &syn(65535)).unwrap();
+        let win = PassiveHints::from_syn(120, &syn(65535), &[]).unwrap();
         assert!(win.excludes("linux") && win.excludes("bsd-lite"));
         assert!(!win.excludes("windows-xp") && !win.excludes("rfc6298"));
-        let odd = PassiveHints::from_syn(250, &syn(65535)).unwrap();
+        let odd = PassiveHints::from_syn(250, &syn(65535), &[]).unwrap();
         assert!(!odd.excludes("windows-xp") && !odd.excludes("linux"));
+    }
+
+    /// With the wire layout, the column is p0f's olayout (a Linux SYN: mss,sok,ts,nop,ws).
+    #[test]
+    fn the_layout_is_in_wire_order_when_known() {
+        let h = PassiveHints::from_syn(64, &syn(64240), &[2, 4, 8, 1, 3]).unwrap();
+        assert_eq!(h.layout, "mss,sok,ts,nop,ws");
+        let odd = PassiveHints::from_syn(64, &syn(64240), &[2, 1, 1, 4, 30, 0]).unwrap();
+        assert_eq!(odd.layout, "mss,nop,nop,sok,?30,eol");
     }
 }
