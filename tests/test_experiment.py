@@ -121,3 +121,55 @@ def test_aggregate_and_rows_keep_point_order_skip_missing_and_round(tmp_path):
         ("b", "", "t", 2.0, None), ("b", "", "n", 1.5, None), ("a", 5, "t", 12.0, 12), ("a", 5, "n", 5.0, None)]
     nan = aggregate(pd.DataFrame({"series": ["s"], "x": [""], "t": [None]}), ["t"])
     assert math.isnan(nan["t"].iloc[0])
+
+
+def capture_tables(res, point):
+    """Reads the run's capture (Experiment.pcap) and returns two named Arrow tables."""
+    import pyarrow as pa
+
+    from tcplab.reproduce.experiment import Tables
+
+    cap = res.captures["bottleneck"]
+    size = cap.stat().st_size
+    flows = res.summary["flows"]
+    return Tables(
+        flows=pa.table({"flow": [f["id"] for f in flows], "delivered": [f["bytes_delivered"] for f in flows]}),
+        capture=pa.table({"bytes": pa.array([size], pa.int64()), "exists": [cap.is_file()]}),
+    )
+
+
+def test_a_measurement_reads_the_capture_and_returns_named_arrow_tables_filed_beside_the_run(tmp_path, scenario):
+    import pyarrow.parquet as pq
+
+    exp = Experiment("cap", points=[Point("sack", 1, LOSSY, params={"tag": "a"}), Point("newreno", 2, LOSSY + ["tcp.sack=false"])],
+                     scenario=scenario, seeds=[3, 4], measure=capture_tables, pcap=["bottleneck"])
+    out = tmp_path / "out"
+    got = run_experiments([exp], out, workers=0, progress=False)["cap"]
+    assert set(got) == {"flows", "capture"}
+    cap = got["capture"].to_pandas()
+    # Label columns first, one row per run in point then seed order; the capture existed
+    # while the measurement ran and was not empty.
+    assert list(cap.columns[:4]) == ["series", "x", "tag", "seed"]
+    assert list(zip(cap["series"], cap["seed"])) == [("sack", 3), ("sack", 4), ("newreno", 3), ("newreno", 4)]
+    assert cap["exists"].all() and (cap["bytes"] > 24).all()
+    assert got["capture"]["tag"].to_pylist() == ["a", "a", None, None]
+    # The first table is the run file, the others beside it (runs/<name>/<key>.parquet); the
+    # ledger lists the tables; no capture is left anywhere in the output directory.
+    entries = [json.loads(line) for line in (out / "ledger.jsonl").read_text().splitlines()]
+    assert len(entries) == 4 and all(e["tables"] == ["flows", "capture"] for e in entries)
+    for e in entries:
+        assert pq.read_table(out / "runs" / f"{e['key']}.parquet").column_names == ["flow", "delivered"]
+        assert (out / "runs" / "capture" / f"{e['key']}.parquet").is_file()
+    assert not list(out.rglob("*.pcap"))
+    assert (out / "data" / "cap" / "flows.parquet").is_file()
+    # The direct run of the first point gives the same flows rows.
+    direct = tcplab.run(scenario, seed=3, overrides=LOSSY, trace=False).summary["flows"]
+    flows = got["flows"].to_pandas()
+    first = flows[(flows["series"] == "sack") & (flows["seed"] == 3)]
+    assert first["delivered"].tolist() == [f["bytes_delivered"] for f in direct]
+    # Resumed: nothing runs again, the tables read back from the run files are equal.
+    stamps = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*.parquet")}
+    again = run_experiments([exp], out, workers=0, progress=False)["cap"]
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*.parquet")} == stamps
+    for name in got:
+        assert again[name].equals(got[name]), name

@@ -181,6 +181,22 @@ def test_a_hostile_input_path_is_one_line_and_exit_2(hostile_dir: Path, command:
     assert _tree(hostile_dir) == before, f"{args!r} left files behind"
 
 
+#: A scenario file that is not TOML (an unterminated table header, then a bare word).
+NOT_TOML = "[simulation\nduration 10s\n"
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_scenario_file_that_is_not_toml_is_named_in_its_one_line_error(tmp_path: Path, command: str):
+    """Issue 15: the syntax error names the file (and the line), not only what the parser saw."""
+    bad = tmp_path / "my-scen\u00e9.toml"
+    bad.write_text(NOT_TOML, encoding="utf-8")
+    args = [command, str(bad), *(["-o", str(tmp_path / "out")] if command == "run" else [])]
+    line = _check_one_line(*_invoke(args, None), args)
+    assert "my-scen\u00e9.toml: invalid TOML: " in line, line
+    assert "(line 1, column " in line, line
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("kind", list(OUTPUTS))
 @pytest.mark.parametrize("command", list(OUTPUT_COMMANDS))
 def test_a_hostile_output_path_is_one_line_and_exit_2(hostile_dir: Path, command: str, kind: str):

@@ -63,7 +63,7 @@ def test_every_figure_has_a_png_and_the_sensitivity_figures_their_series(quick_r
     rs = rows(quick_run)
     series = lambda fig: {r["series"] for r in rs if r["figure"] == fig}  # noqa: E731
     assert series("readings") == {"pta share=even", "pta share=split", "pta share=budget", "pta share=none",
-                                  "pta flight=at_signal"}
+                                  "pta flight=at_signal", "pta loss=off"}
     assert series("table") == {"pta", "pta initial_rto", "pta ssthresh"}
     assert series("buffer43") == SERIES
 
@@ -83,3 +83,29 @@ def test_log_axes_are_labelled_as_plain_numbers():
     f.canvas.draw()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.002", "0.05", "4"]
     plt.close(f)
+
+
+def test_paired_differences_are_differences_of_the_same_seeds(quick_run: Path):
+    # Fig 11's paired rows: with every seed run for every variant, the mean of the per-seed
+    # differences is the difference of the means.
+    rs = rows(quick_run)
+    get = lambda fig, s, m: {r["x"]: float(r["ours"]) for r in rs  # noqa: E731
+                             if r["figure"] == fig and r["series"] == s and r["metric"] == m}
+    diff = get("fig11-paired", "pta-minus-icw3", "fct_mean_s")
+    pta, icw3 = get("fig11", "pta", "fct_mean_s"), get("fig11", "icw3", "fct_mean_s")
+    assert diff and set(diff) == set(pta)
+    for x, d in diff.items():
+        assert abs(d - (pta[x] - icw3[x])) < 0.01, x
+
+
+def test_the_mechanism_rows_decompose_ptas_initial_window(quick_run: Path):
+    # The window given is SAFE_CWND / k, at least one segment: never above the SAFE_CWND found.
+    rs = [r for r in rows(quick_run) if r["figure"] == "mechanism" and r["series"] == "pta"]
+    by = lambda m: {r["x"]: float(r["ours"]) for r in rs if r["metric"] == m}  # noqa: E731
+    safe, k, given = by("pt_iw_safe_segments"), by("pt_iw_share_k"), by("pt_iw_given")
+    assert given and set(given) == set(safe) == set(k)
+    for x in given:
+        assert 1 <= given[x] <= max(safe[x], 1) + 1e-9 and k[x] >= 1, x
+    none = {r["x"]: float(r["ours"]) for r in rows(quick_run) if r["figure"] == "mechanism"
+            and r["series"] == "pta share=none" and r["metric"] == "pt_iw_share_k"}
+    assert none and all(v == 1 for v in none.values()), "without sharing k is 1"

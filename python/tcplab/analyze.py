@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from . import _core
 from .errors import TcplabError
-from .tables import TableResult, to_arrow
 
-if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for (fast CLI start)
+if TYPE_CHECKING:  # imported only when a table is asked for (fast CLI start, see AnalysisResult)
     import pandas as pd
+    import pyarrow as pa
 
 #: Tables written by ``AnalysisResult.write`` (``<name>.parquet`` and ``<name>.csv``).
 TABLES = ("retransmissions", "connections")
@@ -46,10 +47,43 @@ class ModelError(TcplabError, ValueError):
     """The sender model named is not ``rfc`` or an engine profile; ``str(err)`` is one line."""
 
 
-class AnalysisResult(TableResult):
-    """``summary`` (dict) and the ``retransmissions`` / ``connections`` tables."""
+class AnalysisResult:
+    """``summary`` (dict) and the ``retransmissions`` / ``connections`` tables.
 
+    The tables stay in the Rust core until one is asked for (``arrow(name)``, the pandas
+    properties): ``write`` writes the Parquet and CSV files from Rust, so ``tcplab analyze``
+    imports neither numpy nor pyarrow (docs/design.md, "Writing the analyzer's tables from
+    Rust"). Built from Arrow tables instead (``AnalysisResult(summary, tables)``, as
+    ``WhatIfResult`` is), it writes them with pyarrow (``tcplab.tables.TableResult.write``).
+    """
+
+    #: Also write ``<name>.csv`` next to ``<name>.parquet``.
     WRITE_CSV = True
+
+    def __init__(self, summary: dict, tables: Any = None, *, core: Any = None):
+        self.summary = summary
+        self._arrow: dict[str, pa.Table] = dict(tables) if tables is not None else {}
+        self._core = core  # a _core.Analysis whose tables are not yet converted
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def arrow(self, name: str) -> pa.Table:
+        """The Arrow table ``name`` (built from the core's buffers on first use)."""
+        if name not in self._arrow and self._core is not None and name in TABLES:
+            from .tables import to_arrow
+
+            self._arrow[name] = to_arrow(self._core.table(name))
+        try:
+            return self._arrow[name]
+        except KeyError:
+            names = dict.fromkeys([*self._arrow, *(TABLES if self._core is not None else ())])
+            raise KeyError(f"no table {name!r}; tables are {', '.join(names)}") from None
+
+    def _frame(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            from .tables import to_pandas
+
+            self._frames[name] = to_pandas(self.arrow(name))
+        return self._frames[name]
 
     @property
     def retransmissions(self) -> pd.DataFrame:
@@ -59,12 +93,39 @@ class AnalysisResult(TableResult):
     def connections(self) -> pd.DataFrame:
         return self._frame("connections")
 
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        """Write ``summary.json`` and each table as Parquet (zstd) and CSV into ``out_dir``
+        (a local path, whatever it looks like; any name a POSIX filesystem allows). Tables
+        still in the core are written by it (Rust: the files pyarrow would write, without
+        importing it); tables already converted to Arrow are written by pyarrow."""
+        out = Path(os.fsdecode(os.fspath(out_dir)))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n", encoding="utf-8")
+        in_core = [n for n in TABLES if n not in self._arrow] if self._core is not None else []
+        if in_core:
+            self._core.write(out)
+        converted = {n: t for n, t in self._arrow.items() if n not in in_core}
+        if converted:
+            from .tables import TableResult
+
+            TableResult.write(_Converted(self.summary, converted, self.WRITE_CSV), out)  # + summary.json again
+        return out
+
     def __repr__(self) -> str:
         t = self.summary.get("table_iv", {}).get("total", {})
         return (
             f"<AnalysisResult captures={len(self.summary.get('captures', []))} "
             f"connections={self.summary.get('connections')} retransmissions={t.get('total')}>"
         )
+
+
+class _Converted:
+    """What ``TableResult.write`` needs (``summary``, the Arrow tables, ``WRITE_CSV``)."""
+
+    def __init__(self, summary: dict, tables: dict, write_csv: bool):
+        self.summary = summary
+        self._arrow = tables
+        self.WRITE_CSV = write_csv
 
 
 def capture_paths(captures, vantage: str) -> list[str]:
@@ -151,8 +212,7 @@ def analyze(
             "scenario": document[1],
             "models": [{"model": m, "flows": list(flows), "workloads": list(wls)} for m, flows, wls in raw.scenario_models],
         }
-    tables = {name: to_arrow(raw.table(name)) for name in TABLES}
-    result = AnalysisResult(summary, tables)
+    result = AnalysisResult(summary, core=raw)
     if out is not None:
         result.write(out)
     return result

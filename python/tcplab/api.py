@@ -110,6 +110,10 @@ def check(scenario: ScenarioLike, overrides: Iterable[str] | str = ()) -> Scenar
     return _load(scenario, _override_list(overrides), validate=True)
 
 
+#: How the core's message for a file that is not TOML begins (`scenario::load_value`).
+INVALID_TOML = "invalid TOML"
+
+
 def _load(scenario: ScenarioLike, ov: list[str], validate: bool) -> Scenario:
     if isinstance(scenario, Scenario):
         if ov:
@@ -137,10 +141,18 @@ def _load(scenario: ScenarioLike, ov: list[str], validate: bool) -> Scenario:
             # The scenario's default name: the file stem as shown in messages (escaped when
             # it is not UTF-8).
             source = str(path)
-            if validate:
-                spec = _core.validate_overrides(text, show(path.stem), ov, False)
-            else:
-                spec = _core.load_scenario(text, show(path.stem), ov)
+            try:
+                if validate:
+                    spec = _core.validate_overrides(text, show(path.stem), ov, False)
+                else:
+                    spec = _core.load_scenario(text, show(path.stem), ov)
+            except _core.ScenarioError as e:
+                # A syntax error is about the file, not a field: name the file (issue 15), as
+                # the study and grid loaders do for theirs. Field errors name the field.
+                msg = str(e)
+                if msg.startswith(INVALID_TOML):
+                    raise ScenarioError(f"{show(path)}: {msg}") from None
+                raise
     except _core.ScenarioError as e:
         raise _translate(e) from None
     return Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), tuple(ov), source)
@@ -201,6 +213,8 @@ class RunResult(TableResult):
         super().__init__(summary, tables)
         #: Tables already written during the run: name -> Parquet file.
         self._files = dict(files or {})
+        #: The pcap file of each link named in ``run(pcap=...)``: link name -> path.
+        self.captures: dict[str, Path] = {}
 
     def arrow(self, name: str) -> "pa.Table":
         if name not in self._arrow and name in self._files:
@@ -337,6 +351,7 @@ def run(
     finally:
         hooks.close()
     result = RunResult(summary, tables, files)
+    result.captures = {name: Path(path) for name, path in pcap_paths}
     if out is not None:
         result.write(out)
     return result

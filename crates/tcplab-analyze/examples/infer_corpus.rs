@@ -64,6 +64,10 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     for v in infer_corpus::INFER_VANTAGES {
+        breakdown(v, &all);
+    }
+    margin_sweep(&all);
+    for v in infer_corpus::INFER_VANTAGES {
         let mut with_rto = Confusion::default();
         let mut retx_only = Confusion::default();
         let mut clean = Confusion::default();
@@ -76,6 +80,87 @@ fn main() {
             print!("{}", m.markdown());
             let t = m.total().max(1) as f64;
             println!("\nright {} ({:.3}), unknown {} ({:.3}), wrong {} ({:.3})", m.right(), m.right() as f64 / t, m.unknown(), m.unknown() as f64 / t, m.wrong(), m.wrong() as f64 / t);
+        }
+    }
+}
+
+/// Why the timeout connections at vantage `v` that were not named right stayed unnamed:
+/// (a) the true profile's replay leaves a retransmission unexplained; else (b) the
+/// candidates within the decision margin of the truth (cost difference to the truth), or
+/// (c) the truth is alone but the decision's other conditions failed (no fitted timer event).
+fn breakdown(v: &str, all: &[Outcome]) {
+    use std::collections::BTreeMap;
+    let mut rows: BTreeMap<String, (usize, usize, usize, BTreeMap<String, (usize, u64, u64)>, usize)> = BTreeMap::new();
+    for o in all.iter().filter(|o| o.vantage == v && o.timeouts > 0) {
+        let r = rows.entry(o.truth.clone()).or_default();
+        r.0 += 1;
+        if o.model == o.truth {
+            r.1 += 1;
+            continue;
+        }
+        let Some(t) = o.scores.iter().find(|s| s.0 == o.truth) else { continue };
+        if t.2 > 0 {
+            r.2 += 1;
+            continue;
+        }
+        let margin = tcplab_analyze::infer::DECISION_MARGIN;
+        let mut tied: Vec<(&str, i64)> = o.scores.iter().filter(|s| s.0 != o.truth && s.1 < t.1 + margin).map(|s| (s.0.as_str(), s.1 as i64 - t.1 as i64)).collect();
+        tied.sort();
+        if tied.is_empty() {
+            r.4 += 1;
+            continue;
+        }
+        let key = tied.iter().map(|x| x.0).collect::<Vec<_>>().join("+");
+        let e = r.3.entry(key).or_insert((0, u64::MAX, 0));
+        e.0 += 1;
+        let d = tied.iter().map(|x| x.1.unsigned_abs()).max().unwrap_or(0);
+        e.1 = e.1.min(d);
+        e.2 = e.2.max(d);
+    }
+    println!("\n### {v}: why timeout connections stay unnamed\n");
+    println!("| truth | timeouts | named right | (a) truth unexplained | (b) tied with (n, |cost diff| min..max) | (c) alone, no timer fit |\n|---|---|---|---|---|---|");
+    for (t, r) in &rows {
+        let ties = r.3.iter().map(|(k, (n, lo, hi))| format!("{k}: {n} ({lo}..{hi})")).collect::<Vec<_>>().join("; ");
+        println!("| {t} | {} | {} | {} | {ties} | {} |", r.0, r.1, r.2, r.4);
+    }
+}
+
+/// The decision re-run from the recorded scores under other margins (`decide::decide`'s rule
+/// without pruning, which only drops candidates beyond `bank::PRUNE_MARGIN`): right / wrong /
+/// unknown for the timeout connections and wrong answers among all the others, per vantage.
+fn margin_sweep(all: &[Outcome]) {
+    println!("\n### decision margin sweep (from the recorded scores)\n");
+    println!("| vantage | margin | timer fits | timeout right | timeout wrong | other wrong |\n|---|---|---|---|---|---|");
+    for v in infer_corpus::INFER_VANTAGES {
+        for margin in [500u64, 700, 900, 1000, 1400, 1900] {
+            for fits in [1u32, 2] {
+                let (mut right, mut wrong, mut other_wrong) = (0, 0, 0);
+                for o in all.iter().filter(|o| o.vantage == v) {
+                    let Some(best) = o.scores.iter().min_by_key(|s| s.1) else { continue };
+                    let plausible: Vec<_> = o.scores.iter().filter(|s| s.1 < best.1 + margin).collect();
+                    let worst = o.scores.iter().map(|s| s.1).max().unwrap_or(0);
+                    let named = (plausible.len() == 1 && best.2 == 0 && best.3 >= fits && worst - best.1 >= margin).then_some(best.0.as_str());
+                    match (named, o.timeouts > 0) {
+                        (Some(n), true) if n == o.truth => right += 1,
+                        (Some(_), true) => wrong += 1,
+                        (Some(n), false) if n != o.truth => other_wrong += 1,
+                        _ => {}
+                    }
+                }
+                println!("| {v} | {margin} | {fits} | {right} | {wrong} | {other_wrong} |");
+                if margin == 900 && fits == 1 {
+                    let mut why: std::collections::BTreeMap<String, usize> = Default::default();
+                    for o in all.iter().filter(|o| o.vantage == v && o.timeouts > 0) {
+                        let Some(best) = o.scores.iter().min_by_key(|s| s.1) else { continue };
+                        let plausible: Vec<_> = o.scores.iter().filter(|s| s.1 < best.1 + margin).map(|s| s.0.as_str()).collect();
+                        let k = if plausible.len() > 1 { format!("tied {}", plausible.join("+")) } else if best.2 > 0 { "best unexplained".into() } else if best.3 < 1 { format!("no timer fit ({})", best.0) } else { continue };
+                        *why.entry(format!("{} {k}", o.truth)).or_default() += 1;
+                    }
+                    for (k, n) in why {
+                        eprintln!("  {v} m900: {n} {k}");
+                    }
+                }
+            }
         }
     }
 }

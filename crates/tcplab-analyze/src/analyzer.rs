@@ -307,8 +307,8 @@ impl FileAnalyzer {
 
     /// Reads the whole capture.
     pub fn run(&mut self, reader: &mut CaptureReader) {
-        while let Some(seg) = reader.next_segment() {
-            self.on_segment(&seg);
+        while let Some(seg) = reader.next_ref() {
+            self.on_segment(seg);
         }
     }
 
@@ -447,7 +447,7 @@ impl FileAnalyzer {
         let mut rtts = [None, None];
         let mut inference = [None, None];
         for (k, slot) in c.dirs.iter_mut().enumerate() {
-            let Some(res) = slot.take().and_then(|r| r.finish(c.last_ns, hs)) else {
+            let Some(res) = slot.take().and_then(|r| r.finish(c.last_ns, hs, c.hints[k].as_ref())) else {
                 continue;
             };
             let dir = if k == 0 { Dir::ClientToServer } else { Dir::ServerToClient };

@@ -47,9 +47,13 @@ fn main() {
         };
         let mut h = Fnv(FNV_OFFSET);
         let _ = write!(h, "{:?}{:?}{:?}{:?}", out.summary, out.flows, out.events, out.timeseries);
+        // The same without the timeseries (a change to the sampler alone must leave it equal).
+        let mut rest = Fnv(FNV_OFFSET);
+        let _ = write!(rest, "{:?}{:?}{:?}{:?}", out.summary, out.flows, out.events, out.queues);
         println!(
-            "{arg}: {:016x}  events {}  event rows {}  timeseries rows {}",
+            "{arg}: {:016x}  without timeseries {:016x}  events {}  event rows {}  timeseries rows {}",
             h.0,
+            rest.0,
             out.summary.events,
             out.events.num_rows(),
             out.timeseries.num_rows()

@@ -161,6 +161,27 @@ fn the_router_after_the_marking_queue_names_the_congested_pathlet() {
     assert!(bottleneck < first, "{t:?}");
 }
 
+/// The table's run statistics explain its values: every initial window chosen from the table
+/// is counted once, on its bottleneck pathlet, and the windows given there are the flows'; the
+/// congested pathlet's periods with indications are counted, and rule (b) cut at least once.
+#[test]
+fn the_table_statistics_decompose_the_initial_windows_and_count_the_cuts() {
+    let flows: String = (0..8).map(|i| flow("d1", &format!("{}ms", 300 * i), "60KB")).collect();
+    let out = go(&scenario("pathlet", "2Mbps", false, &flows, "loss_is_congestion = false"));
+    let t = &out.summary.pathlet_tables;
+    let chosen: Vec<u64> = out.summary.flows.iter().filter_map(|f| f.initial_window_segments).collect();
+    // The first connection knew nothing (fallback): not a choice from the table.
+    let from_table = &chosen[1..];
+    let choices: u64 = t.iter().map(|r| r.iw_choices).sum();
+    assert_eq!(choices, from_table.len() as u64, "{t:?}");
+    let given: f64 = t.iter().filter_map(|r| r.iw_given_mean.map(|m| m * r.iw_choices as f64)).sum();
+    assert_eq!(given.round() as u64, from_table.iter().sum::<u64>(), "{t:?}");
+    let row = t.iter().find(|r| r.to == node_id(3)).expect("congested pathlet");
+    assert!(row.congested_periods > 0 && row.cuts > 0 && row.cuts <= row.congested_periods, "{row:?}");
+    assert!(row.periods >= row.congested_periods + row.raises + row.held, "{row:?}");
+    assert!(row.cut_to_mean.is_some_and(|c| c > 0.0), "{row:?}");
+}
+
 /// Marks on the last link (after the last pathlet router): the receiver writes End-of-Path.
 #[test]
 fn marks_after_the_last_router_come_back_as_end_of_path() {

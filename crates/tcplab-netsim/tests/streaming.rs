@@ -189,7 +189,7 @@ fn the_queues_table_is_streamed_and_chunks_name_the_workload_of_each_connection(
     assert_eq!(c.queues.as_ref(), Some(whole_queues));
     assert_eq!(c.events.as_ref(), Some(&whole.events));
     // The workloads named chunk by chunk are the summary's, for every flow seen so far.
-    let named: Vec<Option<String>> = whole.summary.flows.iter().map(|f| f.workload.clone()).collect();
+    let named: Vec<Option<String>> = whole.summary.flows.iter().map(|f| f.workload.as_deref().map(str::to_string)).collect();
     assert!(c.workloads.len() > 1 && c.workloads.len() <= named.len());
     assert_eq!(c.workloads[..], named[..c.workloads.len()]);
     assert!(c.workloads.iter().any(|w| w.as_deref() == Some("web")), "{:?}", &c.workloads[..5]);

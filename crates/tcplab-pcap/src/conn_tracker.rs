@@ -282,21 +282,37 @@ pub struct TrackerStats {
     pub stray_syns: u64,
 }
 
+/// A connection's identity: its two endpoints in a canonical order, packed into integers
+/// (an IPv4 address in the low 32 bits, and the family in `v6`, so an IPv4 address and the
+/// IPv6 address with the same bits stay apart): the tracker hashes and compares it twice per
+/// packet, and `IpAddr`'s derived `Hash`/`Ord` (enum tag, byte arrays) cost several times
+/// more (docs/benchmarks.md, SACK-heavy capture). The order of `a` and `b` only makes the
+/// key the same for both directions; nothing reads the endpoints back from it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 struct FlowKey {
-    a: IpAddr,
-    ap: u16,
-    b: IpAddr,
-    bp: u16,
+    a: u128,
+    b: u128,
+    /// Port of `a` in the high 16 bits, of `b` in the low 16.
+    ports: u32,
+    v6: bool,
 }
 
 impl FlowKey {
-    fn of(seg: &CapturedSegment) -> FlowKey {
-        if (seg.src, seg.sport) <= (seg.dst, seg.dport) {
-            FlowKey { a: seg.src, ap: seg.sport, b: seg.dst, bp: seg.dport }
-        } else {
-            FlowKey { a: seg.dst, ap: seg.dport, b: seg.src, bp: seg.sport }
+    #[inline]
+    fn bits(ip: IpAddr) -> u128 {
+        match ip {
+            IpAddr::V4(a) => u128::from(u32::from(a)),
+            IpAddr::V6(a) => u128::from(a),
         }
+    }
+
+    #[inline]
+    fn of(seg: &CapturedSegment) -> FlowKey {
+        let v6 = seg.src.is_ipv6();
+        let src = (Self::bits(seg.src), seg.sport);
+        let dst = (Self::bits(seg.dst), seg.dport);
+        let (x, y) = if src <= dst { (src, dst) } else { (dst, src) };
+        FlowKey { a: x.0, b: y.0, ports: (u32::from(x.1) << 16) | u32::from(y.1), v6 }
     }
 }
 

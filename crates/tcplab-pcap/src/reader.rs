@@ -42,7 +42,7 @@ use crate::error::{show_path, ReadError};
 use crate::framing::{self, BadLength, Framing, SHB_MIN_LEN, SHB_TYPE_BYTES};
 use crate::linktype::LinkKind;
 use crate::pcapng::{NgEvent, NgState};
-use crate::segment::{decode_frame, CapturedSegment, FrameMeta, OptionStats};
+use crate::segment::{decode_frame_into, CapturedSegment, FrameMeta, OptionStats};
 
 /// libpcap's MAXIMUM_SNAPLEN (pcap-int.h): no sane legacy record is longer unless the file
 /// header's snaplen says so.
@@ -121,6 +121,9 @@ struct State {
     /// records), as opposed to those counted as skipped in [`Anomalies`].
     bytes_used: u64,
     done: bool,
+    /// The last TCP segment decoded: [`CaptureReader::next_ref`] lends it out, so a segment
+    /// is written once, in place, and never moved (no copy per packet).
+    slot: CapturedSegment,
 }
 
 /// Streaming reader of TCP segments from a pcap or pcapng file.
@@ -305,6 +308,7 @@ impl CaptureReader {
                 last_ts: None,
                 bytes_used: 0,
                 done: false,
+                slot: CapturedSegment::blank(),
             },
         })
     }
@@ -353,25 +357,42 @@ impl CaptureReader {
     }
 
     /// Next TCP segment, or `None` at the end of the file (or where damage stops reading).
+    /// A copy of [`CaptureReader::next_ref`]'s.
     pub fn next_segment(&mut self) -> Option<CapturedSegment> {
+        self.next_ref().copied()
+    }
+
+    /// Next TCP segment, lent out of the reader (decoded in place, not copied), or `None` at
+    /// the end of the file (or where damage stops reading). The analyzer's loop.
+    pub fn next_ref(&mut self) -> Option<&CapturedSegment> {
+        if self.advance() {
+            Some(&self.st.slot)
+        } else {
+            None
+        }
+    }
+
+    /// Reads up to and including the next TCP segment, decoded into `st.slot`; `false` at
+    /// the end.
+    fn advance(&mut self) -> bool {
         let mut stalled = 0u32;
         loop {
             if self.st.done {
-                return None;
+                return false;
             }
             let framing = self.framing();
             if let Framing::Bad(b) = framing {
                 self.stop_untrusted_length(b);
-                return None;
+                return false;
             }
             let stop = match self.inner.next() {
                 Ok((offset, block)) => {
                     let out = self.st.on_block(block);
                     self.inner.consume(offset);
                     match out {
-                        BlockOutcome::Segment(s) => {
+                        BlockOutcome::Segment => {
                             self.st.bytes_used += offset as u64;
-                            return Some(s);
+                            return true;
                         }
                         BlockOutcome::Used => {
                             self.st.bytes_used += offset as u64;
@@ -414,40 +435,40 @@ impl CaptureReader {
             match stop {
                 Stop::Eof => {
                     self.st.done = true;
-                    return None;
+                    return false;
                 }
                 Stop::Io => {
                     self.stop_read_error();
-                    return None;
+                    return false;
                 }
                 Stop::Incomplete => {
                     let before = self.inner.data().len();
                     if self.inner.refill().is_err() {
                         self.stop_read_error();
-                        return None;
+                        return false;
                     }
                     if self.inner.data().len() == before && !self.inner.reader_exhausted() {
                         // Buffer full and still incomplete: same as "too small".
                         stalled += 1;
                         if stalled > 1 && !self.grow_for_record() {
                             self.stop_untrusted_length(self.too_long());
-                            return None;
+                            return false;
                         }
                     }
                 }
                 Stop::UnexpectedEof => {
                     self.stop_truncated();
-                    return None;
+                    return false;
                 }
                 Stop::BufferTooSmall => {
                     if !self.grow_for_record() {
                         self.stop_untrusted_length(self.too_long());
-                        return None;
+                        return false;
                     }
                 }
                 Stop::Parse => {
                     self.stop_untrusted_length(self.too_long());
-                    return None;
+                    return false;
                 }
             }
         }
@@ -571,8 +592,8 @@ impl Iterator for CaptureReader {
 }
 
 enum BlockOutcome {
-    /// A TCP segment: the block was used.
-    Segment(CapturedSegment),
+    /// A TCP segment, decoded into `State::slot`: the block was used.
+    Segment,
     /// Used (a header, an interface, a packet that is not TCP).
     Used,
     /// A block type this reader does not use.
@@ -664,9 +685,10 @@ impl State {
             orig_len: orig_len.max(data.len() as u32),
             link_mtu: self.cfg.link_mtu,
         };
-        match decode_frame(&meta, data, &mut self.anomalies, &mut self.opt_stats) {
-            Some(s) => BlockOutcome::Segment(s),
-            None => BlockOutcome::Used,
+        if decode_frame_into(&meta, data, &mut self.anomalies, &mut self.opt_stats, &mut self.slot) {
+            BlockOutcome::Segment
+        } else {
+            BlockOutcome::Used
         }
     }
 }

@@ -42,6 +42,21 @@ impl PyAnalysis {
     fn table<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
         crate::tables::take_table(py, &mut self.tables, name)
     }
+
+    /// Writes each table not yet taken as `<name>.parquet` and `<name>.csv` into the existing
+    /// directory `dir` (`analyze_write.rs`: the files pyarrow would write), GIL released; an
+    /// I/O failure is an `OSError` naming the file. Returns the names of the tables written.
+    fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
+        let tables: Vec<&Table> = self.tables.iter().filter(|t| !t.columns.is_empty()).collect();
+        py.detach(|| {
+            for t in &tables {
+                crate::analyze_write::write_table(t, &dir, true)?;
+            }
+            Ok::<_, crate::analyze_write::WriteError>(())
+        })
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.0))?;
+        Ok(tables.iter().map(|t| t.name.clone()).collect())
+    }
 }
 
 /// The sender model named `model`: `rfc` (the engine's defaults: RFC 5681/6675/6298) or one

@@ -15,6 +15,7 @@
 //! | `__git_revision__`, `__git_dirty__` | `git rev-parse HEAD` / `git status` at build time (`build.rs`) |
 
 mod analyze;
+mod analyze_write;
 mod hooks;
 mod packets;
 mod whatif;

@@ -301,3 +301,48 @@ fn a_dsack_of_the_only_retransmission_undoes_the_window_reduction() {
     let c = h.a.cc_snapshot();
     assert_eq!((c.cwnd, c.ssthresh), (9 * u64::from(MSS), 9 * u64::from(MSS)));
 }
+
+/// SACK off (real kernel `sack-off`): 16 segments, the original of segment 12 dropped; the
+/// duplicate ACKs of 13–16 start a NewReno recovery with nothing new left to send, so the
+/// retransmission's full ACK leaves nothing in flight. Returns (cwnd, ssthresh) right after the
+/// recovery ends, stepping the exchange 0.1 ms at a time.
+fn newreno_exit(prr: bool) -> (u64, u64) {
+    let mut a = linux(false);
+    a.sack = false;
+    a.prr = prr;
+    let b = TcpConfig { sack: false, ..receiver() };
+    let mut h = Harness::new(a, b, ms(10));
+    h.set_fate(|p| {
+        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && p.rel_seq / MSS + 1 == 12 {
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    h.a.send(16 * u64::from(MSS));
+    let mut in_recovery = false;
+    for step in 0..20_000u64 {
+        h.run_until(SimTime(step * 100_000));
+        let now_in = matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. });
+        if in_recovery && !now_in {
+            let c = h.a.cc_snapshot();
+            return (c.cwnd, c.ssthresh);
+        }
+        in_recovery |= now_in;
+    }
+    panic!("the recovery never ended (entered: {in_recovery})");
+}
+
+// Linux tcp_end_cwnd_reduction: "Reset cwnd to ssthresh in CWR or Recovery (unless it's
+// undone)", with or without SACK (`loss::prr::end_cwnd_reduction`): the SACK-less recovery
+// ends with cwnd = ssthresh, where RFC 6582 §3.2 step 3 option (1) gives min(ssthresh,
+// max(FlightSize, SMSS) + SMSS) = 2 segments with nothing in flight (the real kernel's
+// `sack-off` sent 26 segments at once on the full ACK; the simulator with option (1), 2).
+#[test]
+fn a_newreno_recovery_ends_with_cwnd_at_ssthresh_as_linux_does() {
+    let (cwnd, ssthresh) = newreno_exit(true);
+    assert!(ssthresh > 2 * u64::from(MSS), "ssthresh {ssthresh}");
+    assert_eq!(cwnd, ssthresh);
+    let (cwnd, ssthresh) = newreno_exit(false);
+    assert_eq!(cwnd, 2 * u64::from(MSS), "RFC 6582 option (1) without PRR (ssthresh {ssthresh})");
+}

@@ -42,6 +42,16 @@ Ambiguities resolved here:
   per flow); each row gets the point's labels. Values must be scalars or lists of numbers.
 - A figure that draws one run's trace (aron98 Figs 4-5) runs that run once more in the
   driver, traced (:func:`trace_run`): rows come from the engine, the picture from the trace.
+- A measurement that reads a packet capture (rewaskar: inference and what-if of the corpus)
+  names the links in ``Experiment.pcap``: the run gets a temporary output directory, the
+  measurement finds each capture at ``res.captures[link]``, and the directory is deleted
+  once the measurement returns (captures are large; the rows are what is filed).
+- A measurement with many rows of several kinds (the what-if rows of every connection and
+  grid point, its retransmissions, its connections) returns :class:`Tables`: named Arrow
+  tables, which travel and are filed as Arrow (the first as the run file, the others beside
+  it as the ledger's ``runs/<name>/<key>.parquet``, the layout of ``tcplab whatif``'s
+  engine), not as Python rows. Such an experiment's result is ``{table name: pyarrow.Table}``
+  (each table with the point's label columns first), written as ``data/<name>/<table>.parquet``.
 """
 
 from __future__ import annotations
@@ -52,9 +62,11 @@ import inspect
 import json
 import math
 import os
+import shutil
 import socket
 import statistics as st
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +76,7 @@ from ..errors import TcplabError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
     from ..api import RunResult
 
@@ -107,13 +120,19 @@ class Point:
         return f"{self.series}{x}"
 
 
-Measure = Callable[["RunResult", Point], "Mapping[str, Any] | list[Mapping[str, Any]]"]
+class Tables(dict):
+    """What a measurement returns for several named tables of rows (``{name: pyarrow.Table}``,
+    at least one; the order is kept): see the module doc."""
+
+
+Measure = Callable[["RunResult", Point], "Mapping[str, Any] | list[Mapping[str, Any]] | Tables"]
 
 
 @dataclass(frozen=True, eq=False)
 class Experiment:
     """Points × seeds, each run measured by ``measure(result, point)`` on a worker.
-    ``trace``: record the events and timeseries tables (for measurements that need them)."""
+    ``trace``: record the events and timeseries tables (for measurements that need them).
+    ``pcap``: links whose packet capture the measurement reads (``res.captures[link]``)."""
 
     name: str
     points: Sequence[Point]
@@ -121,10 +140,14 @@ class Experiment:
     scenario: Any = None
     seeds: Sequence[int | None] = (None,)
     trace: bool = False
+    pcap: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "points", tuple(self.points))
         object.__setattr__(self, "seeds", tuple(self.seeds))
+        if isinstance(self.pcap, str):
+            raise TypeError("Experiment.pcap: a list of link names, not one string")
+        object.__setattr__(self, "pcap", tuple(self.pcap))
         if not self.seeds:
             raise ValueError(f"experiment {self.name}: no seeds")
 
@@ -147,6 +170,7 @@ class MeasureTask:
     trace: bool
     measure: Measure
     point: Point
+    pcap: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,6 +179,8 @@ class MeasureOutcome:
     #: Wall seconds of the run and its measurement on the worker.
     wall_s: float
     worker: str
+    #: The measurement's :class:`Tables` (then ``rows`` is empty), else None.
+    tables: "dict[str, pa.Table] | None" = None
 
 
 def _run_one(t: MeasureTask) -> MeasureOutcome:
@@ -171,10 +197,23 @@ def _run_one(t: MeasureTask) -> MeasureOutcome:
     except _core.ScenarioError as e:
         raise _translate(e) from None
     sc = Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), t.overrides, t.source)
-    res = run(sc, seed=t.seed, trace=t.trace)
-    out = t.measure(res, t.point)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    if t.pcap:
+        tmp = Path(tempfile.mkdtemp(prefix="tcplab-experiment-"))
+        try:
+            res = run(sc, seed=t.seed, trace=t.trace, out=tmp, pcap=list(t.pcap))
+            out = t.measure(res, t.point)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        res = run(sc, seed=t.seed, trace=t.trace)
+        out = t.measure(res, t.point)
+    if isinstance(out, Tables):
+        if not out:
+            raise ValueError(f"{getattr(t.measure, '__qualname__', 'measure')}: returned no tables")
+        return MeasureOutcome([], time.perf_counter() - t0, worker, dict(out))
     rows = [dict(out)] if isinstance(out, Mapping) else [dict(r) for r in out]
-    return MeasureOutcome(rows, time.perf_counter() - t0, f"{socket.gethostname()}:{os.getpid()}")
+    return MeasureOutcome(rows, time.perf_counter() - t0, worker)
 
 
 def run_measure_tasks(tasks: list[MeasureTask]) -> list[MeasureOutcome | BaseException]:
@@ -239,13 +278,15 @@ def _jsonable(v: Any) -> Any:
     return str(v)
 
 
-def run_key(resolved: str, seed: int, version: str, measure_id: str, trace: bool, params: Mapping[str, Any]) -> str:
-    """Hash of what decides a run's rows (module docs); twenty hex digits, as the sweep's."""
-    canon = json.dumps(
-        {"scenario": hashlib.sha256(resolved.encode()).hexdigest(), "seed": seed, "tcplab": version,
-         "measure": measure_id, "trace": trace, "params": _jsonable(params)},
-        sort_keys=True, separators=(",", ":"),
-    )
+def run_key(resolved: str, seed: int, version: str, measure_id: str, trace: bool, params: Mapping[str, Any],
+            pcap: Sequence[str] = ()) -> str:
+    """Hash of what decides a run's rows (module docs); twenty hex digits, as the sweep's.
+    ``pcap`` enters only when given, so keys of runs without captures are those of before."""
+    doc: dict[str, Any] = {"scenario": hashlib.sha256(resolved.encode()).hexdigest(), "seed": seed, "tcplab": version,
+                           "measure": measure_id, "trace": trace, "params": _jsonable(params)}
+    if pcap:
+        doc["pcap"] = list(pcap)
+    canon = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canon.encode()).hexdigest()[:20]
 
 
@@ -285,8 +326,9 @@ def plan(experiments: Sequence[Experiment]) -> list[_Run]:
             ship = dataclasses.replace(p, scenario=None)
             for seed in exp.seeds:
                 s = sc.default_seed if seed is None else seed
-                key = run_key(sc.resolved_toml, s, version, mid, exp.trace, p.params)
-                task = MeasureTask(key, b.kind, b.text, b.name, b.source, p.overrides, s, exp.trace, exp.measure, ship)
+                key = run_key(sc.resolved_toml, s, version, mid, exp.trace, p.params, exp.pcap)
+                task = MeasureTask(key, b.kind, b.text, b.name, b.source, p.overrides, s, exp.trace, exp.measure, ship,
+                                   exp.pcap)
                 runs.append(_Run(exp, p, s, key, task))
     return runs
 
@@ -298,11 +340,12 @@ def run_experiments(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Any = None,
-) -> dict[str, "pd.DataFrame"]:
+) -> dict[str, Any]:
     """Run every experiment's points × seeds (those not already filed in ``out``) on the
     sweep engine in one batch, file each run in ``out/runs/``, and return
     ``{experiment name: tidy DataFrame}``; each frame is also written as
-    ``out/data/<name>.csv``.
+    ``out/data/<name>.csv``. An experiment whose measurement returns :class:`Tables` gives
+    ``{table name: pyarrow.Table}`` instead, written as ``out/data/<name>/<table>.parquet``.
 
     ``workers``: local worker processes (default: one per core), or 0 to run in this process
     (:data:`QUICK_WORKERS`); ``scheduler``: an existing Dask cluster's address instead.
@@ -342,8 +385,14 @@ def run_experiments(
                     "rows": len(o.rows), "wall_s": round(o.wall_s, 6),
                     "worker": o.worker, "finished_utc": L.now_utc(),
                 }
-                led.record(entry, pa.Table.from_pylist(o.rows))
-                rows[r.key] = o.rows
+                if o.tables is not None:
+                    names = list(o.tables)
+                    entry["tables"] = names
+                    led.record(entry, o.tables[names[0]], extras={n: o.tables[n] for n in names[1:]})
+                    rows[r.key] = o.tables
+                else:
+                    led.record(entry, pa.Table.from_pylist(o.rows))
+                    rows[r.key] = o.rows
 
             ex = execute([(r.key, r.task) for r in todo], run_measure_tasks, file, workers=workers,
                          scheduler=scheduler, progress=progress if bar is None else None,
@@ -356,14 +405,27 @@ def run_experiments(
                     f"{r.experiment.name}, point {r.point.describe()}, seed {r.seed}: {type(e).__name__}: {e}")
         for k in distinct:
             if k not in rows:
-                rows[k] = pq.read_table(led.run_path(k)).to_pylist()
+                names = led.entries[k].get("tables")
+                if names:
+                    rows[k] = {n: pq.read_table(led.run_path(k) if i == 0 else led.extra_path(k, n))
+                               for i, n in enumerate(names)}
+                else:
+                    rows[k] = pq.read_table(led.run_path(k)).to_pylist()
     finally:
         lock.close()
-    frames = {exp.name: _frame(exp, [r for r in runs if r.experiment is exp], rows) for exp in experiments}
+    frames: dict[str, Any] = {}
     data = out / "data"
     data.mkdir(exist_ok=True)
-    for name, df in frames.items():
-        df.to_csv(data / f"{name}.csv", index=False)
+    for exp in experiments:
+        mine = [r for r in runs if r.experiment is exp]
+        if mine and isinstance(rows[mine[0].key], dict):
+            frames[exp.name] = _tables(exp, mine, rows)
+            (data / exp.name).mkdir(exist_ok=True)
+            for tname, t in frames[exp.name].items():
+                pq.write_table(t, data / exp.name / f"{tname}.parquet", compression="zstd")
+        else:
+            frames[exp.name] = _frame(exp, mine, rows)
+            frames[exp.name].to_csv(data / f"{exp.name}.csv", index=False)
     return frames
 
 
@@ -395,6 +457,32 @@ def _frame(exp: Experiment, runs: list[_Run], rows: dict[str, list[dict[str, Any
             recs.append({**head, **row})
     cols = list(dict.fromkeys([*LABELS, *params, SEED, *(k for rec in recs for k in rec)]))
     return pd.DataFrame.from_records(recs, columns=cols)
+
+
+def _tables(exp: Experiment, runs: list[_Run], rows: dict[str, Any]) -> dict[str, "pa.Table"]:
+    """The runs' :class:`Tables`, concatenated per name in run order (point order, then seed
+    order), each with the label columns ``series, x, <params...>, seed`` first."""
+    import pyarrow as pa
+
+    params = list(dict.fromkeys(k for p in exp.points for k in p.params))
+    names = list(dict.fromkeys(n for r in runs for n in rows[r.key]))
+    out = {}
+    for name in names:
+        parts = []
+        for r in runs:
+            t = rows[r.key].get(name)
+            if t is None:
+                continue
+            t = t.replace_schema_metadata(None)  # the run file's ledger entry is not a column's
+            n = t.num_rows
+            head = {"series": r.point.series, "x": r.point.x, **{k: r.point.params.get(k) for k in params}, SEED: r.seed}
+            for i, (col, v) in enumerate(head.items()):
+                if col in t.column_names:
+                    raise ExperimentError(f"experiment {exp.name}: table {name} has a column {col!r}, which is a label")
+                t = t.add_column(i, col, pa.array([v] * n))
+            parts.append(t)
+        out[name] = pa.concat_tables(parts, promote_options="permissive")
+    return out
 
 
 def trace_run(exp: Experiment, point: Point, seed: int | None = None) -> "RunResult":
@@ -466,6 +554,6 @@ def values(df: "pd.DataFrame", metric: str, **where: Any) -> list[Any]:
 
 
 __all__ = [
-    "AGGREGATES", "Experiment", "ExperimentError", "MeasureTask", "Point", "add_rows", "aggregate", "plan",
+    "AGGREGATES", "Experiment", "ExperimentError", "MeasureTask", "Point", "Tables", "add_rows", "aggregate", "plan",
     "run_experiment", "run_experiments", "run_key", "trace_run", "values",
 ]

@@ -162,8 +162,45 @@ def _flow_metrics(flows: list[dict[str, Any]]) -> dict[str, Any]:
         "bytes_offered": sum(f["bytes_requested"] or 0 for f in flows),
         "timeouts": sum(f["timeouts"] for f in flows),
         "spurious_retransmissions": sum(f["spurious_retransmissions"] for f in flows),
+        "fct_median_s": st.median(fcts) if fcts else math.nan,
         "fcts": fcts,
         "sizes": [f["bytes_requested"] for f in done],
+    }
+
+
+#: MSS of the runs (bytes): the table's byte values in segments.
+MSS_BYTES = 1460
+
+
+def _table_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """What the senders' pathlet tables did (004 §III-C/D; `pathlet_tables` stats): the initial
+    window's decomposition SAFE_CWND / k over all choices, and on each sender's bottleneck pathlet
+    (the one most choices were made from) the periods closed, congested, cut, raised and held, the
+    mean SAFE_CWND per period and what rule (b) cut to (segments). NaN without PTA."""
+    rows = [r for r in rows if r["host"] in ("s1", "s2")]
+    n = sum(r["iw_choices"] for r in rows)
+    nan = math.nan
+
+    def wmean(key: str, weight: str, src: list[dict[str, Any]]) -> float:
+        w = sum(r[weight] for r in src if r[key] is not None)
+        return sum(r[key] * r[weight] for r in src if r[key] is not None) / w if w else nan
+
+    bott = [max((r for r in rows if r["host"] == h), key=lambda r: r["iw_choices"], default=None) for h in ("s1", "s2")]
+    bott = [r for r in bott if r is not None and r["iw_choices"] > 0]
+    periods = sum(r["periods"] for r in bott)
+    return {
+        "pt_iw_safe_segments": wmean("iw_safe_segments_mean", "iw_choices", rows) if n else nan,
+        "pt_iw_share_k": wmean("iw_share_k_mean", "iw_choices", rows) if n else nan,
+        "pt_iw_given": wmean("iw_given_mean", "iw_choices", rows) if n else nan,
+        "pt_periods": periods if bott else nan,
+        "pt_congested_share": sum(r["congested_periods"] for r in bott) / periods if periods else nan,
+        "pt_cuts": sum(r["cuts"] for r in bott) if bott else nan,
+        "pt_raises": sum(r["raises"] for r in bott) if bott else nan,
+        "pt_held": sum(r["held"] for r in bott) if bott else nan,
+        "pt_safe_period_segments": wmean("safe_cwnd_period_mean", "periods", bott) / MSS_BYTES if bott else nan,
+        "pt_cut_to_segments": wmean("cut_to_mean", "congested_periods", bott) / MSS_BYTES if bott else nan,
+        "pt_avg_rtt_s": st.fmean(r["avg_rtt_s"] for r in bott if r["avg_rtt_s"] is not None)
+        if any(r["avg_rtt_s"] is not None for r in bott) else nan,
     }
 
 
@@ -177,6 +214,7 @@ def measure(res, point: Point) -> dict[str, Any]:
     link = next(l for l in s["links"] if l["name"] == f"bottleneck{group}")
     red = link.get("red_ab") or {}
     out = _flow_metrics(short)
+    out.update(_table_metrics(s.get("pathlet_tables") or []))
     out.update({
         "drops": link["drops_ab"],
         # RED's early drops: packets it may not mark (not ECN-capable: SYNs and
@@ -219,13 +257,20 @@ def plan(quick: bool) -> dict[str, dict[str, Any]]:
     }
 
 
-def experiments(quick: bool, seeds: list[int]) -> list[Experiment]:
+#: Seeds of the 43 kb/s profile-1 sweep (Figs 11, 17, 20, 21) in the full run: its mean FCT
+#: is a mean of Pareto (shape 1.5: infinite variance) sizes over 100 flows on a link that
+#: carries about one flow at a time, so 5 seeds gave ±40-60 s around 140-160 s. These runs are
+#: cheap (a few thousand packets each).
+SEEDS_43_FULL = 20
+
+
+def experiments(quick: bool, seeds: list[int], seeds43: list[int] | None = None) -> list[Experiment]:
     out = []
     for name, p in plan(quick).items():
         pts = [Point(v, x, [], scenario=fig6(p["group"], v, x, p["flows"], p["profile"], p["long"]),
                      params={"group": p["group"]})
                for v in SERIES for x in p["xs"]]
-        out.append(Experiment(name, pts, measure, seeds=seeds))
+        out.append(Experiment(name, pts, measure, seeds=(seeds43 or seeds) if name == "g43p1" else seeds))
     # Sensitivity: the readings of 004 §III-C/D we had to settle (`[pathlet] share`,
     # `congested_flight`), on the 100 Mb/s sweep's ends and its first under-capacity point.
     p = plan(quick)["g100p1"]
@@ -258,6 +303,7 @@ READINGS: tuple[tuple[str, list[str]], ...] = (
     ("pta share=budget", ["pathlet.share=budget"]),
     ("pta share=none", ["pathlet.share=none"]),
     ("pta flight=at_signal", ["pathlet.congested_flight=at_signal"]),
+    ("pta loss=off", ["pathlet.loss_is_congestion=false"]),
 )
 #: `[pathlet]` switches of the `table` figure.
 TABLE_PARAMS: tuple[tuple[str, list[str]], ...] = (
@@ -445,13 +491,16 @@ def _plot_cdf(fig, samples: dict[str, list[float]], xlabel: str) -> None:
 def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     n = runs or (1 if quick else 5)
     seeds = list(range(1, n + 1))
+    n43 = n if (quick or runs) else SEEDS_43_FULL
+    seeds43 = list(range(1, n43 + 1))
     rep = Report(
         "pta",
         "Arianfar, Sarolahti & Ott, Marooned Magic Numbers (seed 004): Figs 9-24",
         out,
         quick=quick,
         intro=(
-            f"{n} seed(s) per point (seeds 1..{n}); `_ci95` rows are half-widths of 95 % t intervals of "
+            f"{n} seed(s) per point (seeds 1..{n}; {n43} for the 43 kb/s profile-1 sweep of Figs 11, 17, 20, "
+            "21); `_ci95` rows are half-widths of 95 % t intervals of "
             "the mean over seeds. x is the mean inter-arrival time of the short flows. Topology "
             "(`python/tcplab/reproduce/pta.py` `fig6`): senders -1 ms- p1 -10 ms- p2 =bottleneck= g "
             "-1 ms- 10 receivers, p1/p2/g pathlet routers (four pathlets); bottlenecks 100 Mb/s (20 ms, "
@@ -471,7 +520,7 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
             "the notes compare directions."
         ),
     )
-    data = run_experiments(experiments(quick, seeds), out, progress=progress,
+    data = run_experiments(experiments(quick, seeds, seeds43), out, progress=progress,
                            workers=QUICK_WORKERS if quick else None)
     g43, g100, g4 = data["g43p1"], data["g100p1"], data["g4p1"]
 
@@ -507,6 +556,11 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
                      claim="Paper: ICW 3 may already congest 43 kb/s; PTA finds the right (small) window.")
     fig.note("Offered load (bytes requested / (flows x mean inter-arrival) / 43 kb/s, mean over seeds): "
              + ", ".join(f"{_xlabel(x)} {v:.2f}" for x, v in offered_load(g43, "43k").items()) + ".")
+    fig = rep.figure("fig11-paired", "Fig 11, paired: FCT differences between variants, 43 kb/s (profile 1)",
+                     "Per seed, the variant's mean (median) FCT minus ICW 3's or ICW 10's in the same seed; "
+                     "series `<a>-minus-<b>`; mean and 95 % t half-width over seeds. Also the median FCT per "
+                     "variant (mean over seeds).")
+    _paired_notes(fig, g43)
     fig = rep.figure("fig12", "Fig 12: mean FCT, 100 Mb/s bottleneck, low congestion (profile 1)")
     xs100 = sorted(set(g100["x"]))
     half = len(xs100) // 2
@@ -618,13 +672,16 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     fig.note("Long flows' FCT relative to the all-ICW-3 case: " + "; ".join(harm)
              + " (paper: PTA harms the long ICW-3 flows less than ICW 10).")
 
+    _mechanism_figure(rep, g100, data["readings"])
+
     fig = rep.figure("readings", "Sensitivity: our readings of 004 §III-C/D (100 Mb/s, profile 1)",
                      "§III-D: \"The initial congestion window is shared between all flows started over the "
                      "bottleneck pathlet within a round-trip time\". even (default): a flow gets ICW/k, k = flows "
                      "started in the last RTT; split: fixed RTT windows, the k-th flow of one gets ICW/k; budget: "
                      "what the earlier ones of the window left; none: no sharing. §III-C rule (b) halves a congested "
                      "flow's FlightSize: its largest flight in the period (default) or, flight=at_signal, its flight "
-                     "at the ACK carrying the indication.")
+                     "at the ACK carrying the indication. loss=off: retransmissions do not count as congestion "
+                     "(`loss_is_congestion = false`; 004 §V-C says a confirmed loss should).")
     rd = data["readings"]
     for metric, d in (("fct_mean_s", 4), ("icw_segments", 2), ("drops", 1)):
         for (sr, x), (m, ci) in by_point(rd, metric).items():
@@ -674,6 +731,109 @@ def run(out: Path, quick: bool, runs: int | None, progress=None) -> Report:
     unfinished = int(sum(sum(d["unfinished"]) for d in data.values()))
     fig.note(f"Unfinished short flows over all runs of the reproduction: {unfinished} (excluded from FCT means).")
     return rep
+
+
+def paired(df, metric: str, a: str, b: str) -> dict[float, tuple[float, float, int]]:
+    """x -> mean and 95 % t half-width over seeds of ``metric`` of series ``a`` minus ``b`` in
+    the same seed, and the number of seeds. A seed fixes the workload (arrival times, sizes,
+    receivers: the traffic source's own random stream), so the variants of one seed carry the
+    same flows and the difference removes the flows' variance (common random numbers)."""
+    out = {}
+    for x, g in df.groupby("x"):
+        va = g[g["series"] == a].set_index("seed")[metric]
+        vb = g[g["series"] == b].set_index("seed")[metric]
+        common = sorted(set(va.index) & set(vb.index))
+        m, ci = mean_ci([float(va[k] - vb[k]) for k in common])
+        out[x] = (m, ci, len(common))
+    return dict(sorted(out.items()))
+
+
+#: The paired comparisons of Fig 11: (variant, baseline).
+PAIRS = (("icw10", "icw3"), ("pta", "icw3"), ("pta", "icw10"), ("host-sharing", "icw3"))
+
+
+def _separates(m: float, ci: float) -> str:
+    return "separates" if not math.isnan(ci) and abs(m) > ci else "overlaps 0"
+
+
+def _paired_notes(fig, df) -> None:
+    """Fig 11: paired differences of mean and median FCT against ICW 3 and ICW 10 (rows
+    ``<series>-minus-icw3`` and ``<series>-minus-icw10``), the median FCT per variant, and the
+    timeouts per flow, with a note per x saying which differences have intervals excluding 0."""
+    for s in SERIES:
+        for (sr, x), (m, ci) in by_point(df[df["series"] == s], "fct_median_s").items():
+            fig.add(sr, _xlabel(x), "fct_median_s", round(m, 3))
+            if not math.isnan(ci):
+                fig.add(sr, _xlabel(x), "fct_median_s_ci95", round(ci, 3))
+    notes = {}
+    for s, base in PAIRS:
+        for metric in ("fct_mean_s", "fct_median_s"):
+            for x, (m, ci, _) in paired(df, metric, s, base).items():
+                fig.add(f"{s}-minus-{base}", _xlabel(x), metric, round(m, 3))
+                if not math.isnan(ci):
+                    fig.add(f"{s}-minus-{base}", _xlabel(x), f"{metric}_ci95", round(ci, 3))
+                notes.setdefault(x, []).append(
+                    f"{s} - {base} {metric[4:-2]} {m:+.2f} ± {ci:.2f} s ({_separates(m, ci)})")
+    pts = by_point(df, "fct_mean_s")
+    to = by_point(df.assign(timeouts_per_flow=df["timeouts"] / df["flows"]), "timeouts_per_flow")
+    for x in sorted(notes):
+        nseeds = int((df[(df["x"] == x) & (df["series"] == "pta")]["seed"]).nunique())
+        fig.note(f"{_xlabel(x)}, paired over {nseeds} seeds (same flows per seed): " + "; ".join(notes[x])
+                 + ". Unpaired mean FCT ± 95 %: " + ", ".join(
+                     f"{s} {pts[(s, x)][0]:.1f} ± {pts[(s, x)][1]:.1f}" for s in SERIES if (s, x) in pts)
+                 + " s; timeouts per flow: " + ", ".join(
+                     f"{s} {to[(s, x)][0]:.2f}" for s in SERIES if (s, x) in to) + ".")
+
+
+#: Metrics of the `mechanism` figure (what the pathlet tables did), with their digits.
+MECHANISM_METRICS = (("pt_avg_rtt_s", 3), ("pt_iw_safe_segments", 2), ("pt_iw_share_k", 2), ("pt_iw_given", 2),
+                     ("icw1_share", 3), ("pt_periods", 1), ("pt_congested_share", 3), ("pt_cuts", 1),
+                     ("pt_raises", 1), ("pt_held", 1), ("pt_safe_period_segments", 2), ("pt_cut_to_segments", 2))
+
+
+def _mechanism_figure(rep, g100, readings) -> None:
+    """Why PTA chose small windows at high load on 100 Mb/s, from the senders' tables."""
+    fig = rep.figure(
+        "mechanism", "Mechanism: what the pathlet tables did, 100 Mb/s (profile 1)",
+        "From `pathlet_tables` of the two senders s1, s2 (each keeps its own table). pt_iw_safe_segments: "
+        "SAFE_CWND of the bottleneck pathlet at a new flow's start (whole segments, before sharing); "
+        "pt_iw_share_k: the flows it was shared among (004 §III-D, flows started in the last AVG_RTT, the "
+        "new one included); pt_iw_given: the window given (segments); on each sender's bottleneck pathlet, "
+        "summed over the two: pt_periods (update periods of AVG_RTT with a flow), pt_congested_share "
+        "(share of them with a Congested Pathlet indication or a loss: rule (b) applied), pt_cuts (periods "
+        "where rule (b) lowered SAFE_CWND), pt_raises (rule (a) raised it after N = 4 clean periods), "
+        "pt_held (clean, but an indication in the last 4), pt_safe_period_segments (mean SAFE_CWND per "
+        "period), pt_cut_to_segments (mean MIN_F(FlightSize_F/2) of the congested periods). Series pta: "
+        "the main runs; the others: the `readings` runs.")
+    sources = [("pta", g100[g100["series"] == "pta"])]
+    sources += [(n, readings[readings["series"] == n]) for n, _ in READINGS if n != "pta share=even"]
+    vals = {}
+    for label, df in sources:
+        for metric, d in MECHANISM_METRICS:
+            for (_, x), (m, ci) in by_point(df, metric).items():
+                if math.isnan(m):
+                    continue
+                fig.add(label, _xlabel(x), metric, round(m, d))
+                if not math.isnan(ci):
+                    fig.add(label, _xlabel(x), f"{metric}_ci95", round(ci, d))
+                vals[(label, x, metric)] = m
+    load = offered_load(g100, "100M")
+    for x in sorted(load):
+        v = lambda m, lab="pta": vals.get((lab, x, m), math.nan)  # noqa: E731
+        # Flows one sender starts per AVG_RTT: two senders share the Poisson arrivals.
+        per_rtt = v("pt_avg_rtt_s") / (2 * x)
+        fig.note(
+            f"{_xlabel(x)} (offered load {load[x]:.2f}): AVG_RTT {1000 * v('pt_avg_rtt_s'):.0f} ms, so one sender "
+            f"starts {per_rtt:.1f} flows per AVG_RTT; a new flow found SAFE_CWND = {v('pt_iw_safe_segments'):.1f} "
+            f"segments shared among k = {v('pt_iw_share_k'):.1f} flows and got {v('pt_iw_given'):.1f} "
+            f"({100 * v('icw1_share'):.0f} % got 1). Bottleneck pathlet: {v('pt_periods'):.0f} periods, "
+            f"{100 * v('pt_congested_share'):.0f} % congested, {v('pt_cuts'):.0f} cuts, {v('pt_raises'):.0f} "
+            f"raises, {v('pt_held'):.0f} held; mean SAFE_CWND per period {v('pt_safe_period_segments'):.1f} "
+            f"segments, rule (b) cut to {v('pt_cut_to_segments'):.1f} on average."
+            + (f" Without sharing (share=none): SAFE_CWND {v('pt_iw_safe_segments', 'pta share=none'):.1f}, given "
+               f"{v('pt_iw_given', 'pta share=none'):.1f}, {100 * v('pt_congested_share', 'pta share=none'):.0f} % "
+               f"congested periods, {v('pt_raises', 'pta share=none'):.0f} raises."
+               if ("pta share=none", x, "pt_iw_given") in vals else ""))
 
 
 def offered_load(df, group: str) -> dict[float, float]:

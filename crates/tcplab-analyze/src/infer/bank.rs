@@ -21,12 +21,13 @@ use crate::model::SenderModel;
 use crate::rtt::RttStats;
 use crate::sender_replay::{DirCounters, DirReplay, Position, RetxOut};
 
-use super::decide::{decide, Candidate, Inference};
+use super::decide::{decide_with_hint, Candidate, Inference};
+use super::PassiveHints;
 use super::score::{score_event, ModelScore, TickGrid, UNEXPLAINED};
 
 /// A candidate more than this much worse than the best is dropped (three unexplained
 /// retransmissions; larger than the decision margin, so a dropped candidate can never have
-/// been the one named, see [`decide`]).
+/// been the one named, see [`super::decide::decide`]).
 pub const PRUNE_MARGIN: u64 = 3 * UNEXPLAINED;
 
 /// A classified retransmission with the RTT the analyzer reports beside it.
@@ -147,7 +148,9 @@ impl DirBank {
     }
 
     /// End of the connection: the decision, and the chosen replay's rows and statistics.
-    pub fn finish(mut self, last_ns: u64, hs: Option<u64>) -> Option<DirResult> {
+    /// `hint`: the passive hints of this direction's sender (its SYN or SYN-ACK), which may
+    /// break a tie (`decide::decide_with_hint`).
+    pub fn finish(mut self, last_ns: u64, hs: Option<u64>, hint: Option<&PassiveHints>) -> Option<DirResult> {
         let inference = (!self.stream).then(|| {
             let cands: Vec<Candidate<'_>> = self
                 .models
@@ -155,7 +158,7 @@ impl DirBank {
                 .enumerate()
                 .map(|(i, m)| Candidate { name: m.name(), cfg: m.config(), score: self.scores[i], pruned: self.pruned[i] })
                 .collect();
-            decide(&cands, self.position() == Position::Sender)
+            decide_with_hint(&cands, self.position() == Position::Sender, hint)
         });
         let pick = match &inference {
             Some(inf) => self.live.iter().position(|l| self.models[l.idx].name() == inf.replayed).unwrap_or(0),

@@ -4,9 +4,14 @@
 //! values 32, 64, 128, 255), the advertised window, the MSS, the window scale and which
 //! options it carries.
 //!
-//! They are reported apart from the replay evidence and never change `model`: where the
-//! replay leaves several candidates tied, the candidate the hint's OS family picks (exactly
-//! one tied candidate in the family) is reported as `os_hint_model`.
+//! They are reported apart from the replay evidence. One of them enters the decision, and
+//! only to break a tie the replay left (`decide::decide_with_hint`, `model_basis`
+//! `replay+hint`): the initial TTL excludes the candidates of the other OS family (128:
+//! every Unix stack; 64: Windows), as p0f separates Windows from Linux 2.4 by it, and the
+//! replay's rule then decides among the rest. Where candidates remain tied, the candidate
+//! the hint's OS family picks (exactly one tied candidate in the family) is reported as
+//! `os_hint_model`. The simulator sends each profile's initial TTL
+//! (`tcplab_tcp::profile::initial_ttl`), so the corpus exercises the rule.
 //!
 //! Families (p0f v3 signature database, `p0f.fp`: `ittl` 64 for Linux, FreeBSD/MacOS and
 //! Solaris 10, 128 for Windows):
@@ -24,9 +29,9 @@ use tcplab_tcp::{Segment, TcpFlags};
 /// The usual initial TTLs (p0f: "ittl"), ascending.
 pub const INITIAL_TTLS: [u8; 4] = [32, 64, 128, 255];
 /// p0f's Windows initial TTL.
-pub const WINDOWS_INITIAL_TTL: u8 = 128;
+pub const WINDOWS_INITIAL_TTL: u8 = tcplab_tcp::profile::WINDOWS_INITIAL_TTL;
 /// p0f's Unix (Linux, BSD, Solaris 10) initial TTL.
-pub const UNIX_INITIAL_TTL: u8 = 64;
+pub const UNIX_INITIAL_TTL: u8 = tcplab_tcp::profile::UNIX_INITIAL_TTL;
 /// The candidates of each family.
 pub const WINDOWS_FAMILY: &[&str] = &["windows-xp"];
 pub const UNIX_FAMILY: &[&str] = &["linux", "linux-2.4", "freebsd-5", "solaris-10", "bsd-lite"];
@@ -89,6 +94,20 @@ impl PassiveHints {
         }
     }
 
+    /// The candidate `name` belongs to the other OS family than the one the initial TTL
+    /// points to (a Windows TTL and a Unix stack, or the reverse). `rfc6298` belongs to no
+    /// family and an initial TTL of 32 or 255 points to none: never excluded. This is the
+    /// one way a hint enters the decision (`decide::decide_with_hint`).
+    pub fn excludes(&self, name: &str) -> bool {
+        let fam = self.family();
+        let other: &[&str] = match self.initial_ttl {
+            WINDOWS_INITIAL_TTL => UNIX_FAMILY,
+            UNIX_INITIAL_TTL => WINDOWS_FAMILY,
+            _ => &[],
+        };
+        !fam.contains(&name) && other.contains(&name)
+    }
+
     /// The one tied candidate in the hint's family, if exactly one is.
     pub fn tie_break<'a>(&self, tied: &'a [String]) -> Option<&'a str> {
         let fam = self.family();
@@ -146,5 +165,19 @@ mod tests {
         assert_eq!(unix.tie_break(&two_unix), None);
         // No tie: nothing to break.
         assert_eq!(win.tie_break(&tied[1..]), None);
+    }
+
+    /// A Unix TTL excludes only Windows; a Windows TTL every Unix stack; `rfc6298` and an
+    /// unusual initial TTL exclude nothing.
+    #[test]
+    fn the_initial_ttl_excludes_the_other_family_only() {
+        let unix = PassiveHints::from_syn(60, &syn(65535)).unwrap();
+        assert!(unix.excludes("windows-xp"));
+        assert!(!unix.excludes("linux-2.4") && !unix.excludes("rfc6298"));
+        let win = PassiveHints::from_syn(120, &syn(65535)).unwrap();
+        assert!(win.excludes("linux") && win.excludes("bsd-lite"));
+        assert!(!win.excludes("windows-xp") && !win.excludes("rfc6298"));
+        let odd = PassiveHints::from_syn(250, &syn(65535)).unwrap();
+        assert!(!odd.excludes("windows-xp") && !odd.excludes("linux"));
     }
 }

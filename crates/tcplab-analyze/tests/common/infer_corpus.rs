@@ -93,6 +93,8 @@ pub struct Outcome {
     pub candidates: String,
     pub timeouts: usize,
     pub retransmissions: usize,
+    /// Every candidate's score (name, cost, unexplained, timer events fitted), candidate order.
+    pub scores: Vec<(String, u64, u32, u32)>,
 }
 
 /// Confusion counts: (truth, answer) → connections.
@@ -157,6 +159,7 @@ pub fn run_case(profile: &str, case: &Case, dir: &Path, seed: u64) -> Vec<Outcom
                 candidates: inf.map_or(String::new(), |i| i.candidates.join("|")),
                 timeouts: truth.iter().filter(|t| t.flow == flow && t.cause == "rto").count(),
                 retransmissions: truth.iter().filter(|t| t.flow == flow).count(),
+                scores: inf.map_or(Vec::new(), |i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost, s.unexplained, s.timers_fit)).collect()),
             });
         }
     }

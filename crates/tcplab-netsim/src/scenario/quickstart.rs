@@ -9,7 +9,7 @@ use super::{p, Ctx, P};
 use crate::sim::quickstart::algorithm::QsAlgorithm;
 use crate::sim::quickstart::approvals::ApprovalMemory;
 use crate::sim::quickstart::estimator::{EstimatorKind, MAX_PEAK_INTERVALS};
-use crate::sim::quickstart::extreme::DEFAULT_SCORE_WEIGHT;
+use crate::sim::quickstart::extreme::{DEFAULT_SCORE_WEIGHT, DEFAULT_USAGE_INTERVAL};
 use crate::sim::quickstart::{ExtremeConfig, QsRouterConfig, RejectAction};
 use crate::spec::{HandoffSpec, QsRouterSpec, QuickStartSpec, RouteSpec};
 use schemars::JsonSchema;
@@ -176,6 +176,9 @@ pub struct RawQsRouter {
     pub usage_score: Option<bool>,
     /// w of eq. 6.5 (default 0.2).
     pub usage_weight: Option<f64>,
+    /// Extreme QS: the monitoring period after an approval over which the usage C of eq. 6.5
+    /// is measured (default 1.5s, thesis L4592).
+    pub usage_interval: Option<Dur>,
 }
 
 /// `[[quick_start.handoffs]]`: a vertical hand-off of node `mobile`.
@@ -280,7 +283,11 @@ pub(super) fn build(ctx: &Ctx<'_>, raw: Option<&RawQuickStart>, nodes: &NodeTabl
                 return Err(ctx.err(&at.k("flow_rtt"), "must be above 0"));
             }
             let w = prob(ctx, &at.k("usage_weight"), r.usage_weight.unwrap_or(DEFAULT_SCORE_WEIGHT))?;
-            c.extreme = Some(ExtremeConfig { flow_rtt, usage_score: r.usage_score.unwrap_or(false), w });
+            let usage_interval = r.usage_interval.map_or(DEFAULT_USAGE_INTERVAL, |d| d.0);
+            if usage_interval == SimDuration::ZERO {
+                return Err(ctx.err(&at.k("usage_interval"), "must be above 0"));
+            }
+            c.extreme = Some(ExtremeConfig { flow_rtt, usage_score: r.usage_score.unwrap_or(false), w, usage_interval });
         }
         out.routers.push(QsRouterSpec { node, links: ls, config: c });
     }

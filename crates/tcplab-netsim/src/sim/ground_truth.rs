@@ -204,6 +204,15 @@ impl SpuriousTracker {
         Self::default()
     }
 
+    /// A tracker whose byte offsets below `first` are never data (in the simulator, offset
+    /// 0 is the SYN's sequence number, the ISS: RFC 9293 §3.4, "the first data octet is
+    /// ISN+1"). They count as received from the start, so in-order data extends the
+    /// contiguous prefix instead of being kept, and merged on every arrival, as an interval
+    /// above it (a `BTreeMap` remove and insert per data packet).
+    pub fn with_data_from(first: u64) -> Self {
+        SpuriousTracker { received: ReceivedSet { prefix: first, above: BTreeMap::new() }, ..Self::default() }
+    }
+
     /// The sender emitted copy `copy_id` retransmitting bytes `[start, end)`.
     pub fn on_retransmit(&mut self, start: u64, end: u64, copy_id: u64, row: Option<u64>) {
         if end <= start {
@@ -323,6 +332,19 @@ mod tests {
         assert_eq!((t.spurious(), t.pending()), (2, 1));
         t.on_retransmit(1000, 3000, 12, None); // only [1448, 2896) is new to the receiver
         assert_eq!(t.pending(), 2);
+    }
+
+    #[test]
+    fn in_order_data_after_the_syn_extends_the_prefix_and_keeps_no_interval() {
+        let mut t = SpuriousTracker::with_data_from(1);
+        for k in 0..100u64 {
+            t.on_arrival(1 + 1448 * k, 1 + 1448 * (k + 1), k);
+        }
+        assert_eq!(t.received.prefix(), 1 + 1448 * 100);
+        assert!(t.received.above.is_empty());
+        // A retransmission of received bytes is spurious at once, as with `new`.
+        t.on_retransmit(1, 1449, 200, None);
+        assert_eq!(t.spurious(), 1);
     }
 
     #[test]

@@ -34,11 +34,32 @@ use tcplab_time::SimTime;
 use super::ground_truth::{SeqUnwrap, SpuriousTracker};
 use super::host::EndpointId;
 use super::summary::FlowSummary;
+use std::sync::Arc;
 
 /// `FlowState::slot` of a connection that is not open.
 pub const NO_SLOT: u32 = u32::MAX;
 /// `FlowState::source` of a flow from an eager source.
 pub const NO_SOURCE: u32 = u32::MAX;
+/// Offset of a flow's first data byte from its ISS in the spurious-retransmission ground
+/// truth (`SpuriousTracker::with_data_from`): RFC 9293 §3.4, the SYN occupies the ISN and
+/// "the first data octet is ISN+1".
+pub const FIRST_DATA_OFFSET: u64 = 1;
+
+/// The names the results rows share: one `Arc<str>` per node and per workload, built once
+/// when the run ends and cloned into each flow's row (a reference count, no allocation).
+pub struct SummaryNames {
+    nodes: Vec<Arc<str>>,
+    workloads: Vec<Arc<str>>,
+}
+
+impl SummaryNames {
+    pub fn new(spec: &SimSpec) -> Self {
+        SummaryNames {
+            nodes: spec.nodes.iter().map(|n| Arc::from(n.name.as_str())).collect(),
+            workloads: spec.workloads.iter().map(|w| Arc::from(w.name())).collect(),
+        }
+    }
+}
 
 /// What the results need from a freed connection.
 #[derive(Copy, Clone, Debug)]
@@ -111,7 +132,7 @@ impl Sim<'_> {
             fct: None,
             data_seq: SeqUnwrap::new(iss_c),
             ack_seq: SeqUnwrap::new(iss_s),
-            truth: SpuriousTracker::new(),
+            truth: SpuriousTracker::with_data_from(FIRST_DATA_OFFSET),
         });
         self.push(a.at, Event::FlowStart(f));
         true
@@ -211,7 +232,7 @@ impl Sim<'_> {
     }
 
     /// The results row of flow `i`, the run having ended at `end`.
-    pub(super) fn flow_summary(&self, i: usize, end: SimTime) -> FlowSummary {
+    pub(super) fn flow_summary(&self, i: usize, end: SimTime, names: &SummaryNames) -> FlowSummary {
         let fl = &self.flows[i];
         let (client, server, qs, iw) = match (&fl.closed, fl.slot) {
             (Some(c), _) => (c.client, c.server, c.qs, Some(c.initial_cwnd / c.smss.max(1))),
@@ -225,11 +246,10 @@ impl Sim<'_> {
         };
         let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
         let delivered = server.bytes_delivered;
-        let nodes = &self.spec.nodes;
         FlowSummary {
             id: i as u32,
-            src: nodes[fl.src as usize].name.clone(),
-            dst: nodes[fl.dst as usize].name.clone(),
+            src: names.nodes[fl.src as usize].clone(),
+            dst: names.nodes[fl.dst as usize].clone(),
             bytes_requested: fl.size,
             bytes_delivered: delivered,
             start_s: fl.start.as_secs_f64(),
@@ -249,7 +269,8 @@ impl Sim<'_> {
                 qs_bytes: q.qs_bytes,
             }),
             initial_window_segments: iw.filter(|_| fl.sharing),
-            workload: fl.workload(self.spec).map(str::to_string),
+            // `drawn_by` k + 1 is `spec.workloads[k]` (`FlowState::workload`).
+            workload: (fl.drawn_by as usize).checked_sub(1).and_then(|k| names.workloads.get(k)).cloned(),
         }
     }
 }

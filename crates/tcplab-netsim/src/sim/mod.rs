@@ -64,6 +64,7 @@ pub mod red;
 pub mod reorder;
 pub mod routing;
 pub mod run_control;
+mod sampler;
 pub mod seed;
 pub mod summary;
 pub mod trace_size;
@@ -80,7 +81,7 @@ use event_queue::EventQueue;
 use ground_truth::{SeqUnwrap, SpuriousTracker};
 use host::{node_ip, port, receiver_of, Endpoint, EndpointId, WakeAction};
 use link::{Admit, LinkDir, LinkDirState, Offer};
-use packet::{Packet, PacketArena, PacketId, DEFAULT_TTL};
+use packet::{Packet, PacketArena, PacketId};
 use queue::DropReason;
 use recorder::{Cause, EventKind, EventRow, Recorder};
 use routing::Routes;
@@ -254,6 +255,8 @@ struct Sim<'a> {
     /// Time of the last event processed.
     last_t: SimTime,
     rec: Option<Box<Recorder>>,
+    /// The flows the fixed-interval timeseries sampler visits (`sampler`).
+    sampled: sampler::SampleSchedule,
     captures: Vec<Capture>,
     ev_buf: Vec<TcpEvent>,
     /// Quick-Start routers and hand-off state (empty unless the scenario has them).
@@ -331,6 +334,7 @@ impl<'a> Sim<'a> {
             events: 0,
             last_t: SimTime::ZERO,
             rec: opts.trace.then(|| Box::new(Recorder::new())),
+            sampled: sampler::SampleSchedule::default(),
             captures,
             ev_buf: Vec::new(),
             #[cfg(test)]
@@ -519,16 +523,18 @@ impl<'a> Sim<'a> {
             }
         }
         if let Some(rec) = self.rec.as_deref_mut() {
-            for (f, fl) in self.flows.iter().enumerate() {
-                if fl.start <= now {
-                    let cc = match (&fl.closed, fl.slot) {
-                        (Some(c), _) => c.cc,
-                        (None, lifecycle::NO_SLOT) => continue, // drawn, opens at this very time
-                        (None, slot) => self.endpoints[2 * slot as usize].conn.cc_snapshot(),
-                    };
-                    rec.sample(now, f as u32, &cc);
-                }
-            }
+            // Flows from their start to their first tick after they ended (`sampler`).
+            let (flows, endpoints) = (&self.flows, &self.endpoints);
+            self.sampled.tick(now, flows.len(), |f| flows[f as usize].start, |f| {
+                let fl = &flows[f as usize];
+                let (cc, visit) = match (&fl.closed, fl.slot) {
+                    (Some(c), _) => (c.cc, sampler::Visit::Last),
+                    (None, lifecycle::NO_SLOT) => return sampler::Visit::Skipped, // drawn, opens at this very time
+                    (None, slot) => (endpoints[2 * slot as usize].conn.cc_snapshot(), sampler::Visit::Sampled),
+                };
+                rec.sample(now, f, &cc);
+                visit
+            });
         }
         if let Some(iv) = self.spec.timeseries_interval {
             let next = now + iv;
@@ -611,7 +617,8 @@ impl<'a> Sim<'a> {
             wire_len: Packet::wire_len_of(&seg, seg.ip_options_len()),
             ip_options_len: seg.ip_options_len(),
             ip_id: e.ip_id,
-            ttl: DEFAULT_TTL,
+            // The sender's OS's initial TTL (p0f's `ittl`; `profile::initial_ttl`).
+            ttl: tcplab_tcp::profile::initial_ttl(e.conn.config()),
             ..Packet::default()
         };
         pkt.set_from_client(e.is_client);
@@ -841,7 +848,8 @@ impl<'a> Sim<'a> {
         }
         let spec = self.spec;
         let end = self.last_t;
-        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end)).collect();
+        let names = lifecycle::SummaryNames::new(spec);
+        let flows: Vec<FlowSummary> = (0..self.flows.len()).map(|i| self.flow_summary(i, end, &names)).collect();
         let links = spec
             .links
             .iter()

@@ -1,7 +1,9 @@
 //! Run summary (serialisable to JSON) and the `flows` table.
 
-use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use std::collections::HashMap;
+use std::sync::Arc;
 use tcplab_record::{ColumnData, Table};
 use tcplab_tcp::RetransCause;
 
@@ -46,9 +48,13 @@ pub struct FlowQsSummary {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowSummary {
     pub id: u32,
-    /// Node names.
-    pub src: String,
-    pub dst: String,
+    /// Node names: shared with every other flow of the node (one `Arc<str>` per node per
+    /// run, cloned per flow: the web workload's thousands of short flows paid two `String`s
+    /// each).
+    #[serde(serialize_with = "ser_name")]
+    pub src: Arc<str>,
+    #[serde(serialize_with = "ser_name")]
+    pub dst: Arc<str>,
     /// `None` for bulk flows.
     pub bytes_requested: Option<u64>,
     /// Bytes the receiving application got, in order.
@@ -61,10 +67,10 @@ pub struct FlowSummary {
     /// Data segments sent by the client, retransmissions included.
     pub data_segments_sent: u64,
     pub retransmissions: u64,
-    /// Always has the keys rto, fast_retransmit, sack_recovery, probe.
-    /// Keys are the causes' static names (`RetransCause::name`): no allocation per flow
-    /// (the web workload's thousands of short flows paid five `String`s each).
-    pub retransmissions_by_cause: BTreeMap<&'static str, u64>,
+    /// Always has the keys rto, fast_retransmit, sack_recovery, probe, tlp.
+    /// Keys are the causes' static names (`RetransCause::name`); a fixed array, no allocation
+    /// per flow ([`ByCause`]).
+    pub retransmissions_by_cause: ByCause,
     /// Ground truth from the simulator (see `ground_truth`).
     pub spurious_retransmissions: u64,
     pub timeouts: u64,
@@ -77,8 +83,85 @@ pub struct FlowSummary {
     pub initial_window_segments: Option<u64>,
     /// The `[[workloads]]` entry that opened the connection (absent for `[[flows]]`): the
     /// Python API's `flow_name` of a workload's flows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub workload: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "ser_opt_name")]
+    pub workload: Option<Arc<str>>,
+}
+
+/// A shared name serialised as the plain string.
+fn ser_name<S: Serializer>(name: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(name)
+}
+
+fn ser_opt_name<S: Serializer>(name: &Option<Arc<str>>, s: S) -> Result<S::Ok, S::Error> {
+    match name {
+        Some(n) => s.serialize_some(&**n),
+        None => s.serialize_none(),
+    }
+}
+
+/// Retransmission counts of one flow by cause, every cause present: a fixed array indexed
+/// by `RetransCause as usize`, which reads, prints (`Debug`) and serialises as the map from
+/// the causes' names to counts, in name order, that it replaces (a `BTreeMap` per flow cost
+/// the web workload an allocation and a free per connection).
+#[derive(Copy, Clone, PartialEq, Eq, Default)]
+pub struct ByCause(pub [u64; tcplab_tcp::RETRANS_CAUSES]);
+
+impl ByCause {
+    /// The count of the cause named `name` (`None`: no such cause).
+    pub fn get(&self, name: &str) -> Option<&u64> {
+        RetransCause::ALL.iter().find(|c| c.name() == name).map(|c| &self.0[*c as usize])
+    }
+
+    /// The number of causes (every cause is present).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// (name, count) in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        by_name_order().iter().map(|c| (c.name(), self.0[*c as usize]))
+    }
+}
+
+/// The causes sorted by name (the order of the map this replaces).
+fn by_name_order() -> &'static [RetransCause; tcplab_tcp::RETRANS_CAUSES] {
+    static ORDER: std::sync::OnceLock<[RetransCause; tcplab_tcp::RETRANS_CAUSES]> = std::sync::OnceLock::new();
+    ORDER.get_or_init(|| {
+        let mut o = RetransCause::ALL;
+        o.sort_by_key(|c| c.name());
+        o
+    })
+}
+
+impl std::ops::Index<&str> for ByCause {
+    type Output = u64;
+    /// Panics if no cause has that name, as the map's index did.
+    fn index(&self, name: &str) -> &u64 {
+        match self.get(name) {
+            Some(v) => v,
+            None => panic!("no retransmission cause {name:?}"),
+        }
+    }
+}
+
+impl std::fmt::Debug for ByCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for ByCause {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, &v)?;
+        }
+        m.end()
+    }
 }
 
 /// One link's counters; `ab` is the a → b direction.
@@ -125,9 +208,9 @@ pub struct RedSummary {
     pub mean_queue: f64,
 }
 
-/// Map of retransmission counts with every cause present.
-pub fn by_cause(counts: &[u64; tcplab_tcp::RETRANS_CAUSES]) -> BTreeMap<&'static str, u64> {
-    RetransCause::ALL.iter().map(|c| (c.name(), counts[*c as usize])).collect()
+/// Retransmission counts with every cause present.
+pub fn by_cause(counts: &[u64; tcplab_tcp::RETRANS_CAUSES]) -> ByCause {
+    ByCause(*counts)
 }
 
 /// The `flows` table: one row per flow with the summary fields (nullable where optional;
@@ -147,10 +230,10 @@ pub fn flows_table<'a>(flows: &'a [FlowSummary]) -> Table {
     };
     let (mut src, mut dst) = (Vec::with_capacity(flows.len()), Vec::with_capacity(flows.len()));
     for f in flows {
-        codes(&mut src, &f.src);
+        codes(&mut src, &*f.src);
     }
     for f in flows {
-        codes(&mut dst, &f.dst);
+        codes(&mut dst, &*f.dst);
     }
     let u64s = |g: &dyn Fn(&FlowSummary) -> u64| ColumnData::U64(flows.iter().map(g).collect());
     let mut t = Table::new("flows");
@@ -174,10 +257,7 @@ pub fn flows_table<'a>(flows: &'a [FlowSummary]) -> Table {
         .push("retransmissions", u64s(&|f| f.retransmissions));
     for c in RetransCause::ALL {
         let name = c.name();
-        t.push(
-            format!("retrans_{name}"),
-            u64s(&|f| f.retransmissions_by_cause.get(name).copied().unwrap_or(0)),
-        );
+        t.push(format!("retrans_{name}"), u64s(&|f| f.retransmissions_by_cause.0[c as usize]));
     }
     t.push("spurious_retransmissions", u64s(&|f| f.spurious_retransmissions))
         .push("timeouts", u64s(&|f| f.timeouts));

@@ -823,7 +823,7 @@ fn connections_of_a_workload_are_opened_at_their_start_and_freed_when_they_end()
     assert_eq!(f.len(), 300);
     assert!(f.iter().all(|x| x.bytes_delivered == x.bytes_requested.unwrap() && x.bytes_requested.unwrap() >= 6_667));
     assert!(f.windows(2).all(|w| w[0].start_s <= w[1].start_s), "ids in arrival order");
-    assert!(f.iter().all(|x| ["s0", "s1"].contains(&x.src.as_str())));
+    assert!(f.iter().all(|x| ["s0", "s1"].contains(&&*x.src)));
     // The mean inter-arrival is 50 ms: 300 arrivals span about 15 s.
     let span = f[299].start_s - f[0].start_s;
     assert!((12.0..18.0).contains(&span), "{span}");
@@ -871,10 +871,10 @@ fn a_web_workload_opens_one_connection_per_object_and_frees_each_when_it_ends() 
     let out = sim.finish(&o).unwrap();
     let f = &out.summary.flows;
     assert!(f.iter().all(|x| x.bytes_requested.is_some_and(|b| b % 1448 == 0 && b <= 200 * 1448) && x.bytes_delivered == x.bytes_requested.unwrap()));
-    assert!(f.iter().all(|x| ["s0", "s1"].contains(&x.src.as_str()) && x.dst.starts_with('d')));
+    assert!(f.iter().all(|x| ["s0", "s1"].contains(&&*x.src) && x.dst.starts_with('d')));
     // Per session one client: at most 10 distinct (client) groups of 12 objects each.
     for d in ["d0", "d1", "d2", "d3"] {
-        assert_eq!(f.iter().filter(|x| x.dst == d).count() % 12, 0, "{d}");
+        assert_eq!(f.iter().filter(|x| &*x.dst == d).count() % 12, 0, "{d}");
     }
     let again = run(&spec, &o).unwrap();
     assert_eq!(again.summary, out.summary, "deterministic");

@@ -339,8 +339,10 @@ impl CongestionController for Cubic {
         Reno::new().on_partial_ack(st, ev)
     }
 
-    /// Linux `tcp_end_cwnd_reduction`: "Reset cwnd to ssthresh in CWR or Recovery"; RFC 6582
-    /// option (1) without SACK ([`Reno`]'s arithmetic).
+    /// Reset cwnd to ssthresh after SACK recovery; RFC 6582 option (1) without SACK
+    /// ([`Reno`]'s arithmetic). Linux's own end of the reduction (`tcp_end_cwnd_reduction`,
+    /// cwnd = ssthresh with or without SACK) is applied by the sender when PRR is on
+    /// (`loss::prr::end_cwnd_reduction`).
     fn on_exit_recovery(&mut self, st: CcState, ev: &CcLossEvent) -> CcState {
         Reno::new().on_exit_recovery(st, ev)
     }

@@ -50,6 +50,30 @@
 //!   `tcp_fastretrans_alert`), and "force a fast retransmit" guarantees one segment for the
 //!   fast retransmission.
 
+/// Linux `tcp_end_cwnd_reduction` (net/ipv4/tcp_input.c), the last of the three PRR functions
+/// (`tcp_init_cwnd_reduction`, `tcp_cwnd_reduction`, `tcp_end_cwnd_reduction`), called when
+/// SND.UNA reaches `high_seq` and the recovery was not undone (`tcp_try_undo_recovery`):
+///
+/// ```c
+/// /* Reset cwnd to ssthresh in CWR or Recovery (unless it's undone) */
+/// if (tp->snd_ssthresh < TCP_INFINITE_SSTHRESH &&
+///     (inet_csk(sk)->icsk_ca_state == TCP_CA_CWR || tp->undo_marker)) {
+///         tcp_snd_cwnd_set(tp, tp->snd_ssthresh);
+/// ```
+///
+/// The same with or without SACK (`tcp_enter_recovery` sets `undo_marker` for Reno recovery
+/// too), so a NewReno (SACK-less) recovery also ends with cwnd = ssthresh, not RFC 6582 §3.2
+/// step 3's option (1) min(ssthresh, max(FlightSize, SMSS) + SMSS): after the full ACK
+/// nothing is in flight and Linux sends ssthresh worth of segments at once (real kernel
+/// `sack-off`: 26 segments at 434.7 ms; the simulator with option (1): 2).
+pub fn end_cwnd_reduction(st: crate::cc::CcState) -> crate::cc::CcState {
+    if st.ssthresh < u64::MAX {
+        crate::cc::CcState { cwnd: st.ssthresh, ssthresh: st.ssthresh }
+    } else {
+        st
+    }
+}
+
 /// PRR state, named after RFC 6937's variables.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Prr {

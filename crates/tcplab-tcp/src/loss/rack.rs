@@ -41,7 +41,11 @@
 //!   `tsorted_sent_queue` for retransmitted segments), checked from its head.
 //! - **RACK.min_RTT** is the minimum of the per-ACK `ca_rtt` samples (Linux
 //!   `tcp_update_rtt_min(sk, ca_rtt_us, flag)`), over the whole connection (Linux keeps a
-//!   300 s windowed minimum, `tcp_min_rtt_wlen`; simulated connections are shorter).
+//!   300 s windowed minimum, `tcp_min_rtt_wlen`; simulated connections are shorter). The
+//!   sample is Linux's (`sender::rules::rack_min_rtt_sample`): the newest newly SACKed
+//!   original, else the newest newly acknowledged one, else (an ACK of retransmitted or
+//!   already SACKed data only) the timestamp echo in whole 1 ms ticks, which can lie below
+//!   every timed sample and so shrinks the min_RTT/4 window (real kernel `random-1pct`).
 //! - A delivered retransmission whose RTT is below RACK.min_RTT does not advance RACK (Linux
 //!   `tcp_rack_advance`: "it's ambiguous whether the retransmission or the original ... was
 //!   sacked"); the RFC's additional timestamp-echo test is not made (no per-segment TSval).

@@ -34,7 +34,7 @@
 //!   the episode (every outstanding segment is retransmitted by go-back-N).
 
 use crate::seq::SeqNum;
-use tcplab_time::SimDuration;
+use tcplab_time::{SimDuration, SimTime};
 
 /// RFC 8985 §7.2: "WCDelAckT stands for worst case delayed ACK timer. When FlightSize is 1,
 /// PTO is inflated by WCDelAckT time to compensate for a potential long delayed ACK timer at
@@ -212,11 +212,27 @@ pub struct Tlp {
     pub probe: TlpProbe,
     /// Which PTO formula runs (`TcpConfig::tlp_pto`).
     pub pto_rule: PtoRule,
+    /// The inputs of the PTO last armed and the deadline it got (`sender/tlp.rs`
+    /// `tlp_schedule`): a re-arm at the same instant from the same inputs, with that deadline
+    /// still armed, would arm the same deadline again and is skipped.
+    pub pto_memo: Option<(PtoInputs, SimTime)>,
+}
+
+/// What a PTO computed at `now` depends on: the instant, SRTT, the RTO deadline, and whether
+/// the flight is empty, one segment or more (RFC 8985 §7.2 "If FlightSize is one segment";
+/// Linux `tp->packets_out == 1`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PtoInputs {
+    pub now: SimTime,
+    pub srtt: Option<SimDuration>,
+    pub rto_at: Option<SimTime>,
+    /// 0: nothing in flight, 1: at most one SMSS, 2: more.
+    pub flight_class: u8,
 }
 
 impl Tlp {
     pub fn new(enabled: bool) -> Self {
-        Tlp { enabled, rxt_out: TlpRxtOut::False, rtt_sample_since_probe: false, probe: TlpProbe::Idle, pto_rule: PtoRule::Rfc8985 }
+        Tlp { enabled, rxt_out: TlpRxtOut::False, rtt_sample_since_probe: false, probe: TlpProbe::Idle, pto_rule: PtoRule::Rfc8985, pto_memo: None }
     }
 
     /// Called on every RTT sample (handshake or ACK), for §7.3 condition 2.

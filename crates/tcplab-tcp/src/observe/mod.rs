@@ -619,11 +619,11 @@ impl Observer {
         let bytes_acked = u64::from(ack - self.snd_una);
         view.bytes_acked = bytes_acked;
         let had_outstanding = self.snd_nxt != self.snd_una || unseen_outstanding;
-        let mut ca_rtt = None;
+        let mut acked_newest = None;
         if bytes_acked > 0 {
             view.acked = self.sb.cum_ack(ack);
-            // Linux tcp_clean_rtx_queue: ca_rtt_us from the newest newly acknowledged segment.
-            ca_rtt = view.acked.newest_sent.filter(|_| !view.acked.ever_retransmitted).map(|t| now.saturating_since(t));
+            // Linux tcp_clean_rtx_queue: last_ackt, the newest newly acknowledged segment.
+            acked_newest = view.acked.newest_sent.filter(|_| !view.acked.ever_retransmitted);
             self.snd_una = ack;
             self.take_rtt_sample(now, ack, &view.acked, seg.options.timestamps.map(|t| t.1));
             self.dupacks = 0;
@@ -636,10 +636,19 @@ impl Observer {
         let style = self.loss.style();
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
+            // Step 1's sample: Linux's ca_rtt_us (SACK, then cumulative, then the TS echo on
+            // the sender's clock read off the capture), the sender's rule.
+            let rtt_sample = rules::rack_min_rtt_sample(&rules::CaRttInputs {
+                now,
+                acked_newest,
+                sacked_newest: self.sb.delivered.newest_sacked_original,
+                acked: bytes_acked > 0,
+                ts: seg.options.timestamps.filter(|_| self.ts_ok).and_then(|(_, tsecr)| self.ts_clock_at(now).map(|c| (c, tsecr))),
+            });
             let ev = RackAckEvent {
                 now,
                 delivered: self.sb.delivered,
-                rtt_sample: ca_rtt,
+                rtt_sample,
                 dsack: view.dsack.is_some(),
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,

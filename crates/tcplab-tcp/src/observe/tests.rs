@@ -279,3 +279,49 @@ fn linuxs_probe_timeout_counts_the_fin_and_is_rounded_to_a_jiffy() {
     let pto = p.expected().pto_at.expect("armed");
     assert!(pto > ms(212), "{pto:?}");
 }
+
+// Linux `tcp_ack_update_rtt`: an ACK with neither an ACK nor a SACK timing sample (it
+// acknowledges a retransmission, FLAG_RETRANS_DATA_ACKED) feeds the timestamp echo, in whole
+// 1 ms ticks, into RACK.min_RTT (`rules::rack_min_rtt_sample`, the sender's rule). The tick
+// sample (20 ms) is below the timed one (21 ms), so RACK's min_RTT/4 window is 5 ms, not
+// 5.25 ms, and a hole sent 5 ms before a SACKed segment is lost on that SACK at once (real
+// kernel `random-1pct`, the fast retransmit at 964 ms, was `unknown` without this rule).
+#[test]
+fn a_timestamp_echo_of_a_retransmission_lowers_racks_min_rtt_to_the_tick() {
+    let run = |ts_ok: bool| {
+        let c = TcpConfig { rack: true, timestamps: ts_ok, ..cfg() };
+        let mut o = Observer::new(&c, seq(0), true, ts_ok);
+        let ack_ts = |a: SeqNum, sack: &[(SeqNum, SeqNum)], tsecr: u32| {
+            let mut s = ack(a, sack);
+            if ts_ok {
+                s.options.timestamps = Some((1, tsecr));
+            }
+            s
+        };
+        o.note_tsval(ms(0), 100);
+        o.on_transmit(ms(0), seq(0), MSS, false);
+        o.on_transmit(ms(0), seq(1), MSS, false);
+        // A timed sample of 21 ms.
+        o.on_ack(ms(21), &ack_ts(seq(1), &[], 100), false);
+        // Segment 1 resent at 25 ms (TSval 125); its ACK at 45.5 ms has no timed sample
+        // (Karn), only the echo: clock 145 − 125 = 20 ticks.
+        o.note_tsval(ms(25), 125);
+        o.on_transmit(ms(25), seq(1), MSS, false);
+        o.on_ack(SimTime(ms(45).0 + 500_000), &ack_ts(seq(2), &[], 125), false);
+        // Segment 2 at 50 ms, segment 3 at 55 ms; segment 3 SACKed at 76 ms (RACK.rtt 21 ms).
+        o.note_tsval(ms(50), 150);
+        o.on_transmit(ms(50), seq(2), MSS, false);
+        o.note_tsval(ms(55), 155);
+        o.on_transmit(ms(55), seq(3), MSS, false);
+        o.on_ack(ms(76), &ack_ts(seq(2), &[(seq(3), seq(4))], 155), false);
+        o.explain(ms(76), seq(2), seq(3))
+    };
+    // 50 + 21 + 20/4 − 76 = 0: lost (RFC 8985 §6.2 step 5 "If remaining <= 0").
+    let ex = run(true);
+    assert!(ex.rack_lost, "{ex:?}");
+    assert_eq!(ex.trigger, Trigger::Rack);
+    // Without timestamps min_RTT stays 21 ms: 0.25 ms remain, the reordering timer waits.
+    let ex = run(false);
+    assert!(!ex.rack_lost, "{ex:?}");
+    assert_eq!(ex.rack_deadline, Some(SimTime(ms(76).0 + 250_000) + crate::loss::rack::TCP_TIMEOUT_MIN));
+}

@@ -75,6 +75,25 @@ pub const BSD_INITIAL_WINDOW_SEGMENTS: u32 = 1;
 pub const ARON98_F_RTT_TICK: SimDuration = SimDuration::from_millis(1);
 /// Modern Linux (since 3.1, RFC 6298): `TCP_TIMEOUT_INIT` = 1 s.
 pub const MODERN_LINUX_INITIAL_RTO: SimDuration = SimDuration::from_secs(1);
+/// The initial IP TTL of a Windows host (p0f v3 `p0f.fp`, every `Windows` signature's
+/// `ittl` field: 128; Windows' `DefaultTTL` registry default).
+pub const WINDOWS_INITIAL_TTL: u8 = 128;
+/// The initial IP TTL of the Unix stacks (p0f v3 `p0f.fp`, the Linux, FreeBSD, MacOS and
+/// Solaris 10 signatures' `ittl`: 64; 4.4BSD `IPDEFTTL` = 64, Linux `sysctl_ip_default_ttl`
+/// = `IPDEFTTL` = 64). Also the engine default's (RFC 1700's recommended 64).
+pub const UNIX_INITIAL_TTL: u8 = 64;
+
+/// The initial IP TTL a host running this configuration's stack sends with (the simulator's
+/// IP header; the analyzer's p0f-style hint reads it back, `tcplab-analyze` `infer::hints`).
+/// The Windows RTO estimator is the Windows profile's (003 Table I), so it stands for the
+/// host's OS here; every other estimator is a Unix stack's or the RFC's.
+pub const fn initial_ttl(cfg: &TcpConfig) -> u8 {
+    match cfg.rto_estimator {
+        RtoEstimatorKind::Windows => WINDOWS_INITIAL_TTL,
+        _ => UNIX_INITIAL_TTL,
+    }
+}
+
 /// Today's Linux: timers on jiffies of `CONFIG_HZ_250` (the distributions' default), 4 ms.
 pub const MODERN_LINUX_TICK: SimDuration = crate::cc::cubic::CUBIC_JIFFY;
 /// Today's Linux measures RTT in microseconds (`tcp_mstamp`, `tcp_stamp_us_delta`).
@@ -655,5 +674,15 @@ mod tests {
             assert_eq!(Profile::ALL.iter().filter(|q| q.name == p.name).count(), 1);
         }
         assert_eq!(Profile::by_name("nope"), None);
+    }
+
+    /// p0f's initial TTLs: 128 for the Windows profile, 64 for every other.
+    #[test]
+    fn windows_hosts_send_ttl_128_and_the_others_64() {
+        for p in Profile::ALL {
+            let want = if p.name == "windows-xp" { WINDOWS_INITIAL_TTL } else { UNIX_INITIAL_TTL };
+            assert_eq!(initial_ttl(&p.config()), want, "{}", p.name);
+        }
+        assert_eq!(initial_ttl(&TcpConfig::default()), 64);
     }
 }

@@ -117,9 +117,10 @@ fn space_from_win(ratio: u64, win: u64) -> u64 {
     (win << TCP_RMEM_TO_WIN_SCALE) / ratio.max(1)
 }
 
-/// `ALIGN(x, a)` for a power of two `a`.
+/// `ALIGN(x, a)` for a power of two `a` (include/linux/align.h: `(x + a - 1) & ~(a - 1)`).
 fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a) * a
+    debug_assert!(a.is_power_of_two());
+    (x + (a - 1)) & !(a - 1)
 }
 
 /// What the receiver tells the model about an arriving data segment.
@@ -631,7 +632,8 @@ impl LinuxRcvWindow {
             }
             let mut free_space = free_space0;
             if free_space < full_space >> 1 {
-                free_space = free_space / unit * unit;
+                // round_down(free_space, 1 << rcv_wscale)
+                free_space &= !(unit - 1);
                 if free_space < allowed >> 4 || free_space < mss {
                     break 'sel 0;
                 }

@@ -511,7 +511,7 @@ impl Sender {
         let mut newly_lost = 0;
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
-            self.rack_on_ack(now, dsack);
+            self.rack_on_ack(now, dsack, seg, bytes_acked > 0, newest_sent);
             if bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover)) {
                 // Linux tcp_try_undo_partial: a delayed original filled the hole (`rack.rs`).
                 self.rack_on_partial_ack(seg);
@@ -733,9 +733,15 @@ impl Sender {
                     RecoveryPhase::Recovery { style, .. } => style,
                     _ => self.loss.style(),
                 };
-                // Linux tcp_try_undo_recovery (`undo.rs`), else tcp_end_cwnd_reduction.
+                // Linux tcp_try_undo_recovery (`undo.rs`), else tcp_end_cwnd_reduction: with PRR
+                // (Linux's window reduction) cwnd = ssthresh in NewReno recovery as well
+                // (`loss/prr.rs`); otherwise the controller's RFC 6582 / RFC 6675 exit.
                 if !self.undo_at_recovery_end() {
-                    self.cc = self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style));
+                    self.cc = if self.prr.enabled && style == RecoveryStyle::NewReno {
+                        crate::loss::prr::end_cwnd_reduction(self.cc)
+                    } else {
+                        self.ccalg.on_exit_recovery(self.cc, &self.loss_event(style))
+                    };
                 }
                 self.prr.on_exit();
                 if self.rack.enabled {

@@ -12,12 +12,21 @@ use tcplab_time::{SimDuration, SimTime};
 
 impl Sender {
     /// RFC 8985 §6.2 steps 1–4, after the scoreboard applied the ACK's SACK blocks and
-    /// cumulative acknowledgment.
-    pub(super) fn rack_on_ack(&mut self, now: SimTime, dsack: bool) {
+    /// cumulative acknowledgment. `acked_newest`: the send time of the newest segment the
+    /// ACK newly acknowledged when none of them was retransmitted.
+    pub(super) fn rack_on_ack(&mut self, now: SimTime, dsack: bool, seg: &crate::segment::Segment, acked: bool, acked_newest: Option<SimTime>) {
+        // Step 1's sample: Linux's ca_rtt_us (SACK, then cumulative, then the TS echo).
+        let rtt_sample = super::rules::rack_min_rtt_sample(&super::rules::CaRttInputs {
+            now,
+            acked_newest,
+            sacked_newest: self.sb.delivered.newest_sacked_original,
+            acked,
+            ts: seg.options.timestamps.filter(|_| self.ts_ok).map(|(_, tsecr)| (crate::timer::ts_now(now), tsecr)),
+        });
         let ev = RackAckEvent {
             now,
             delivered: self.sb.delivered,
-            rtt_sample: self.ca_rtt,
+            rtt_sample,
             dsack,
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,

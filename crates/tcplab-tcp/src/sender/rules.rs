@@ -175,12 +175,86 @@ pub fn rack_reo_wnd(rack: &Rack, phase: RecoveryPhase, sacked_bytes: u64, smss: 
     rack.reo_wnd(in_recovery, sacked_bytes.div_ceil(smss.max(1)), dupthresh, srtt)
 }
 
+/// What one ACK offers as Linux's `ca_rtt_us` sample ([`rack_min_rtt_sample`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaRttInputs {
+    pub now: SimTime,
+    /// Send time of the newest segment the cumulative ACK newly acknowledged, `None` when
+    /// none was acknowledged or one of them had been retransmitted (Linux
+    /// `FLAG_RETRANS_DATA_ACKED`: "Karn's algorithm forbids taking RTT").
+    pub acked_newest: Option<SimTime>,
+    /// Send time of the newest never-retransmitted segment the ACK newly SACKed
+    /// (`scoreboard::Delivered::newest_sacked_original`).
+    pub sacked_newest: Option<SimTime>,
+    /// The ACK advanced SND.UNA (Linux `FLAG_ACKED`).
+    pub acked: bool,
+    /// The sender's timestamp clock now and the ACK's TSecr, when timestamps are in use.
+    pub ts: Option<(u32, u32)>,
+}
+
+/// Linux `tcp_clean_rtx_queue` + `tcp_ack_update_rtt` (net/ipv4/tcp_input.c): the ACK's
+/// `ca_rtt_us`, which `tcp_update_rtt_min(sk, ca_rtt_us, flag)` feeds into RACK.min_RTT
+/// (RFC 8985 §6.2 step 1):
+///
+/// ```c
+/// ca_rtt_us = tcp_stamp_us_delta(tp->tcp_mstamp, last_ackt);   /* unless RETRANS_DATA_ACKED */
+/// if (sack->first_sackt) {
+///         sack_rtt_us = tcp_stamp_us_delta(tp->tcp_mstamp, sack->first_sackt);
+///         ca_rtt_us = tcp_stamp_us_delta(tp->tcp_mstamp, sack->last_sackt);
+/// }
+/// ...
+/// if (seq_rtt_us < 0)
+///         seq_rtt_us = sack_rtt_us;
+/// if (seq_rtt_us < 0 && tp->rx_opt.saw_tstamp &&
+///     tp->rx_opt.rcv_tsecr && flag & FLAG_ACKED)
+///         seq_rtt_us = ca_rtt_us = tcp_rtt_tsopt_us(tp, 1);
+/// ```
+///
+/// The SACK sample takes precedence over the cumulative one; an ACK with neither (it
+/// acknowledged only retransmitted or already SACKed data) falls back to the timestamp echo,
+/// in whole ticks of the sender's timestamp clock (`tcp_rtt_tsopt_us`: "if (!delta) delta =
+/// 1"). That sample is quantised down to the tick: on a 20 ms path an echo 20 ticks old gives
+/// exactly 20.000 ms, below every timed sample, and RACK's min_RTT/4 window shrinks with it
+/// (real kernel `random-1pct`: the fast retransmit at 964 ms needed reo_wnd <= 5.006 ms; the
+/// timed samples alone give min_RTT 20.14 ms).
+#[inline]
+pub fn rack_min_rtt_sample(i: &CaRttInputs) -> Option<SimDuration> {
+    if let Some(t) = i.sacked_newest.or(i.acked_newest) {
+        return Some(i.now.saturating_since(t));
+    }
+    if !i.acked {
+        return None;
+    }
+    let (ts_now, tsecr) = i.ts?;
+    if tsecr == 0 {
+        return None;
+    }
+    ts_rtt_sample(ts_now, tsecr).map(|r| r.max(crate::timer::TS_CLOCK_TICK))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn dup() -> AckShape {
         AckShape { had_outstanding: true, ..AckShape::default() }
+    }
+
+    // Linux tcp_clean_rtx_queue / tcp_ack_update_rtt: the SACK sample before the cumulative
+    // one; the TS echo (whole ticks, at least one) only when neither exists and the ACK
+    // advanced SND.UNA; a zero TSecr is no echo.
+    #[test]
+    fn rack_min_rtt_sample_prefers_sack_then_ack_then_the_echo() {
+        let t = |m: u64| SimTime(m * 1_000_000);
+        let d = SimDuration::from_millis;
+        let base = CaRttInputs { now: t(100), acked: true, ts: Some((500, 480)), ..CaRttInputs::default() };
+        assert_eq!(rack_min_rtt_sample(&CaRttInputs { acked_newest: Some(t(70)), sacked_newest: Some(t(75)), ..base }), Some(d(25)));
+        assert_eq!(rack_min_rtt_sample(&CaRttInputs { acked_newest: Some(t(70)), ..base }), Some(d(30)));
+        assert_eq!(rack_min_rtt_sample(&base), Some(d(20)));
+        assert_eq!(rack_min_rtt_sample(&CaRttInputs { ts: Some((500, 500)), ..base }), Some(d(1)), "delta 0 counts as 1");
+        assert_eq!(rack_min_rtt_sample(&CaRttInputs { acked: false, ..base }), None, "FLAG_ACKED");
+        assert_eq!(rack_min_rtt_sample(&CaRttInputs { ts: Some((500, 0)), ..base }), None, "rcv_tsecr 0");
+        assert_eq!(rack_min_rtt_sample(&CaRttInputs { ts: None, ..base }), None);
     }
 
     #[test]

@@ -41,6 +41,18 @@
 //!
 //! `high_rxt` is RFC 6675 HighRxt used as the NextSeg() cursor: NextSeg rule (1) looks only
 //! at segments at or above it.
+//!
+//! Positions in the queue are found by search, each kind of search starting from where the
+//! same kind found its answer last ([`Hint`]): the IsLost watermark, HighRxt, the SACK
+//! blocks' edges and the IsLost point only move forward, by a few segments per ACK, so the
+//! answer is usually at or a few entries after the previous one. A hint is checked before it
+//! is used (the entries either side of the answer must satisfy and fail the search's
+//! predicate, which is monotone over the queue), so a stale hint costs a binary search and
+//! never a wrong answer: the result is exactly `partition_point`'s. The queue only grows at
+//! the back and shrinks at the front, so a hint is kept as an absolute index (entries ever
+//! popped + index), which stays right across both. On the SACK-heavy capture of
+//! docs/benchmarks.md (hundreds of holes per window) the binary searches were 10 % of the
+//! analyzer's time.
 
 use crate::segment::SackBlock;
 use crate::seq::SeqNum;
@@ -62,6 +74,25 @@ pub const SACK_CACHE: usize = 4;
 /// Initial capacity of the IsLost point's candidate list (`top_sacked`): RFC 6675 §2
 /// "DupThresh ... 3", the DupThresh of every sender but a Linux one that measured reordering.
 pub const TOP_SACKED_MIN: usize = 3;
+
+/// How many entries past a hint a search steps before it falls back to a binary search
+/// (`Scoreboard::find`): a position usually moves by the few segments one ACK covers.
+const HINT_STEPS: usize = 8;
+
+/// The searches that keep a hint, one slot each (module doc): the IsLost watermark
+/// (`lost_upto`, RACK's scan), HighRxt (NextSeg), SACK block edges, the IsLost point and
+/// `index_covering`, anything else.
+#[derive(Copy, Clone, Debug)]
+enum Hint {
+    Watermark = 0,
+    HighRxt = 1,
+    SackEdge = 2,
+    LostPoint = 3,
+    Covering = 4,
+    Other = 5,
+}
+/// Number of [`Hint`] slots.
+const HINTS: usize = 6;
 
 /// What a cumulative ACK removed from the scoreboard.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -99,6 +130,10 @@ pub struct Delivered {
     pub lowest_original_end: Option<SeqNum>,
     /// The highest end delivered.
     pub highest_end: Option<SeqNum>,
+    /// Send time of the newest segment this ACK newly SACKed that was never retransmitted
+    /// (Linux `tcp_sacktag_one`: `state->last_sackt = xmit_time` for segments without
+    /// `TCPCB_RETRANS`), the ACK's SACK RTT sample for `rules::ca_rtt_sample`.
+    pub newest_sacked_original: Option<SimTime>,
 }
 
 impl Delivered {
@@ -207,12 +242,16 @@ pub struct Scoreboard {
     pub orig_newly_acked: bool,
     /// What the current ACK delivered (for RACK); the sender resets it before each ACK.
     pub delivered: Delivered,
+    /// Entries ever popped from the front of `segs`: absolute index = `popped` + index.
+    popped: u64,
+    /// Per kind of search, the absolute index of its previous answer (module doc).
+    hints: [std::cell::Cell<u64>; HINTS],
 }
 
 impl Scoreboard {
     pub fn new(snd_una: SeqNum) -> Self {
         Scoreboard {
-            segs: VecDeque::with_capacity(64),
+            segs: VecDeque::new(),
             sacked: 0,
             lost: 0,
             retrans: 0,
@@ -226,6 +265,8 @@ impl Scoreboard {
             orig_cutoff: None,
             orig_newly_acked: false,
             delivered: Delivered::default(),
+            popped: 0,
+            hints: Default::default(),
         }
     }
 
@@ -265,14 +306,39 @@ impl Scoreboard {
 
     /// Index of the first segment starting at or after `s`.
     #[inline]
-    fn index_from(&self, s: SeqNum) -> usize {
+    fn index_from(&self, s: SeqNum, hint: Hint) -> usize {
         let Some(f) = self.segs.front() else { return 0 };
         let base = f.start;
         let off = s - base;
         if s.lt(base) {
             return 0;
         }
-        self.segs.partition_point(|g| (g.start - base) < off)
+        self.find(hint, |g| (g.start - base) < off)
+    }
+
+    /// `self.segs.partition_point(pred)` for a predicate that is monotone over the queue
+    /// (true, then false), starting from the search's hint (module doc): the same answer,
+    /// found in O(1) when it lies within [`HINT_STEPS`] entries after the previous one.
+    #[inline]
+    fn find(&self, hint: Hint, pred: impl Fn(&SentSeg) -> bool) -> usize {
+        let slot = &self.hints[hint as usize];
+        let n = self.segs.len();
+        let start = slot.get().checked_sub(self.popped).map_or(0, |i| i.min(n as u64) as usize);
+        // The answer is `start` or later iff the entry before `start` satisfies `pred`.
+        if start == 0 || pred(&self.segs[start - 1]) {
+            let mut i = start;
+            for _ in 0..=HINT_STEPS {
+                if i == n || !pred(&self.segs[i]) {
+                    debug_assert_eq!(i, self.segs.partition_point(&pred), "a hinted search disagrees with the binary search");
+                    slot.set(self.popped + i as u64);
+                    return i;
+                }
+                i += 1;
+            }
+        }
+        let i = self.segs.partition_point(&pred);
+        slot.set(self.popped + i as u64);
+        i
     }
 
     fn uncount(&mut self, flags: u8, n: u64) {
@@ -308,6 +374,7 @@ impl Scoreboard {
                 last_sent = Some(f.sent_at);
                 oldest_sent = oldest_sent.or(Some(f.sent_at));
                 self.segs.pop_front();
+                self.popped += 1;
             } else if f.start.lt(una) {
                 self.note_original(&f);
                 let d = una - f.start;
@@ -375,6 +442,9 @@ impl Scoreboard {
         }
         self.note_original(&g);
         self.delivered.note(&g);
+        if !g.has(EVER_RETRANS) && self.delivered.newest_sacked_original.is_none_or(|t| g.sent_at > t) {
+            self.delivered.newest_sacked_original = Some(g.sent_at);
+        }
         let n = u64::from(g.seq_len());
         self.uncount(g.flags, n);
         self.sacked += n;
@@ -423,7 +493,7 @@ impl Scoreboard {
             return 0;
         }
         let mut n = 0;
-        let mut i = self.index_from(from);
+        let mut i = self.index_from(from, Hint::SackEdge);
         while i < self.segs.len() {
             let g = self.segs[i];
             if !g.start.lt(to) || g.end().gt(blk.right) {
@@ -472,7 +542,7 @@ impl Scoreboard {
                         // Did not grow rightwards: every segment inside is marked already.
                         continue;
                     }
-                    let mut i = self.segs.partition_point(|g| g.end().le(c.right) && g.start.lt(c.right));
+                    let mut i = self.find(Hint::SackEdge, |g| g.end().le(c.right) && g.start.lt(c.right));
                     // partition_point needs a monotone predicate; segments are ordered, so the
                     // above is monotone as long as they are above SND.UNA.
                     while i < self.segs.len() {
@@ -525,8 +595,8 @@ impl Scoreboard {
         }
         let Some(f) = self.segs.front() else { return 0 };
         let base = f.start;
-        let p = self.segs.partition_point(|g| (g.end() - base) < (end - base));
-        let floor = self.index_from(self.lost_upto);
+        let p = self.find(Hint::LostPoint, |g| (g.end() - base) < (end - base));
+        let floor = self.index_from(self.lost_upto, Hint::Watermark);
         if p < floor || p >= self.segs.len() {
             // The point lies below the watermark: nothing new is lost.
             return 0;
@@ -552,7 +622,7 @@ impl Scoreboard {
             return None;
         }
         let base = f.start;
-        let i = self.segs.partition_point(|g| (g.end() - base) <= (s - base));
+        let i = self.find(Hint::Covering, |g| (g.end() - base) <= (s - base));
         self.segs.get(i).filter(|g| g.start.le(s) && s.lt(g.end())).map(|_| i)
     }
 
@@ -578,7 +648,8 @@ impl Scoreboard {
 
     /// Index of the first segment starting at or after `s`.
     pub fn index_at_or_after(&self, s: SeqNum) -> usize {
-        self.index_from(s)
+        let hint = if s == self.lost_upto { Hint::Watermark } else { Hint::Other };
+        self.index_from(s, hint)
     }
 
     /// Every un-SACKed segment starting below this is deemed lost (the IsLost watermark).
@@ -594,7 +665,7 @@ impl Scoreboard {
         if !self.lost_upto.lt(upto) {
             return 0;
         }
-        let mut i = self.index_from(self.lost_upto);
+        let mut i = self.index_from(self.lost_upto, Hint::Watermark);
         let mut newly = 0;
         while let Some(g) = self.segs.get(i).copied() {
             if !g.start.lt(upto) {
@@ -714,7 +785,7 @@ impl Scoreboard {
     /// `mark_front_lost`/`mark_all_lost` resetting the cursor, so the cursor moves past them
     /// and the scan is amortised O(1).
     pub fn next_retransmit(&mut self, rule3: bool) -> Option<usize> {
-        let mut i = self.index_from(self.high_rxt);
+        let mut i = self.index_from(self.high_rxt, Hint::HighRxt);
         let limit = if rule3 { self.high_sacked.unwrap_or(self.lost_upto).max(self.lost_upto) } else { self.lost_upto };
         let mut leading = true;
         while i < self.segs.len() {
@@ -739,7 +810,7 @@ impl Scoreboard {
     /// NextSeg() rule (1) as [`Scoreboard::next_retransmit`] finds it, without moving the
     /// HighRxt cursor (for an observer's "expected next"; scans from the cursor).
     pub fn peek_next_retransmit(&self) -> Option<usize> {
-        let mut i = self.index_from(self.high_rxt);
+        let mut i = self.index_from(self.high_rxt, Hint::HighRxt);
         while let Some(g) = self.segs.get(i) {
             if !g.start.lt(self.lost_upto) {
                 return None;
@@ -1003,7 +1074,7 @@ mod props {
         let Some(f) = sb.segs.front() else { return 0 };
         let base = f.start;
         let top = sb.segs.partition_point(|g| (g.start - base) < (hs - base));
-        let floor = sb.index_from(sb.lost_upto);
+        let floor = sb.index_from(sb.lost_upto, Hint::Other);
         let (mut segs, mut bytes) = (0u32, 0u64);
         let mut point = None;
         let mut i = top;

@@ -195,7 +195,10 @@ pub fn choose_initial_window(
             q.pop_front();
         }
         q.push_back(now);
-        return Some((segs / q.len() as u64).max(IW_MIN_SEGMENTS));
+        let k = q.len() as u64;
+        let iw = (segs / k).max(IW_MIN_SEGMENTS);
+        count_choice(table, now, bottleneck, segs, k, iw);
+        return Some(iw);
     }
     let w = sharing.windows.entry(bottleneck).or_default();
     if w.start.is_none_or(|s| now >= s + rtt) {
@@ -208,7 +211,19 @@ pub fn choose_initial_window(
         IwShare::None | IwShare::Even => segs,
     };
     w.given += iw;
+    let k = if share == IwShare::None { 1 } else { w.count };
+    count_choice(table, now, bottleneck, segs, k, iw);
     Some(iw)
+}
+
+/// Reporting: the choice's SAFE_CWND (segments), the flows it was shared among and the window
+/// given, on the bottleneck pathlet's stats (`PathletStats`).
+fn count_choice(table: &mut PathletTable, now: SimTime, bottleneck: PathletId, segs: u64, k: u64, iw: u64) {
+    let st = &mut table.entry(now, bottleneck).stats;
+    st.iw_choices += 1;
+    st.iw_safe_segments_sum += segs;
+    st.iw_share_k_sum += k;
+    st.iw_given_sum += iw;
 }
 
 /// 004 §II-C: the initial RTO from the pathlet with the largest MIN_RTT (module doc), or
@@ -304,6 +319,15 @@ mod tests {
                 .map(|&ms| choose_initial_window(&mut t, &mut s, share, at(ms), &path, 1000).unwrap_or(0))
                 .collect();
             assert_eq!(got, want, "{share:?}");
+            // The bottleneck's stats decompose each window: SAFE_CWND / k.
+            let st = t.get(&p).map(|e| e.stats).unwrap_or_default();
+            let k_sum = match share {
+                IwShare::Even => 1 + 2 + 3 + 3 + 3 + 2,
+                IwShare::Split | IwShare::Budget => 1 + 2 + 3 + 1 + 2 + 1,
+                IwShare::None => 6,
+            };
+            assert_eq!((st.iw_choices, st.iw_safe_segments_sum, st.iw_share_k_sum), (6, 72, k_sum), "{share:?}");
+            assert_eq!(st.iw_given_sum, want.iter().sum::<u64>(), "{share:?}");
         }
     }
 

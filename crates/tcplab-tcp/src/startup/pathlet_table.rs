@@ -146,6 +146,37 @@ impl Period {
         Period { max_flight: 0, congestion: 0, min_congested_half: u64::MAX, max_congested_half: 0, safe_cwnd: None };
 }
 
+/// What 004 §III-C's update and §III-D's choice did on one pathlet over a run: the numbers
+/// that explain a SAFE_CWND (reporting only; `pathlet_tables` in docs/outputs.md).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathletStats {
+    /// Periods closed with at least one flow or indication (idle periods are not counted).
+    pub periods: u64,
+    /// Of those, periods with a congestion indication (rule (b) applied) ...
+    pub congested_periods: u64,
+    /// ... and among them those where rule (b) lowered SAFE_CWND (or set an unknown one).
+    pub cuts: u64,
+    /// Clean periods where rule (a) raised SAFE_CWND (or set an unknown one).
+    pub raises: u64,
+    /// Clean periods where rule (a) could not apply: an indication within the last N periods.
+    pub held: u64,
+    /// Sum of the SAFE_CWND values (bytes) left by the counted periods that had one, and
+    /// how many had one (mean SAFE_CWND per period = sum / count).
+    pub safe_cwnd_sum: u64,
+    pub safe_cwnd_known: u64,
+    /// Sum over congested periods of MIN_F(FlightSize_F / 2), the value rule (b) cuts to
+    /// (bytes; mean = sum / `congested_periods`).
+    pub cut_to_sum: u64,
+    /// 004 §III-D choices where this pathlet was the bottleneck (smallest SAFE_CWND): how
+    /// many, the sum of SAFE_CWND in whole segments at the choice (before sharing), the sum of
+    /// the number of flows it was shared among (itself included; 1 without sharing), and the
+    /// sum of the initial windows given (segments).
+    pub iw_choices: u64,
+    pub iw_safe_segments_sum: u64,
+    pub iw_share_k_sum: u64,
+    pub iw_given_sum: u64,
+}
+
 /// One pathlet's row (004 §II-B) and its period state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathletEntry {
@@ -160,6 +191,8 @@ pub struct PathletEntry {
     pub max_mtu: u32,
     /// Congestion indications ever counted (reporting).
     pub congestion_total: u64,
+    /// What the update algorithm did over the run (reporting only: nothing reads it).
+    pub stats: PathletStats,
     /// Start of the current period.
     period_start: SimTime,
     current: Period,
@@ -176,6 +209,7 @@ impl PathletEntry {
             avg_rtt: None,
             max_mtu: 0,
             congestion_total: 0,
+            stats: PathletStats::default(),
             period_start: now,
             current: Period::EMPTY,
             history: std::collections::VecDeque::new(),
@@ -211,6 +245,9 @@ impl PathletEntry {
     /// 004 §III-C step 4, at the end of the current period.
     fn close_period(&mut self, cfg: &PathletTableConfig) {
         let mut p = self.current;
+        let before = self.safe_cwnd;
+        let counted = p.congestion > 0 || p.max_flight > 0;
+        let mut held = false;
         self.history.push_back(p);
         while self.history.len() > cfg.periods.max(1) as usize {
             self.history.pop_front();
@@ -229,6 +266,25 @@ impl PathletEntry {
             }
             if self.history.len() >= cfg.periods.max(1) as usize {
                 self.safe_ssthresh = None;
+            }
+        } else {
+            held = true;
+        }
+        if counted {
+            let st = &mut self.stats;
+            st.periods += 1;
+            if p.congestion > 0 {
+                st.congested_periods += 1;
+                st.cut_to_sum = st.cut_to_sum.saturating_add(p.min_congested_half);
+                st.cuts += u64::from(self.safe_cwnd != before);
+            } else if held {
+                st.held += 1;
+            } else {
+                st.raises += u64::from(self.safe_cwnd != before);
+            }
+            if let Some(v) = self.safe_cwnd {
+                st.safe_cwnd_sum = st.safe_cwnd_sum.saturating_add(v);
+                st.safe_cwnd_known += 1;
             }
         }
         p.safe_cwnd = self.safe_cwnd;
@@ -404,6 +460,21 @@ mod tests {
         t.observe_flight(at(310), &[P], 20_000);
         assert_eq!(t.entry(at(400), P).safe_cwnd, Some(60_000));
         assert_eq!(t.get(&P).unwrap().safe_ssthresh, None, "N clean periods clear SAFE_SSTHRESH");
+    }
+
+    #[test]
+    fn the_stats_count_what_each_period_did() {
+        let mut t = table(2);
+        t.observe_flight(at(10), &[P], 40_000); // period 1: raise to 40 000
+        t.on_congestion(at(110), P, 30_000); // period 2: cut to 15 000
+        t.on_congestion(at(210), P, 50_000); // period 3: congested, 25 000 > 15 000: no cut
+        t.observe_flight(at(310), &[P], 60_000); // period 4: clean, period 3 within N: held
+        t.observe_flight(at(410), &[P], 10_000); // period 5: clean twice: raise to 60 000
+        // Period 6 is idle: not counted.
+        let s = t.entry(at(600), P).stats;
+        assert_eq!((s.periods, s.congested_periods, s.cuts, s.raises, s.held), (5, 2, 1, 2, 1));
+        assert_eq!(s.cut_to_sum, 15_000 + 25_000);
+        assert_eq!((s.safe_cwnd_known, s.safe_cwnd_sum), (5, 40_000 + 15_000 + 15_000 + 15_000 + 60_000));
     }
 
     #[test]

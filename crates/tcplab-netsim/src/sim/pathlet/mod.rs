@@ -133,6 +133,28 @@ pub struct PathletRowSummary {
     pub avg_rtt_s: Option<f64>,
     pub max_mtu: u32,
     pub congestion_indications: u64,
+    /// What the update algorithm and the initial-window choice did on this pathlet over the
+    /// run (`PathletStats`; docs/outputs.md).
+    pub periods: u64,
+    pub congested_periods: u64,
+    pub cuts: u64,
+    pub raises: u64,
+    pub held: u64,
+    /// Mean SAFE_CWND over the counted periods that had one (bytes).
+    pub safe_cwnd_period_mean: Option<f64>,
+    /// Mean MIN_F(FlightSize_F/2) of the congested periods: what rule (b) cut to (bytes).
+    pub cut_to_mean: Option<f64>,
+    /// Initial windows chosen with this pathlet as the bottleneck, and their means: SAFE_CWND
+    /// in segments before sharing, the flows shared among, the window given (segments).
+    pub iw_choices: u64,
+    pub iw_safe_segments_mean: Option<f64>,
+    pub iw_share_k_mean: Option<f64>,
+    pub iw_given_mean: Option<f64>,
+}
+
+/// `sum / n` as a mean, `None` for no values (summary).
+fn ratio(sum: u64, n: u64) -> Option<f64> {
+    (n > 0).then(|| sum as f64 / n as f64)
 }
 
 /// Host `node`'s state in `hosts`, created on first use (a free function so that a caller can
@@ -445,6 +467,7 @@ impl SharedNet {
         for (n, h) in self.hosts.iter().enumerate() {
             let Some(h) = h else { continue };
             for (p, e) in h.table.iter() {
+                let st = e.stats;
                 out.push(PathletRowSummary {
                     host: spec.nodes[n].name.clone(),
                     from: p.from,
@@ -455,6 +478,17 @@ impl SharedNet {
                     avg_rtt_s: e.avg_rtt.map(|d| d.as_secs_f64()),
                     max_mtu: e.max_mtu,
                     congestion_indications: e.congestion_total,
+                    periods: st.periods,
+                    congested_periods: st.congested_periods,
+                    cuts: st.cuts,
+                    raises: st.raises,
+                    held: st.held,
+                    safe_cwnd_period_mean: ratio(st.safe_cwnd_sum, st.safe_cwnd_known),
+                    cut_to_mean: ratio(st.cut_to_sum, st.congested_periods),
+                    iw_choices: st.iw_choices,
+                    iw_safe_segments_mean: ratio(st.iw_safe_segments_sum, st.iw_choices),
+                    iw_share_k_mean: ratio(st.iw_share_k_sum, st.iw_choices),
+                    iw_given_mean: ratio(st.iw_given_sum, st.iw_choices),
                 });
             }
         }

@@ -54,6 +54,9 @@ pub struct ExtremeConfig {
     pub usage_score: bool,
     /// w of eq. 6.5.
     pub w: f64,
+    /// The monitoring period after an approval that measures C of eq. 6.5 (`extreme`
+    /// module docs).
+    pub usage_interval: SimDuration,
 }
 
 /// Quick-Start settings of one router interface.
@@ -113,7 +116,7 @@ impl QsRouter {
             bandwidth,
             est: Estimator::new(cfg.estimator, bandwidth),
             recent: RecentApprovals::new(cfg.memory, cfg.approval_memory),
-            extreme: cfg.extreme.map(|x| ExtremeState::new(x.flow_rtt, x.w, x.usage_score)),
+            extreme: cfg.extreme.map(|x| ExtremeState::new(x.flow_rtt, x.usage_interval, x.w, x.usage_score)),
             stats: QsRouterStats::default(),
         }
     }
@@ -135,6 +138,8 @@ impl QsRouter {
         let mut request = q.rate.bytes_per_sec() as f64;
         let recent = match self.extreme.as_mut() {
             Some(x) => {
+                // Close the periods that have ended first, so the score is current.
+                x.expire(now);
                 request *= x.score(src);
                 x.outstanding(now)
             }
