@@ -333,6 +333,13 @@ impl FileAnalyzer {
         obs
     }
 
+    /// How the replay of connection `conn_id`'s direction `d` is told its ACKs (None before
+    /// that direction's first data): the what-if recorder applies the same
+    /// (`sender_replay::AckVantage`).
+    pub fn ack_vantage(&self, conn_id: u64, d: Dir) -> Option<crate::sender_replay::AckVantage> {
+        self.conns.get(&conn_id).and_then(|c| c.dirs[d.index()].as_ref()).map(DirBank::ack_vantage)
+    }
+
     /// The connections the last [`FileAnalyzer::on_segment`] finished, in the tracker's order.
     pub fn just_finished(&self) -> &[ConnRecord] {
         &self.finished

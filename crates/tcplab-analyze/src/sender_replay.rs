@@ -135,6 +135,25 @@ impl Position {
     }
 }
 
+/// How the observer is told an ACK captured at some instant ([`DirReplay::ack_vantage`]):
+/// the lag after which the sender acted on it and whether the capture is away from the
+/// sender. One rule for the analyzer's replay and the what-if recorder (`whatif::trace`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AckVantage {
+    /// Added to an ACK's capture time: when the sender acted on it (`vantage_gap_ns`).
+    pub lag_ns: u64,
+    /// The capture is not at the sender: RFC 5681 §2 (a) "outstanding data" holds whatever
+    /// the capture shows (`Observer::on_ack`'s `away`).
+    pub away: bool,
+}
+
+impl AckVantage {
+    /// When the sender acted on an ACK captured at `capture_ns`.
+    pub fn at(self, capture_ns: u64) -> tcplab_time::SimTime {
+        tcplab_time::SimTime(capture_ns.saturating_add(self.lag_ns))
+    }
+}
+
 #[derive(Copy, Clone, Debug)]
 struct TxSeg {
     start: u64,
@@ -457,6 +476,11 @@ impl DirReplay {
     pub fn set_upstream_base(&mut self, ns: u64) {
         self.upstream_base_ns = if self.pos == Position::Sender { 0 } else { ns };
         self.vantage_gap_ns = if self.pos == Position::Sender { ns } else { 0 };
+    }
+
+    /// How this direction's ACKs reach the observer (set by [`Self::set_upstream_base`]).
+    pub fn ack_vantage(&self) -> AckVantage {
+        AckVantage { lag_ns: self.vantage_gap_ns, away: self.pos != Position::Sender }
     }
 
     /// The handshake's round trip, the sender's first RTT sample (set before data).
@@ -949,8 +973,8 @@ impl DirReplay {
         // RFC 2883 D-SACK recognition, the duplicate-ACK definition, the RTO timer.
         // (Away from the sender, data it sent may not have passed here yet: RFC 5681 §2 (a)
         // "outstanding data" holds whatever the capture shows.)
-        let away = self.pos != Position::Sender;
-        let view = self.obs.as_mut().map(|o| o.on_ack(SimTime(now.saturating_add(self.vantage_gap_ns)), seg, away)).unwrap_or_default();
+        let v = self.ack_vantage();
+        let view = self.obs.as_mut().map(|o| o.on_ack(v.at(now), seg, v.away)).unwrap_or_default();
         // A D-SACK on this connection proves the receiver sends them.
         self.dsack_receiver |= view.dsack.is_some();
         let dsack_block = view.dsack.map(|b| {

@@ -3,15 +3,18 @@
 
 One task per capture (the decision and its measurement: docs/design.md, "What-if on the
 sweep engine"): a task reads its capture once, analyses it and replays every connection
-under every grid point (:func:`run_whatif_task`, on a worker), and hands back the capture's
-three tables; the driver files them with the sweep's ledger (:mod:`tcplab.sweep.ledger`:
+under every grid point (:func:`run_whatif_task`, on a worker), writing the ``whatif`` rows
+to a Parquet file batch by batch as the core hands them out (:class:`RowWriter`: the rows
+are never held whole), and hands back that file's bytes and the two analysis tables; the
+driver files them with the sweep's ledger (:mod:`tcplab.sweep.ledger`:
 ``DIR/runs/<key>.parquet`` is the capture's ``whatif`` rows, its ``retransmissions`` and
 ``connections`` are filed first beside it under ``runs/<table>/<key>.parquet``, then the
 ledger line) and runs on the sweep's execution (:func:`tcplab.sweep.runner.execute`: a
 ``LocalCluster`` of worker processes, ``--workers N``, or an existing Dask cluster,
-``--scheduler ADDR``; Dask re-runs the task of a killed worker). At the end the filed tables
-of every capture are concatenated in the order the captures were given into the tidy
-``whatif``, ``retransmissions`` and ``connections`` tables, and the report is drawn from them.
+``--scheduler ADDR``; Dask re-runs the task of a killed worker). At the end the run files
+are copied row group by row group, in the order the captures were given, into the tidy
+``whatif`` table, the analysis tables are concatenated, and the report reads back from
+``whatif.parquet`` only the rows it draws (:func:`tcplab.whatif.report.report_rows`).
 
 Layout of ``DIR`` (beside the combined outputs docs/outputs.md describes)::
 

@@ -155,6 +155,23 @@ def _f(v: float, fmt: str = "{:.2f}") -> str:
     return "n/a" if v != v else fmt.format(v)
 
 
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def reading(r: dict[str, Any]) -> str:
+    """One case's numbers as a sentence: measured against predicted, over all connections
+    and over those whose losses did not change, and how often the losses changed."""
+    return (
+        f"- `{r['case']}`: Σ measured {_f(r['measured_sum_s'])} s against Σ predicted {_f(r['predicted_sum_s'])} s "
+        f"(measured / predicted {_f(_ratio(r['measured_sum_s'], r['predicted_sum_s']))}); over the connections whose "
+        f"losses did not change {_f(r['same_losses_measured_sum_s'])} s against {_f(r['same_losses_predicted_sum_s'])} s "
+        f"({_f(_ratio(r['same_losses_measured_sum_s'], r['same_losses_predicted_sum_s']))}); correlation "
+        f"{_f(r['correlation'])}, sign agreement {_f(r['sign_agreement'])}; losses changed in "
+        f"{_f(100 * r['losses_changed_share'], '{:.0f}')} % of the {r['connections']} connections."
+    )
+
+
 def section(results: list[dict[str, Any]]) -> str:
     lines = [
         BEGIN,
@@ -180,6 +197,8 @@ def section(results: list[dict[str, Any]]) -> str:
         )
     lines += ["", "Cases:", ""]
     lines += [f"- `{r['case']}`: {r['why']}." for r in results]
+    lines += ["", "The same numbers as ratios (what the reading above cites; computed here):", ""]
+    lines += [reading(r) for r in results]
     lines += ["", END]
     return "\n".join(lines)
 

@@ -75,6 +75,11 @@ impl DirBank {
         self.live.first().map_or(Position::Middle, |l| l.replay.position())
     }
 
+    /// How the ACKs reach the observers (the same for every candidate).
+    pub fn ack_vantage(&self) -> crate::sender_replay::AckVantage {
+        self.live.first().map(|l| l.replay.ack_vantage()).unwrap_or_default()
+    }
+
     pub fn set_upstream_base(&mut self, ns: u64) {
         self.live.iter_mut().for_each(|l| l.replay.set_upstream_base(ns));
     }

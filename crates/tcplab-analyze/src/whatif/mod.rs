@@ -13,10 +13,16 @@
 //! estimator and timer clock from the engine, its D rule — against the model's own replay,
 //! and turns the differences into a change in duration with 003's eqs. (1)-(3)
 //! ([`cost`]); [`bestcase`] adds 003 §V-A-3's bound. The connection's state is dropped
-//! then: the state of the pass is bounded by the concurrent connections, never by the grid.
-//! What grows with the grid is the output: per connection one [`ConnOut`] (its facts, once)
-//! and per row only what changes with the point, column by column ([`RowColumns`], 48 bytes
-//! a row), gathered into the table in (capture, conn_id, point) order by [`output`].
+//! then, and its rows (per row only what changes with the point: its [`Events`] and the
+//! duration change, 48 bytes; the connection's facts once, [`ConnOut`]) are placed in the
+//! table's order, (capture, conn_id, point): `conn_id`s number the connections in order of
+//! first packet, so a connection that finishes while an older one is still open waits for
+//! it. [`whatif_stream`] hands the placed rows to a sink in batches of whole connections
+//! ([`RowBatch`]; the binding writes each as a Parquet row group) and keeps none;
+//! [`whatif_paths`] keeps them all (tests, small captures). Memory is then the open
+//! connections, the rows of connections waiting for an older one, and one batch — not the
+//! grid times the capture (docs/benchmarks.md, "What-if replay", measures it). The table is
+//! built column by column by [`output`].
 //!
 //! 003 §IV-C's assumption holds throughout: "RTTs and losses are independent of TCP loss
 //! detection/recovery behavior" (docs/validation.md checks it against the simulator).
@@ -489,6 +495,7 @@ impl<'a> FileRun<'a> {
         let s = &seg.segment;
         let models = &self.models;
         let floor = self.floor;
+        let fa = &self.fa;
         let c = self.conns.entry(obs.conn_id).or_default();
         let d = obs.dir;
         // The handshake times, as the analyzer reads them.
@@ -505,10 +512,13 @@ impl<'a> FileRun<'a> {
                     _ => (true, s.options.timestamps.is_some()),
                 };
                 let hs = c.hs.rtt_ns();
+                // ACKs applied as the analyzer's replay of this direction applies them.
+                let vantage = fa.ack_vantage(obs.conn_id, d).unwrap_or_default();
                 let recs = models
                     .iter()
                     .map(|(_, base)| {
                         let mut r = Recorder::new(base, s.seq, sack, ts, floor);
+                        r.set_ack_vantage(vantage);
                         if let Some(h) = hs {
                             r.on_handshake_rtt(SimTime(t), SimDuration(h));
                         }

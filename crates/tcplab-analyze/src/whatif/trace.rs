@@ -19,8 +19,19 @@
 //! and thresholds they are compared with change ([`super::replay`]).
 //!
 //! Ambiguities resolved:
-//! - Times are the capture's. Near the sender they are the sender's; elsewhere the samples
-//!   include the capture point's offset (the report says which vantage was detected).
+//! - Times are the capture's, and each ACK is applied when the sender acted on it, as the
+//!   analyzer's replay applies it (`sender_replay::AckVantage`, one rule: the what-if pass
+//!   takes it from the analyzer, [`Recorder::set_ack_vantage`]): at a capture on the
+//!   sender's side, its capture time plus the handshake's capture→sender→capture gap (the
+//!   episode's duplicate-ACK times, its end and the RTT samples are the sender's); away from
+//!   the sender, its capture time, with RFC 5681 §2 (a)'s outstanding data taken as the
+//!   capture shows it (there the samples include the capture point's offset; the report
+//!   says which vantage was detected). The handshake gap stands for the lag only to within
+//!   `infer::score::ACK_LAG_PRECISION_NS` (the analyzer's tolerance for it): a
+//!   retransmission of SND.UNA captured less than that before the lagged timer's deadline is
+//!   shown to the observer at the deadline (the sender's timer fired; measured on the
+//!   corpus' tail-loss capture: 640 ns early, which left the timeout unexplained and its
+//!   back-off out of every replay).
 //! - An episode that can never meet any grid point's timer (it ended sooner than the
 //!   smallest RTO any point can arm, [`Recorder::new`]'s `floor`) and saw no duplicate ACK
 //!   and no retransmission is not kept: it cannot change under any point.
@@ -32,6 +43,7 @@
 //! - At most [`MAX_DUPACK_TIMES`] duplicate-ACK times are kept (a larger D than that is
 //!   refused by the grid reader).
 
+use crate::sender_replay::AckVantage;
 use tcplab_tcp::loss::RecoveryPhase;
 use tcplab_tcp::observe::{Observer, Trigger};
 use tcplab_tcp::rtt::RttSampleEvent;
@@ -134,6 +146,7 @@ pub struct Recorder {
     floor: SimDuration,
     open: Episode,
     trace: DirTrace,
+    vantage: AckVantage,
 }
 
 impl Recorder {
@@ -146,7 +159,14 @@ impl Recorder {
             floor,
             open: Episode::new(),
             trace: DirTrace { inputs: Vec::new(), episodes: Vec::new(), expiries: Vec::new(), smss: u64::from(cfg.mss.max(1)), samples: 0, sample_sum_ns: 0, sample_max_ns: 0 },
+            vantage: AckVantage::default(),
         }
+    }
+
+    /// How ACKs are applied (the analyzer's [`AckVantage`] for this direction; set before
+    /// the first ACK). Default: at capture time, at the sender.
+    pub fn set_ack_vantage(&mut self, v: AckVantage) {
+        self.vantage = v;
     }
 
     /// The handshake's RTT, the estimator's first sample (as `Connection` and the analyzer do).
@@ -189,7 +209,7 @@ impl Recorder {
         }
         let backoff = self.obs.rtt().backoff();
         let flight = self.flight();
-        let ex = self.obs.on_transmit(now, seq, len, fin);
+        let ex = self.obs.on_transmit(self.sender_time(now, seq), seq, len, fin);
         if let Some(ex) = ex {
             if self.open.detection.is_none() && self.open.timer_start.is_some() {
                 self.open.detection = Some(Detection { at: now, frame, trigger: ex.trigger });
@@ -203,12 +223,27 @@ impl Recorder {
         self.note_timer();
     }
 
-    /// An ACK of this direction's data.
-    pub fn on_ack(&mut self, now: SimTime, seg: &Segment) {
+    /// When the sender sent data captured at `now`: `now`, or, for a retransmission of
+    /// SND.UNA within the ACK lag's precision before the lagged timer's deadline, the
+    /// deadline (see the module doc).
+    fn sender_time(&self, now: SimTime, seq: SeqNum) -> SimTime {
+        if self.vantage.lag_ns == 0 || seq != self.obs.snd_una() {
+            return now;
+        }
+        match self.obs.rto_timer() {
+            (_, Some(deadline)) if deadline > now && deadline.0 - now.0 <= crate::infer::score::ACK_LAG_PRECISION_NS => deadline,
+            _ => now,
+        }
+    }
+
+    /// An ACK of this direction's data, captured at `captured`.
+    pub fn on_ack(&mut self, captured: SimTime, seg: &Segment) {
         if !seg.flags.contains(TcpFlags::ACK) {
             return;
         }
-        let view = self.obs.on_ack(now, seg, false);
+        // When the sender acted on it (the analyzer's rule, `AckVantage`).
+        let now = self.vantage.at(captured.0);
+        let view = self.obs.on_ack(now, seg, self.vantage.away);
         if view.is_dupack {
             if self.open.dupacks == 0 && self.open.detection.is_none() {
                 self.open.flight_bytes = self.flight();
@@ -303,5 +338,72 @@ mod tests {
         let mut dl = Vec::new();
         replay::deadlines(&tr, &cfg, &mut timers, &mut dl);
         assert_eq!(dl, vec![Some(ms(1000)), Some(ms(2040))], "the model's replay fires when the sender did");
+    }
+
+    fn ack(a: SeqNum) -> Segment {
+        Segment { flags: TcpFlags::ACK, ack: a, window: 65535, ..Segment::default() }
+    }
+
+    /// Five segments sent at 0; SND.UNA's first ACK captured at 40 ms, three duplicate
+    /// ACKs at 50, 51, 52 ms, the fast retransmit captured at 54 ms.
+    fn lagged(v: AckVantage) -> DirTrace {
+        let cfg = TcpConfig { mss: MSS as u16, sack: false, timestamps: false, ..TcpConfig::default() };
+        let mut r = Recorder::new(&cfg, seq(0), false, false, SimDuration::from_millis(100));
+        r.set_ack_vantage(v);
+        for i in 0..5 {
+            r.on_data(ms(0), u64::from(i) + 1, seq(i), MSS, false, None);
+        }
+        r.on_ack(ms(40), &ack(seq(1)));
+        for t in [50, 51, 52] {
+            r.on_ack(ms(t), &ack(seq(1)));
+        }
+        r.on_data(ms(54), 9, seq(1), MSS, false, None);
+        r.finish()
+    }
+
+    // The analyzer's rule for when the sender acted on an ACK (`sender_replay::AckVantage`):
+    // a capture on the sender's side sees each ACK the handshake's capture→sender→capture
+    // gap before the sender acts on it. With a 2 ms gap the RTT sample, the timer's restart
+    // (RFC 6298 (5.3)) and the duplicate-ACK times are the capture's plus 2 ms, at exact
+    // instants; away from the sender (lag 0) they are the capture's.
+    #[test]
+    fn acks_are_applied_when_the_analyzers_rule_says_the_sender_acted_on_them() {
+        for (v, lag) in [(AckVantage { lag_ns: 2_000_000, away: false }, 2), (AckVantage { lag_ns: 0, away: true }, 0)] {
+            let tr = lagged(v);
+            let first = tr.inputs.iter().find_map(|i| match i {
+                EstimatorInput::Sample(s) => Some(s.rtt),
+                EstimatorInput::Backoff => None,
+            });
+            assert_eq!(first, Some(SimDuration::from_millis(40 + lag)), "{v:?}");
+            let ep = tr.episodes.iter().find(|e| e.dupacks > 0).unwrap_or_else(|| panic!("{v:?}: {:?}", tr.episodes));
+            assert_eq!(ep.timer_start, Some(ms(40 + lag)), "{v:?}");
+            assert_eq!(ep.dupacks, 3);
+            assert_eq!(ep.dupack_at[..3], [ms(50 + lag), ms(51 + lag), ms(52 + lag)], "{v:?}");
+            assert_eq!(ep.detection.map(|d| (d.at, d.frame, d.trigger)), Some((ms(54), 9, Trigger::DupThresh)), "{v:?}");
+        }
+    }
+
+    // The handshake gap measures the ACK lag only to within the analyzer's precision
+    // (`ACK_LAG_PRECISION_NS`): a timeout captured 640 ns before the lagged deadline (as on
+    // the corpus' tail-loss capture) is the sender's timer, backed off; one captured 1 ms
+    // before it is not a timeout.
+    #[test]
+    fn a_timeout_within_the_lag_precision_before_the_lagged_deadline_is_the_timer() {
+        let cfg = TcpConfig { mss: MSS as u16, sack: false, timestamps: false, ..TcpConfig::default() };
+        for (early_ns, timeout) in [(640, true), (1_000_000, false)] {
+            let mut r = Recorder::new(&cfg, seq(0), false, false, SimDuration::from_millis(100));
+            r.set_ack_vantage(AckVantage { lag_ns: 2_000_000, away: false });
+            r.on_handshake_rtt(ms(0), SimDuration::from_millis(40));
+            r.on_data(ms(0), 1, seq(0), MSS, false, None);
+            r.on_data(ms(0), 2, seq(1), MSS, false, None);
+            // SND.UNA's ACK captured at 40 ms, applied at 42 ms: the timer restarts then
+            // (RFC 6298 (5.3)) and fires at 42 ms + RTO.
+            r.on_ack(ms(40), &ack(seq(1)));
+            let (_, Some(deadline)) = r.obs.rto_timer() else { panic!("no timer") };
+            r.on_data(SimTime(deadline.0 - early_ns), 3, seq(1), MSS, false, None);
+            let tr = r.finish();
+            assert_eq!(tr.expiries.len(), usize::from(timeout), "{early_ns} ns early: {:?}", tr.expiries);
+            assert_eq!(tr.inputs.contains(&EstimatorInput::Backoff), timeout);
+        }
     }
 }
