@@ -85,6 +85,9 @@ pub struct AnalyzeConfig {
     pub picker: Option<Arc<dyn ModelPicker>>,
     pub tracker: TrackerConfig,
     pub reader: tcplab_pcap::ReaderConfig,
+    /// Whether [`crate::analyze_paths`] reads and tracks on a second thread
+    /// (`tcplab_pcap::pipeline`); the results are the same either way. Default `Auto`.
+    pub threading: Threading,
 }
 
 impl Default for AnalyzeConfig {
@@ -96,6 +99,7 @@ impl Default for AnalyzeConfig {
             picker: None,
             tracker: TrackerConfig::default(),
             reader: tcplab_pcap::ReaderConfig::default(),
+            threading: Threading::Auto,
         }
     }
 }
@@ -307,11 +311,11 @@ impl FileAnalyzer {
         }
     }
 
-    /// Reads the whole capture, the reader and the tracker on a second thread when the
-    /// machine has more than one core (`tcplab_pcap::pipeline`; the results are the same
-    /// either way).
+    /// Reads the whole capture, the reader and the tracker on a second thread as
+    /// `AnalyzeConfig::threading` says (by default when the machine has more than one core:
+    /// `tcplab_pcap::pipeline`; the results are the same either way).
     pub fn run(&mut self, reader: &mut CaptureReader) {
-        self.run_with(reader, Threading::Auto);
+        self.run_with(reader, self.cfg.threading);
     }
 
     /// Reads the whole capture with the given threading (`tcplab_pcap::for_each_tracked`):
