@@ -19,7 +19,7 @@
 //! [`ConnTracker::drain_finished`] gives it to a caller that observes one segment at a time.
 //!
 //! Ambiguity resolved: the reading thread runs ahead of the analysis by at most
-//! `BATCHES_IN_FLIGHT + 1` batches (memory bounded at about 200 KB per batch); a panic on
+//! `BATCHES_IN_FLIGHT + 1` batches (memory bounded at about 0.4 MB per batch); a panic on
 //! either thread propagates to the caller as it would on one thread.
 
 use std::sync::mpsc::sync_channel;
@@ -28,11 +28,12 @@ use crate::conn_tracker::{ConnRecord, ConnTracker, Observation};
 use crate::reader::CaptureReader;
 use crate::segment::CapturedSegment;
 
-/// Segments per batch handed from the reading thread to the analysing one: large enough
-/// that the channel's synchronisation (two atomic operations and at most a wake-up per
-/// batch) is negligible per packet, small enough (512 x about 190 bytes) that a batch stays
-/// in the second-level cache between the two threads.
-pub const BATCH_SEGMENTS: usize = 512;
+/// Segments per batch handed from the reading thread to the analysing one. Each hand-over
+/// may find the other thread waiting (the channel then spins and yields before it sleeps):
+/// on the SACK-heavy capture (docs/benchmarks.md, session 6) the CPU added by pipelining was
+/// about 0.037 s with 512 segments per batch and about 0.02 s with 2048 or 4096; 2048 x about
+/// 190 bytes is 0.4 MB per batch, a negligible change of the analysis' peak memory (30 MB).
+pub const BATCH_SEGMENTS: usize = 2048;
 
 /// Full batches queued between the threads: lets the reading thread run ahead across a
 /// burst of slow-to-analyse segments (a SACK-heavy recovery) without unbounded memory.
