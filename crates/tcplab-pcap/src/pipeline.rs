@@ -142,13 +142,17 @@ pub fn for_each_tracked(
         }
         return;
     }
-    let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
-    let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT + 1);
-    for _ in 0..=BATCHES_IN_FLIGHT {
-        // Cannot fail: the receiver is alive and the channel has room for all of them.
-        let _ = empty_tx.send(Batch::new());
-    }
     std::thread::scope(|s| {
+        // Both channels live inside the scope's closure: if `each` panics, unwinding drops
+        // `full_rx` and `empty_tx` before the scope waits for the reading thread, whose next
+        // `send` or `recv` then fails and ends it (the panic reaches the caller instead of
+        // the two threads waiting for each other).
+        let (full_tx, full_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
+        let (empty_tx, empty_rx) = sync_channel::<Batch>(BATCHES_IN_FLIGHT + 1);
+        for _ in 0..=BATCHES_IN_FLIGHT {
+            // Cannot fail: the receiver is alive and the channel has room for all of them.
+            let _ = empty_tx.send(Batch::new());
+        }
         s.spawn(move || {
             while let Ok(mut b) = empty_rx.recv() {
                 let more = b.fill(reader, tracker);

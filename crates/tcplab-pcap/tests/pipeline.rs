@@ -107,3 +107,25 @@ fn an_empty_capture_and_one_shorter_than_a_batch_work_pipelined() {
     assert_eq!(frames, vec![1]);
     assert_eq!(r.frames(), 1);
 }
+
+/// A panic in the analysing callback reaches the caller: the reading thread stops instead of
+/// waiting for batches that will never come back (checked from a watchdog thread, so a
+/// regression fails the test instead of hanging it).
+#[test]
+fn a_panic_in_the_callback_reaches_the_caller_pipelined() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(|| {
+            let mut r = CaptureReader::from_reader("p.pcap", Cursor::new(capture()), ReaderConfig::default()).expect("capture");
+            let mut tracker = ConnTracker::new(TrackerConfig::default());
+            let mut n = 0;
+            for_each_tracked(&mut r, &mut tracker, Threading::Pipelined, |_| {
+                n += 1;
+                assert!(n < 100, "the callback fails at the 100th segment");
+            });
+        });
+        let _ = tx.send(r.is_err());
+    });
+    let panicked = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("for_each_tracked hung after a panic");
+    assert!(panicked);
+}
