@@ -64,8 +64,11 @@ fn capture() -> Vec<u8> {
     f.bytes
 }
 
-/// Everything the callback is given, per segment: (frame, observation, finished records).
-fn observed(threading: Threading) -> (Vec<(u64, Observation, Vec<ConnRecord>)>, Vec<ConnRecord>) {
+/// Everything the callback is given for one segment: (frame, observation, finished records).
+type Seen = (u64, Observation, Vec<ConnRecord>);
+
+/// What the callback was given, segment by segment, and the records `finish` returned.
+fn observed(threading: Threading) -> (Vec<Seen>, Vec<ConnRecord>) {
     let mut r = CaptureReader::from_reader("pipeline.pcap", Cursor::new(capture()), ReaderConfig::default()).expect("capture");
     let cfg = TrackerConfig { closed_timeout_ns: CLOSED_TIMEOUT_NS, ..TrackerConfig::default() };
     let mut tracker = ConnTracker::new(cfg);
