@@ -388,3 +388,41 @@ fn a_newreno_recovery_ends_with_cwnd_at_ssthresh_as_linux_does() {
     assert_eq!(cwnd, 2 * u64::from(MSS), "RFC 6582 option (1) without PRR (ssthresh {ssthresh})");
 }
 
+
+/// 61 segments of 1448 bytes between today's Linux at both ends; the last one (the end of the
+/// application's write) carries PSH when `psh`, as Linux's `tcp_push` marks it (this
+/// simulator's sender sends no PSH: the path sets it). Returns when the last segment left A
+/// and when B's ACK of it left B.
+fn last_segment_ack(psh: bool) -> (SimTime, SimTime) {
+    const N: u32 = 61;
+    let mut h = Harness::new(linux_rwnd_cfg(true), linux_rwnd_cfg(true), ms(10));
+    let last = h.a.iss() + 1 + (N - 1) * 1448;
+    if psh {
+        h.path = Some(Box::new(move |dir, seg| {
+            if dir == Dir::AtoB && seg.len > 0 && seg.seq == last {
+                seg.flags.insert(TcpFlags::PSH);
+            }
+        }));
+    }
+    h.a.send(u64::from(N) * 1448);
+    assert!(h.run());
+    let sent = h.data_from(Dir::AtoB).find(|p| p.rel_seq == (N - 1) * 1448).map(|p| p.t);
+    let acked = h.log.iter().find(|p| p.dir == Dir::BtoA && p.seg.ack == last + 1448).map(|p| p.t);
+    (sent.expect("the last segment was sent"), acked.expect("and acknowledged"))
+}
+
+// Real kernel, `rto-min-50ms`: the last segment delivered before the tail loss ("Flags [P.],
+// seq 81089:82537") was ACKed 18 µs after it arrived although the receiver's quick ACKs were
+// spent and its window had stopped growing; the simulator delayed that ACK by 41.3 ms, so its
+// loss probe and RTO came 47.5 ms late. Linux 6.6+ tcp_measure_rcv_mss: a full-sized segment
+// with PSH sets ICSK_ACK_PUSHED, and __tcp_cleanup_rbuf ACKs as soon as the reader has read
+// everything. Here the 61st segment is the one whose ACK the receiver would delay (its quick
+// ACKs are spent, the window no longer grows): without PSH the ACK leaves the delayed-ACK
+// timeout later, with PSH at the instant the segment arrives (10 ms after it was sent).
+#[test]
+fn a_full_sized_segment_with_psh_is_acknowledged_as_soon_as_it_is_read() {
+    let (sent, acked) = last_segment_ack(false);
+    assert!(acked.saturating_since(sent) >= ms(10) + ms(40), "delayed: sent {sent:?}, ACK {acked:?}");
+    let (sent, acked) = last_segment_ack(true);
+    assert_eq!(acked, sent + ms(10));
+}
