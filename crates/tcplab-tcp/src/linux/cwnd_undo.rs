@@ -161,7 +161,7 @@ impl CwndUndo {
     pub fn packet_delayed(&self, tsecr: Option<u32>) -> bool {
         match (self.retrans_stamp, tsecr) {
             (None, _) => true,
-            (Some(stamp), Some(ecr)) => ecr != 0 && (ecr.wrapping_sub(stamp) as i32) < 0,
+            (Some(stamp), Some(ecr)) => ecr != 0 && crate::timer::ts_before(ecr, stamp),
             (Some(_), None) => false,
         }
     }
