@@ -713,6 +713,10 @@ impl Connection {
     pub fn recovery_phase(&self) -> crate::loss::RecoveryPhase {
         self.snd.phase
     }
+    /// Today's Linux cwnd undo state and counters (`TcpConfig::cwnd_undo`, `linux/cwnd_undo.rs`).
+    pub fn cwnd_undo(&self) -> &crate::linux::cwnd_undo::CwndUndo {
+        &self.snd.undo
+    }
     /// Consistency check of the sender's scoreboard counters against a full recount
     /// (O(window); for tests and debugging only).
     #[doc(hidden)]

@@ -33,6 +33,15 @@ pub fn ts_now(now: SimTime) -> u32 {
     ((now.as_nanos() / TS_CLOCK_TICK.as_nanos()) as u32).wrapping_add(TS_CLOCK_OFFSET)
 }
 
+/// TSval `a` is before `b` in the timestamp space (RFC 7323 §5.2: "the comparison is done in
+/// the manner of sequence numbers", modulo 2^32; Linux `before()`): the one comparison the
+/// Eifel test, Linux's `tcp_packet_delayed` / `tcp_tsopt_ecr_before`, RACK's reordering
+/// evidence and the analyzer's timestamp verdict share.
+#[inline]
+pub fn ts_before(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
 /// The kinds of timers an endpoint arms.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TimerKind {
@@ -223,6 +232,14 @@ mod tests {
         assert_eq!(ts_now(SimTime(0)), 1);
         assert_eq!(ts_now(SimTime(999_999)), 1);
         assert_eq!(ts_now(SimTime(1_000_000)), 2);
+    }
+
+    // RFC 7323 §5.2: timestamps compare as sequence numbers, modulo 2^32.
+    #[test]
+    fn ts_before_compares_modulo_2_32() {
+        assert!(ts_before(4, 5) && !ts_before(5, 5) && !ts_before(6, 5));
+        assert!(ts_before(u32::MAX - 2, 3), "across the wrap");
+        assert!(!ts_before(3, u32::MAX - 2));
     }
 
     #[test]
