@@ -202,8 +202,10 @@ impl Connection {
 
     /// The in-place twin of [`Connection::new`]: every field gets the value `new` gives it.
     /// The destructuring names every field, so a field added to `Connection` does not compile
-    /// until it is handled here too. The sender, receiver and timers are rebuilt by their own
-    /// constructors (their boxed algorithm objects are chosen by `cfg`).
+    /// until it is handled here too. The sender and receiver are rebuilt by their own
+    /// constructors (their boxed algorithm objects are chosen by `cfg`); the timer table is
+    /// reset in place and keeps its clock boxes when they hold `cfg`'s clocks
+    /// (`Timers::reset`).
     fn reinit(&mut self, cfg: &TcpConfig, iss: SeqNum, state: ConnState) {
         let Connection {
             cfg: my_cfg,
@@ -235,7 +237,7 @@ impl Connection {
         *stats = ConnStats::default();
         trace.enabled = cfg.trace;
         trace.events.clear();
-        *timers = Timers::with_clocks(Box::new(cfg.timers.slow), Box::new(cfg.timers.fast));
+        timers.reset(cfg.timers.slow, cfg.timers.fast);
         *snd = Sender::new(cfg, iss);
         *rcv = Receiver::new(cfg);
         *syn_pending = false;
