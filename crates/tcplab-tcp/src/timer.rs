@@ -75,6 +75,10 @@ pub trait TimerClock: std::fmt::Debug + Send {
     /// The clock's resolution (1/f_ev), used by estimators that convert to event ticks.
     fn granularity(&self) -> SimDuration;
     fn clone_box(&self) -> Box<dyn TimerClock>;
+    /// The clock as the configuration's [`EventClock`], if it is one (`Timers::reset`).
+    fn as_event_clock(&self) -> Option<&EventClock> {
+        None
+    }
 }
 
 /// A timer clock that can fire at any nanosecond (modern Linux hrtimers; the identity map).
@@ -104,6 +108,9 @@ impl TimerClock for EventClock {
     }
     fn clone_box(&self) -> Box<dyn TimerClock> {
         Box::new(*self)
+    }
+    fn as_event_clock(&self) -> Option<&EventClock> {
+        Some(self)
     }
 }
 
@@ -166,6 +173,21 @@ impl Timers {
             deadlines: [None; TIMER_KINDS],
             clocks: [slow, fast],
             binding: TimerKind::ALL.map(TimerKind::default_slot),
+        }
+    }
+    /// Makes this table what `with_clocks(Box::new(slow), Box::new(fast))` builds, in place:
+    /// nothing armed, default bindings, and a clock box kept where it already holds that
+    /// `EventClock` (a clock has no state: `schedule` and `granularity` read only its value),
+    /// replaced otherwise. `Connection::reset_client` / `reset_server` use it so that reusing an
+    /// endpoint does not free and allocate its two clocks.
+    pub fn reset(&mut self, slow: EventClock, fast: EventClock) {
+        let Timers { deadlines, clocks, binding } = self;
+        *deadlines = [None; TIMER_KINDS];
+        *binding = TimerKind::ALL.map(TimerKind::default_slot);
+        for (c, want) in clocks.iter_mut().zip([slow, fast]) {
+            if c.as_event_clock() != Some(&want) {
+                *c = Box::new(want);
+            }
         }
     }
     /// Runs `kind` on the clock in `slot` from the next arming on.
