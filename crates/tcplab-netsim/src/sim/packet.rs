@@ -277,6 +277,7 @@ impl PacketArena {
 
     /// Adds Pathlet header `h` (or an Echo, by its kind) to packet `id`: its bytes count in the
     /// IP options and on the wire. A plain data section takes no side-pool slot.
+    #[inline]
     pub fn set_pathlet(&mut self, id: PacketId, h: PathletHeader) {
         let plain = h == PathletHeader { kind: h.kind, ..PathletHeader::data() };
         let (bit, len) = (if h.kind == PathletKind::Echo { BIT_PATHLET_ECHO } else { BIT_PATHLET }, h.wire_len());
@@ -285,11 +286,18 @@ impl PacketArena {
         p.ip_options_len += len;
         p.wire_len += u32::from(len);
         if !plain {
-            let r = self.rare_of(id);
-            match h.kind {
-                PathletKind::Pathlet => r.pathlet = Some(h),
-                PathletKind::Echo => r.pathlet_echo = Some(h),
-            }
+            self.store_pathlet(id, h);
+        }
+    }
+
+    /// [`Self::set_pathlet`] for a header that is more than a plain data section.
+    #[cold]
+    #[inline(never)]
+    fn store_pathlet(&mut self, id: PacketId, h: PathletHeader) {
+        let r = self.rare_of(id);
+        match h.kind {
+            PathletKind::Pathlet => r.pathlet = Some(h),
+            PathletKind::Echo => r.pathlet_echo = Some(h),
         }
     }
 

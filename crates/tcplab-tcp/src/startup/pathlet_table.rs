@@ -195,15 +195,20 @@ pub struct PathletEntry {
     pub congestion_total: u64,
     /// What the update algorithm did over the run (reporting only: nothing reads it).
     pub stats: PathletStats,
-    /// Start of the current period.
+    /// Start of the current period ...
     period_start: SimTime,
+    /// ... and its end, `period_start` + T (T = [`Self::period`]): kept by every method that
+    /// moves either (a new row, [`Self::roll`], [`PathletTable::on_rtt`]), so that the check
+    /// made at every ACK of every flow over the pathlet, "has the period ended?", is one
+    /// comparison.
+    period_end: SimTime,
     current: Period,
     /// Closed periods, most recent last; at most N.
     history: std::collections::VecDeque<Period>,
 }
 
 impl PathletEntry {
-    fn new(now: SimTime) -> Self {
+    fn new(now: SimTime, cfg: &PathletTableConfig) -> Self {
         PathletEntry {
             safe_cwnd: None,
             safe_ssthresh: None,
@@ -213,6 +218,7 @@ impl PathletEntry {
             congestion_total: 0,
             stats: PathletStats::default(),
             period_start: now,
+            period_end: now + cfg.default_period,
             current: Period::EMPTY,
             history: std::collections::VecDeque::new(),
         }
@@ -227,7 +233,18 @@ impl PathletEntry {
     }
 
     /// Closes every period that has ended by `now` (module doc: at most N + 1 one by one).
+    #[inline]
     fn roll(&mut self, now: SimTime, cfg: &PathletTableConfig) {
+        if now < self.period_end {
+            return;
+        }
+        self.roll_periods(now, cfg);
+    }
+
+    /// [`Self::roll`] when the current period has ended.
+    #[cold]
+    #[inline(never)]
+    fn roll_periods(&mut self, now: SimTime, cfg: &PathletTableConfig) {
         let t = self.period(cfg);
         let mut closed = 0u32;
         while now >= self.period_start + t {
@@ -242,6 +259,7 @@ impl PathletEntry {
             self.period_start = self.period_start + t;
             closed += 1;
         }
+        self.period_end = self.period_start + t;
     }
 
     /// 004 §III-C step 4, at the end of the current period.
@@ -300,7 +318,8 @@ impl PathletEntry {
 /// The table: one entry per pathlet the host has used.
 #[derive(Clone, Debug, Default)]
 pub struct PathletTable {
-    pub cfg: PathletTableConfig,
+    /// Private: T's default is cached in every row's period end ([`PathletEntry`]).
+    cfg: PathletTableConfig,
     /// Rows in creation order (never removed: a row's index is stable, so a flow can keep it,
     /// [`FlowFlight`]) ...
     rows: Vec<(PathletId, PathletEntry)>,
@@ -313,12 +332,17 @@ impl PathletTable {
         PathletTable { cfg, rows: Vec::new(), index: BTreeMap::new() }
     }
 
+    /// The update algorithm's parameters.
+    pub fn cfg(&self) -> &PathletTableConfig {
+        &self.cfg
+    }
+
     /// The index of pathlet `p`'s row, created (first period starting at `now`) if new.
     fn row_of(&mut self, now: SimTime, p: PathletId) -> usize {
         if let Some(&k) = self.index.get(&p) {
             return k as usize;
         }
-        self.rows.push((p, PathletEntry::new(now)));
+        self.rows.push((p, PathletEntry::new(now, &self.cfg)));
         let k = self.rows.len() - 1;
         self.index.insert(p, k as u32);
         k
@@ -405,6 +429,7 @@ impl PathletTable {
     /// An RTT sample of a flow over `pathlets` (MIN_RTT, AVG_RTT), and its packet size
     /// (MAX_MTU).
     pub fn on_rtt(&mut self, now: SimTime, pathlets: &[PathletId], rtt: SimDuration, mtu: u32) {
+        let cfg = self.cfg;
         for &p in pathlets {
             let e = self.entry(now, p);
             e.min_rtt = Some(e.min_rtt.map_or(rtt, |m| m.min(rtt)));
@@ -416,6 +441,8 @@ impl PathletTable {
                 ),
             });
             e.max_mtu = e.max_mtu.max(mtu);
+            // T changed with AVG_RTT: the current period now ends T after its start.
+            e.period_end = e.period_start + e.period(&cfg);
         }
     }
 }
@@ -457,6 +484,24 @@ mod tests {
         assert_eq!(e.min_rtt, Some(SimDuration::from_millis(80)));
         assert_eq!(e.max_mtu, 1500);
         assert_eq!(e.period(&t.cfg), SimDuration::from_millis(90));
+    }
+
+    #[test]
+    fn a_new_average_rtt_moves_the_end_of_the_current_period() {
+        // T = 100 ms (no sample) until an RTT sample of 40 ms at 10 ms: the first period then
+        // ends at 40 ms, not 100 ms (the period end is cached per row and must follow T).
+        let mut t = table(2);
+        t.observe_flight(at(20), &[P], 7_000);
+        t.on_rtt(at(30), &[P], SimDuration::from_millis(40), 1500);
+        assert_eq!(t.entry(at(39), P).safe_cwnd, None, "the period [0, 40 ms) is still open");
+        assert_eq!(t.entry(at(40), P).safe_cwnd, Some(7_000), "closed at 40 ms");
+        // A longer sample makes T = 7/8·40 + 1/8·360 = 80 ms: the current period [40, 80 ms)
+        // becomes [40, 120 ms).
+        t.observe_flight(at(50), &[P], 9_000);
+        t.on_rtt(at(60), &[P], SimDuration::from_millis(360), 1500);
+        assert_eq!(t.get(&P).unwrap().avg_rtt, Some(SimDuration::from_millis(80)));
+        assert_eq!(t.entry(at(119), P).safe_cwnd, Some(7_000), "not closed at the old end, 80 ms");
+        assert_eq!(t.entry(at(120), P).safe_cwnd, Some(9_000));
     }
 
     #[test]

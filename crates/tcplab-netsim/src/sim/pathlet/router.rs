@@ -33,9 +33,9 @@ pub struct RouterStats {
 /// Router `id` forwards packet `pkt`.
 #[inline]
 pub fn on_forward(id: u32, pkt: PacketId, packets: &mut PacketArena, stats: &mut RouterStats) {
-    let ce = packets.get(pkt).ecn() == Ecn::Ce;
-    let p = *packets.get(pkt);
-    let Some(h) = packets.pathlet(&p, false) else { return };
+    let p = packets.get(pkt);
+    let ce = p.ecn() == Ecn::Ce;
+    let Some(h) = packets.pathlet(p, false) else { return };
     // A plain data section on a packet without CE needs no rewrite (the common case: no
     // side-pool slot is taken).
     if h.slots == 0 && !(ce && h.congested == 0) {
