@@ -71,6 +71,12 @@ pub struct PathletId {
     pub to: u32,
 }
 
+/// Up to this many rows a pathlet's row is found by a scan of the table's compact ID list
+/// rather than by the ordered index: a table behind pathlet routers holds a few rows (one per
+/// pathlet of its paths; four on the Fig 6 topology), where a scan of 8-byte IDs is cheaper
+/// than a B-tree search. Either finds the same row (performance only).
+pub const SCAN_ROWS: usize = 16;
+
 /// The sender's own end of its first pathlet (no router has ID 0: it means "empty slot").
 pub const SOURCE_EDGE: u32 = 0;
 
@@ -323,13 +329,15 @@ pub struct PathletTable {
     /// Rows in creation order (never removed: a row's index is stable, so a flow can keep it,
     /// [`FlowFlight`]) ...
     rows: Vec<(PathletId, PathletEntry)>,
+    /// ... their pathlets, in the same order (scanned in small tables, [`SCAN_ROWS`]) ...
+    ids: Vec<PathletId>,
     /// ... and the ordered index: iteration (reports) is deterministic.
     index: BTreeMap<PathletId, u32>,
 }
 
 impl PathletTable {
     pub fn new(cfg: PathletTableConfig) -> Self {
-        PathletTable { cfg, rows: Vec::new(), index: BTreeMap::new() }
+        PathletTable { cfg, rows: Vec::new(), ids: Vec::new(), index: BTreeMap::new() }
     }
 
     /// The update algorithm's parameters.
@@ -339,13 +347,24 @@ impl PathletTable {
 
     /// The index of pathlet `p`'s row, created (first period starting at `now`) if new.
     fn row_of(&mut self, now: SimTime, p: PathletId) -> usize {
-        if let Some(&k) = self.index.get(&p) {
-            return k as usize;
+        if let Some(k) = self.find(&p) {
+            return k;
         }
         self.rows.push((p, PathletEntry::new(now, &self.cfg)));
+        self.ids.push(p);
         let k = self.rows.len() - 1;
         self.index.insert(p, k as u32);
         k
+    }
+
+    /// The index of pathlet `p`'s row, if it has one ([`SCAN_ROWS`]).
+    #[inline]
+    fn find(&self, p: &PathletId) -> Option<usize> {
+        if self.ids.len() <= SCAN_ROWS {
+            self.ids.iter().position(|q| q == p)
+        } else {
+            self.index.get(p).map(|&k| k as usize)
+        }
     }
 
     /// Pathlet `p`'s row, its periods brought up to `now`.
@@ -359,7 +378,7 @@ impl PathletTable {
 
     /// Pathlet `p`'s row as it is (no period closed), if known.
     pub fn get(&self, p: &PathletId) -> Option<&PathletEntry> {
-        self.index.get(p).map(|&k| &self.rows[k as usize].1)
+        self.find(p).map(|k| &self.rows[k].1)
     }
 
     /// Every known pathlet, in order.
@@ -382,8 +401,8 @@ impl PathletTable {
     pub fn observe_flow_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64, flow: &mut FlowFlight) {
         let cfg = self.cfg;
         for (i, &p) in pathlets.iter().enumerate().take(flow.max.len()) {
-            let k = match self.rows.get(flow.row[i] as usize) {
-                Some((id, _)) if *id == p => flow.row[i] as usize,
+            let k = match self.ids.get(flow.row[i] as usize) {
+                Some(id) if *id == p => flow.row[i] as usize,
                 _ => {
                     let k = self.row_of(now, p);
                     flow.row[i] = k as u32;
@@ -610,6 +629,29 @@ mod tests {
         assert_eq!(t.entry(at(200), q).safe_cwnd, Some(9_000));
         let order: Vec<PathletId> = t.iter().map(|(p, _)| *p).collect();
         assert_eq!(order, [P, PathletId { from: 2, to: 3 }, q], "reports stay in pathlet order");
+    }
+
+    #[test]
+    fn rows_are_found_by_scan_in_a_small_table_and_by_the_index_in_a_large_one() {
+        // 3 · SCAN_ROWS pathlets, each given its own flight: every row is found again (by the
+        // scan while the table is small, by the index once it is not), and reports stay in
+        // pathlet order.
+        let mut t = table(1);
+        let n = 3 * SCAN_ROWS as u32;
+        let id = |i: u32| PathletId { from: 100 + (n - i), to: i };
+        for i in 0..n {
+            t.observe_flight(at(0), &[id(i)], u64::from(i + 1) * 1000);
+            assert_eq!(t.get(&id(i)).map(|e| e.current.max_flight), Some(u64::from(i + 1) * 1000));
+        }
+        for i in 0..n {
+            assert_eq!(t.entry(at(100), id(i)).safe_cwnd, Some(u64::from(i + 1) * 1000), "pathlet {i}");
+        }
+        assert_eq!(t.get(&PathletId { from: 1, to: 99 }), None);
+        let order: Vec<PathletId> = t.iter().map(|(p, _)| *p).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(order, sorted);
+        assert_eq!(order.len(), n as usize + 2);
     }
 
     #[test]

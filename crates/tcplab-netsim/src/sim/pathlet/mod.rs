@@ -327,7 +327,13 @@ impl SharedNet {
         if c.mode != StateSharing::Pathlet {
             return;
         }
-        if p.ecn() == Ecn::Ce {
+        let ce = p.ecn() == Ecn::Ce;
+        if c.echo.is_some() && !ce && h.slots == 0 && h.congested == EMPTY_ID {
+            // A plain data section without CE adds nothing to a pending echo (the merge below
+            // keeps the pending one's discovery section and congestion indication).
+            return;
+        }
+        if ce {
             // 004 §III-B: the receiver's End-of-Path code.
             h.mark_congested(END_OF_PATH);
         }
@@ -401,18 +407,14 @@ impl SharedNet {
                     let mtu = u32::from(client.config().mss) + 40;
                     h.table.on_rtt(now, path.pathlets(), now.saturating_since(c.syn_at), mtu);
                 }
-                let cfg = client.config().clone();
-                let iw = choose_initial_window(&mut h.table, &mut h.sharing, share, now, &path, u64::from(cfg.mss));
+                let (mss, fallback) = (client.config().mss, tcplab_tcp::startup::build(client.config()));
+                let iw = choose_initial_window(&mut h.table, &mut h.sharing, share, now, &path, u64::from(mss));
                 let st = if ssthresh {
                     path.pathlets().iter().filter_map(|p| h.table.get(p).and_then(|e| e.safe_ssthresh)).min()
                 } else {
                     None
                 };
-                client.set_startup_policy(Box::new(SeededStartup {
-                    cwnd_segments: iw,
-                    ssthresh: st,
-                    fallback: tcplab_tcp::startup::build(&cfg),
-                }));
+                client.set_startup_policy(Box::new(SeededStartup { cwnd_segments: iw, ssthresh: st, fallback }));
             }
         }
         if let Some(path) = &c.path {
