@@ -320,6 +320,22 @@ impl PacketArena {
         Some(stored.flatten().unwrap_or(PathletHeader { kind, ..PathletHeader::data() }))
     }
 
+    /// Whether the Pathlet header (`echo` false) or Pathlet Echo header of packet `p` is a plain
+    /// data section (no discovery section, no Congested Pathlet: not in the side pool), `None`
+    /// without one: what a caller of [`Self::pathlet`] may need to know, without building it.
+    #[inline]
+    pub fn pathlet_plain(&self, p: &Packet, echo: bool) -> Option<bool> {
+        let bit = if echo { BIT_PATHLET_ECHO } else { BIT_PATHLET };
+        if p.bits & bit == 0 {
+            return None;
+        }
+        if p.rare == NO_RARE {
+            return Some(true);
+        }
+        let r = &self.rare[p.rare as usize];
+        Some(if echo { r.pathlet_echo.is_none() } else { r.pathlet.is_none() })
+    }
+
     /// The Pathlet header of packet `id` for a router to rewrite (moved to the side pool if it
     /// was a plain data section); `None` without one.
     pub fn pathlet_mut(&mut self, id: PacketId) -> Option<&mut PathletHeader> {
@@ -461,10 +477,12 @@ mod tests {
         assert_eq!((p.ip_options_len, p.wire_len, p.rare), (8, 20 + 20 + 1000 + 8, NO_RARE));
         assert_eq!(a.pathlet(&p, false), Some(PathletHeader::data()));
         assert_eq!(a.pathlet(&p, true), None);
+        assert_eq!((a.pathlet_plain(&p, false), a.pathlet_plain(&p, true)), (Some(true), None));
         // A router marks the congested pathlet: the header moves to the side pool.
         a.pathlet_mut(plain).map(|h| h.mark_congested(42));
         let p = *a.get(plain);
         assert_ne!(p.rare, NO_RARE);
+        assert_eq!(a.pathlet_plain(&p, false), Some(false));
         assert_eq!(a.pathlet(&p, false).map(|h| h.congested), Some(42));
         // Discovery (32 bytes) and an echo on one packet.
         let d = a.alloc(&seg, Packet::default());
@@ -475,6 +493,13 @@ mod tests {
         assert_eq!(p.ip_options_len, 40);
         assert_eq!(a.pathlet(&p, false).map(|h| h.slots), Some(6));
         assert_eq!(a.pathlet(&p, true), Some(echo));
+        assert_eq!((a.pathlet_plain(&p, false), a.pathlet_plain(&p, true)), (Some(false), Some(false)));
+        // A plain echo beside a stored header is plain.
+        let e = a.alloc(&seg, Packet::default());
+        a.set_pathlet(e, PathletHeader::discovery(2));
+        a.set_pathlet(e, PathletHeader { kind: PathletKind::Echo, ..PathletHeader::data() });
+        let p = *a.get(e);
+        assert_eq!((a.pathlet_plain(&p, false), a.pathlet_plain(&p, true)), (Some(false), Some(true)));
         let none = a.alloc(&seg, Packet::default());
         assert!(a.pathlet_mut(none).is_none(), "no header, nothing to rewrite");
     }

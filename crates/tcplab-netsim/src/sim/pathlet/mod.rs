@@ -312,9 +312,8 @@ impl SharedNet {
                 packets.set_pathlet(id, PathletHeader::data());
             }
         } else {
-            let echo = if syn { c.syn_echo.or(c.echo) } else { c.echo };
-            c.echo = None;
-            if let Some(e) = echo {
+            let echo = c.echo.take();
+            if let Some(e) = if syn { c.syn_echo.or(echo) } else { echo } {
                 packets.set_pathlet(id, e);
             }
         }
