@@ -15,7 +15,7 @@
 //! packet either). [`PacketArena::segment`] rebuilds the `Segment` where one is needed (delivery
 //! to the endpoint, pcap).
 
-use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind};
+use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind, EMPTY_ID, MAX_SLOTS};
 use tcplab_tcp::startup::quickstart::{QsIpOption, QsResponse};
 use tcplab_tcp::{Ecn, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 use tcplab_time::SimTime;
@@ -279,7 +279,8 @@ impl PacketArena {
     /// IP options and on the wire. A plain data section takes no side-pool slot.
     #[inline]
     pub fn set_pathlet(&mut self, id: PacketId, h: PathletHeader) {
-        let plain = h == PathletHeader { kind: h.kind, ..PathletHeader::data() };
+        // `h == PathletHeader { kind: h.kind, ..PathletHeader::data() }`, cheapest test first.
+        let plain = h.slots == 0 && h.congested == EMPTY_ID && h.ids == [EMPTY_ID; MAX_SLOTS];
         let (bit, len) = (if h.kind == PathletKind::Echo { BIT_PATHLET_ECHO } else { BIT_PATHLET }, h.wire_len());
         let p = &mut self.slots[id as usize];
         p.bits |= bit;

@@ -128,11 +128,19 @@ impl Default for PathletTableConfig {
 /// flight in that pathlet's current period. Kept by the connection (fixed size, no allocation).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlowFlight {
-    /// Start of the period each value belongs to.
-    period: [SimTime; super::pathlet::MAX_PATHLETS],
-    max: [u64; super::pathlet::MAX_PATHLETS],
-    /// The table row of each pathlet (an index into the table, checked before use).
-    row: [u32; super::pathlet::MAX_PATHLETS],
+    /// By position on the path: what the ACK updates for one pathlet kept together (one
+    /// cache line covers the first pathlets of a path).
+    at: [PathletFlight; super::pathlet::MAX_PATHLETS],
+}
+
+/// One pathlet's entry in a [`FlowFlight`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct PathletFlight {
+    /// Start of the period `max` belongs to.
+    period: SimTime,
+    max: u64,
+    /// The table row of the pathlet (an index into the table, checked before use).
+    row: u32,
 }
 
 /// What one period saw on one pathlet.
@@ -400,23 +408,23 @@ impl PathletTable {
     /// by a search of the table.
     pub fn observe_flow_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64, flow: &mut FlowFlight) {
         let cfg = self.cfg;
-        for (i, &p) in pathlets.iter().enumerate().take(flow.max.len()) {
-            let k = match self.ids.get(flow.row[i] as usize) {
-                Some(id) if *id == p => flow.row[i] as usize,
+        for (f, &p) in flow.at.iter_mut().zip(pathlets) {
+            let k = match self.ids.get(f.row as usize) {
+                Some(id) if *id == p => f.row as usize,
                 _ => {
                     let k = self.row_of(now, p);
-                    flow.row[i] = k as u32;
+                    f.row = k as u32;
                     k
                 }
             };
             let e = &mut self.rows[k].1;
             e.roll(now, &cfg);
             e.current.max_flight = e.current.max_flight.max(flight);
-            if flow.period[i] != e.period_start {
-                flow.period[i] = e.period_start;
-                flow.max[i] = 0;
+            if f.period != e.period_start {
+                f.period = e.period_start;
+                f.max = 0;
             }
-            flow.max[i] = flow.max[i].max(flight);
+            f.max = f.max.max(flight);
         }
     }
 
@@ -427,8 +435,8 @@ impl PathletTable {
             CongestedFlight::AtSignal => flight,
             CongestedFlight::PeriodMax => {
                 let start = self.entry(now, p).period_start;
-                match (flow.period.get(i), flow.max.get(i)) {
-                    (Some(&s), Some(&m)) if s == start => m.max(flight),
+                match flow.at.get(i) {
+                    Some(f) if f.period == start => f.max.max(flight),
                     _ => flight,
                 }
             }
