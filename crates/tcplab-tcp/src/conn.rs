@@ -707,6 +707,11 @@ impl Connection {
     pub fn initial_cwnd(&self) -> u64 {
         self.snd.initial_cwnd()
     }
+    /// The sender's bytes in flight (RFC 5681 FlightSize): `cc_snapshot().bytes_in_flight`
+    /// without the RTT estimator's calls, for a caller at every ACK (the PTA hook).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.snd.bytes_in_flight()
+    }
     pub fn cc_snapshot(&self) -> CcSnapshot {
         CcSnapshot {
             cwnd: self.snd.cc.cwnd,

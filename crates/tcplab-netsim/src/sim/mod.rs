@@ -765,12 +765,9 @@ impl<'a> Sim<'a> {
         if node == p.dst_node {
             let p = *p;
             let seg = self.packets.segment(&p);
-            // The Pathlet headers are read before the packet (and its side-pool slot) is freed.
-            let ph = if self.shared.active {
-                [self.packets.pathlet(&p, false), self.packets.pathlet(&p, true)]
-            } else {
-                [None, None]
-            };
+            // The Pathlet header the endpoint reads (a server the Pathlet header, a client the
+            // Echo) is read before the packet (and its side-pool slot) is freed.
+            let ph = if self.shared.active { self.packets.pathlet(&p, !p.from_client()) } else { None };
             self.free_packet(id);
             self.deliver(node, &p, &seg, ph);
             return;
@@ -797,9 +794,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Hands packet `p`, carrying `seg` and Pathlet / Pathlet Echo headers `ph`, to its endpoint
-    /// at host `node`.
-    fn deliver(&mut self, node: u32, p: &Packet, seg: &tcplab_tcp::Segment, ph: [Option<tcplab_tcp::startup::pathlet_header::PathletHeader>; 2]) {
+    /// Hands packet `p`, carrying `seg` and `ph` (its Pathlet header towards a server, its
+    /// Pathlet Echo towards a client), to its endpoint at host `node`.
+    fn deliver(&mut self, node: u32, p: &Packet, seg: &tcplab_tcp::Segment, ph: Option<tcplab_tcp::startup::pathlet_header::PathletHeader>) {
         let now = self.now;
         #[cfg(test)]
         self.delivered.push((now, p.copy_id));
@@ -814,9 +811,9 @@ impl<'a> Sim<'a> {
         debug_assert_eq!(e.node, node);
         if self.shared.active {
             if p.from_client() {
-                self.shared.on_server_receive(fl.slot, p, ph[0]);
+                self.shared.on_server_receive(fl.slot, p, ph);
             } else {
-                self.shared.on_client_receive(now, fl.slot, seg, ph[1], &mut e.conn);
+                self.shared.on_client_receive(now, fl.slot, seg, ph, &mut e.conn);
             }
         }
         e.conn.handle_segment(now, seg);

@@ -15,7 +15,7 @@
 //! packet either). [`PacketArena::segment`] rebuilds the `Segment` where one is needed (delivery
 //! to the endpoint, pcap).
 
-use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind};
+use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind, EMPTY_ID, MAX_SLOTS};
 use tcplab_tcp::startup::quickstart::{QsIpOption, QsResponse};
 use tcplab_tcp::{Ecn, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 use tcplab_time::SimTime;
@@ -277,19 +277,28 @@ impl PacketArena {
 
     /// Adds Pathlet header `h` (or an Echo, by its kind) to packet `id`: its bytes count in the
     /// IP options and on the wire. A plain data section takes no side-pool slot.
+    #[inline]
     pub fn set_pathlet(&mut self, id: PacketId, h: PathletHeader) {
-        let plain = h == PathletHeader { kind: h.kind, ..PathletHeader::data() };
+        // `h == PathletHeader { kind: h.kind, ..PathletHeader::data() }`, cheapest test first.
+        let plain = h.slots == 0 && h.congested == EMPTY_ID && h.ids == [EMPTY_ID; MAX_SLOTS];
         let (bit, len) = (if h.kind == PathletKind::Echo { BIT_PATHLET_ECHO } else { BIT_PATHLET }, h.wire_len());
         let p = &mut self.slots[id as usize];
         p.bits |= bit;
         p.ip_options_len += len;
         p.wire_len += u32::from(len);
         if !plain {
-            let r = self.rare_of(id);
-            match h.kind {
-                PathletKind::Pathlet => r.pathlet = Some(h),
-                PathletKind::Echo => r.pathlet_echo = Some(h),
-            }
+            self.store_pathlet(id, h);
+        }
+    }
+
+    /// [`Self::set_pathlet`] for a header that is more than a plain data section.
+    #[cold]
+    #[inline(never)]
+    fn store_pathlet(&mut self, id: PacketId, h: PathletHeader) {
+        let r = self.rare_of(id);
+        match h.kind {
+            PathletKind::Pathlet => r.pathlet = Some(h),
+            PathletKind::Echo => r.pathlet_echo = Some(h),
         }
     }
 
@@ -310,6 +319,22 @@ impl PacketArena {
             }
         });
         Some(stored.flatten().unwrap_or(PathletHeader { kind, ..PathletHeader::data() }))
+    }
+
+    /// Whether the Pathlet header (`echo` false) or Pathlet Echo header of packet `p` is a plain
+    /// data section (no discovery section, no Congested Pathlet: not in the side pool), `None`
+    /// without one: what a caller of [`Self::pathlet`] may need to know, without building it.
+    #[inline]
+    pub fn pathlet_plain(&self, p: &Packet, echo: bool) -> Option<bool> {
+        let bit = if echo { BIT_PATHLET_ECHO } else { BIT_PATHLET };
+        if p.bits & bit == 0 {
+            return None;
+        }
+        if p.rare == NO_RARE {
+            return Some(true);
+        }
+        let r = &self.rare[p.rare as usize];
+        Some(if echo { r.pathlet_echo.is_none() } else { r.pathlet.is_none() })
     }
 
     /// The Pathlet header of packet `id` for a router to rewrite (moved to the side pool if it
@@ -453,10 +478,12 @@ mod tests {
         assert_eq!((p.ip_options_len, p.wire_len, p.rare), (8, 20 + 20 + 1000 + 8, NO_RARE));
         assert_eq!(a.pathlet(&p, false), Some(PathletHeader::data()));
         assert_eq!(a.pathlet(&p, true), None);
+        assert_eq!((a.pathlet_plain(&p, false), a.pathlet_plain(&p, true)), (Some(true), None));
         // A router marks the congested pathlet: the header moves to the side pool.
         a.pathlet_mut(plain).map(|h| h.mark_congested(42));
         let p = *a.get(plain);
         assert_ne!(p.rare, NO_RARE);
+        assert_eq!(a.pathlet_plain(&p, false), Some(false));
         assert_eq!(a.pathlet(&p, false).map(|h| h.congested), Some(42));
         // Discovery (32 bytes) and an echo on one packet.
         let d = a.alloc(&seg, Packet::default());
@@ -467,6 +494,13 @@ mod tests {
         assert_eq!(p.ip_options_len, 40);
         assert_eq!(a.pathlet(&p, false).map(|h| h.slots), Some(6));
         assert_eq!(a.pathlet(&p, true), Some(echo));
+        assert_eq!((a.pathlet_plain(&p, false), a.pathlet_plain(&p, true)), (Some(false), Some(false)));
+        // A plain echo beside a stored header is plain.
+        let e = a.alloc(&seg, Packet::default());
+        a.set_pathlet(e, PathletHeader::discovery(2));
+        a.set_pathlet(e, PathletHeader { kind: PathletKind::Echo, ..PathletHeader::data() });
+        let p = *a.get(e);
+        assert_eq!((a.pathlet_plain(&p, false), a.pathlet_plain(&p, true)), (Some(false), Some(true)));
         let none = a.alloc(&seg, Packet::default());
         assert!(a.pathlet_mut(none).is_none(), "no header, nothing to rewrite");
     }

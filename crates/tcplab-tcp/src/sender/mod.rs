@@ -930,9 +930,11 @@ impl Sender {
         self.new_data(now, timers, stats)
     }
 
-    /// `inline`: once per transmitted segment; left to the compiler it was inlined or not
-    /// depending on unrelated code elsewhere in the crate (+20 instructions per segment when
-    /// not, issue 12 session 5).
+    /// New data under the sender's own rule (`can_send_new`). `inline`: once per transmitted
+    /// segment; left to the compiler it was inlined or not depending on which codegen unit the
+    /// release build put it in, which unrelated changes elsewhere in the crate move (+20
+    /// instructions per segment when not, issue 12 session 5; +60 per bottleneck packet on
+    /// `10x1G`, issue 13 session 5).
     #[inline]
     pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if self.qs.is_some() {

@@ -187,7 +187,7 @@ pub fn choose_initial_window(
     // Step 3: nothing known.
     let bottleneck = bottleneck?;
     let segs = (icw / smss.max(1)).max(IW_MIN_SEGMENTS);
-    let cfg = table.cfg;
+    let cfg = *table.cfg();
     let rtt = table.entry(now, bottleneck).period(&cfg);
     if share == IwShare::Even {
         let q = sharing.recent.entry(bottleneck).or_default();

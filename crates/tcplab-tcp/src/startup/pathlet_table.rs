@@ -71,6 +71,12 @@ pub struct PathletId {
     pub to: u32,
 }
 
+/// Up to this many rows a pathlet's row is found by a scan of the table's compact ID list
+/// rather than by the ordered index: a table behind pathlet routers holds a few rows (one per
+/// pathlet of its paths; four on the Fig 6 topology), where a scan of 8-byte IDs is cheaper
+/// than a B-tree search. Either finds the same row (performance only).
+pub const SCAN_ROWS: usize = 16;
+
 /// The sender's own end of its first pathlet (no router has ID 0: it means "empty slot").
 pub const SOURCE_EDGE: u32 = 0;
 
@@ -122,11 +128,19 @@ impl Default for PathletTableConfig {
 /// flight in that pathlet's current period. Kept by the connection (fixed size, no allocation).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlowFlight {
-    /// Start of the period each value belongs to.
-    period: [SimTime; super::pathlet::MAX_PATHLETS],
-    max: [u64; super::pathlet::MAX_PATHLETS],
-    /// The table row of each pathlet (an index into the table, checked before use).
-    row: [u32; super::pathlet::MAX_PATHLETS],
+    /// By position on the path: what the ACK updates for one pathlet kept together (one
+    /// cache line covers the first pathlets of a path).
+    at: [PathletFlight; super::pathlet::MAX_PATHLETS],
+}
+
+/// One pathlet's entry in a [`FlowFlight`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct PathletFlight {
+    /// Start of the period `max` belongs to.
+    period: SimTime,
+    max: u64,
+    /// The table row of the pathlet (an index into the table, checked before use).
+    row: u32,
 }
 
 /// What one period saw on one pathlet.
@@ -195,15 +209,20 @@ pub struct PathletEntry {
     pub congestion_total: u64,
     /// What the update algorithm did over the run (reporting only: nothing reads it).
     pub stats: PathletStats,
-    /// Start of the current period.
+    /// Start of the current period ...
     period_start: SimTime,
+    /// ... and its end, `period_start` + T (T = [`Self::period`]): kept by every method that
+    /// moves either (a new row, [`Self::roll`], [`PathletTable::on_rtt`]), so that the check
+    /// made at every ACK of every flow over the pathlet, "has the period ended?", is one
+    /// comparison.
+    period_end: SimTime,
     current: Period,
     /// Closed periods, most recent last; at most N.
     history: std::collections::VecDeque<Period>,
 }
 
 impl PathletEntry {
-    fn new(now: SimTime) -> Self {
+    fn new(now: SimTime, cfg: &PathletTableConfig) -> Self {
         PathletEntry {
             safe_cwnd: None,
             safe_ssthresh: None,
@@ -213,6 +232,7 @@ impl PathletEntry {
             congestion_total: 0,
             stats: PathletStats::default(),
             period_start: now,
+            period_end: now + cfg.default_period,
             current: Period::EMPTY,
             history: std::collections::VecDeque::new(),
         }
@@ -227,7 +247,18 @@ impl PathletEntry {
     }
 
     /// Closes every period that has ended by `now` (module doc: at most N + 1 one by one).
+    #[inline]
     fn roll(&mut self, now: SimTime, cfg: &PathletTableConfig) {
+        if now < self.period_end {
+            return;
+        }
+        self.roll_periods(now, cfg);
+    }
+
+    /// [`Self::roll`] when the current period has ended.
+    #[cold]
+    #[inline(never)]
+    fn roll_periods(&mut self, now: SimTime, cfg: &PathletTableConfig) {
         let t = self.period(cfg);
         let mut closed = 0u32;
         while now >= self.period_start + t {
@@ -242,6 +273,7 @@ impl PathletEntry {
             self.period_start = self.period_start + t;
             closed += 1;
         }
+        self.period_end = self.period_start + t;
     }
 
     /// 004 §III-C step 4, at the end of the current period.
@@ -300,28 +332,47 @@ impl PathletEntry {
 /// The table: one entry per pathlet the host has used.
 #[derive(Clone, Debug, Default)]
 pub struct PathletTable {
-    pub cfg: PathletTableConfig,
+    /// Private: T's default is cached in every row's period end ([`PathletEntry`]).
+    cfg: PathletTableConfig,
     /// Rows in creation order (never removed: a row's index is stable, so a flow can keep it,
     /// [`FlowFlight`]) ...
     rows: Vec<(PathletId, PathletEntry)>,
+    /// ... their pathlets, in the same order (scanned in small tables, [`SCAN_ROWS`]) ...
+    ids: Vec<PathletId>,
     /// ... and the ordered index: iteration (reports) is deterministic.
     index: BTreeMap<PathletId, u32>,
 }
 
 impl PathletTable {
     pub fn new(cfg: PathletTableConfig) -> Self {
-        PathletTable { cfg, rows: Vec::new(), index: BTreeMap::new() }
+        PathletTable { cfg, rows: Vec::new(), ids: Vec::new(), index: BTreeMap::new() }
+    }
+
+    /// The update algorithm's parameters.
+    pub fn cfg(&self) -> &PathletTableConfig {
+        &self.cfg
     }
 
     /// The index of pathlet `p`'s row, created (first period starting at `now`) if new.
     fn row_of(&mut self, now: SimTime, p: PathletId) -> usize {
-        if let Some(&k) = self.index.get(&p) {
-            return k as usize;
+        if let Some(k) = self.find(&p) {
+            return k;
         }
-        self.rows.push((p, PathletEntry::new(now)));
+        self.rows.push((p, PathletEntry::new(now, &self.cfg)));
+        self.ids.push(p);
         let k = self.rows.len() - 1;
         self.index.insert(p, k as u32);
         k
+    }
+
+    /// The index of pathlet `p`'s row, if it has one ([`SCAN_ROWS`]).
+    #[inline]
+    fn find(&self, p: &PathletId) -> Option<usize> {
+        if self.ids.len() <= SCAN_ROWS {
+            self.ids.iter().position(|q| q == p)
+        } else {
+            self.index.get(p).map(|&k| k as usize)
+        }
     }
 
     /// Pathlet `p`'s row, its periods brought up to `now`.
@@ -335,7 +386,7 @@ impl PathletTable {
 
     /// Pathlet `p`'s row as it is (no period closed), if known.
     pub fn get(&self, p: &PathletId) -> Option<&PathletEntry> {
-        self.index.get(p).map(|&k| &self.rows[k as usize].1)
+        self.find(p).map(|k| &self.rows[k].1)
     }
 
     /// Every known pathlet, in order.
@@ -357,23 +408,23 @@ impl PathletTable {
     /// by a search of the table.
     pub fn observe_flow_flight(&mut self, now: SimTime, pathlets: &[PathletId], flight: u64, flow: &mut FlowFlight) {
         let cfg = self.cfg;
-        for (i, &p) in pathlets.iter().enumerate().take(flow.max.len()) {
-            let k = match self.rows.get(flow.row[i] as usize) {
-                Some((id, _)) if *id == p => flow.row[i] as usize,
+        for (f, &p) in flow.at.iter_mut().zip(pathlets) {
+            let k = match self.ids.get(f.row as usize) {
+                Some(id) if *id == p => f.row as usize,
                 _ => {
                     let k = self.row_of(now, p);
-                    flow.row[i] = k as u32;
+                    f.row = k as u32;
                     k
                 }
             };
             let e = &mut self.rows[k].1;
             e.roll(now, &cfg);
             e.current.max_flight = e.current.max_flight.max(flight);
-            if flow.period[i] != e.period_start {
-                flow.period[i] = e.period_start;
-                flow.max[i] = 0;
+            if f.period != e.period_start {
+                f.period = e.period_start;
+                f.max = 0;
             }
-            flow.max[i] = flow.max[i].max(flight);
+            f.max = f.max.max(flight);
         }
     }
 
@@ -384,8 +435,8 @@ impl PathletTable {
             CongestedFlight::AtSignal => flight,
             CongestedFlight::PeriodMax => {
                 let start = self.entry(now, p).period_start;
-                match (flow.period.get(i), flow.max.get(i)) {
-                    (Some(&s), Some(&m)) if s == start => m.max(flight),
+                match flow.at.get(i) {
+                    Some(f) if f.period == start => f.max.max(flight),
                     _ => flight,
                 }
             }
@@ -405,6 +456,7 @@ impl PathletTable {
     /// An RTT sample of a flow over `pathlets` (MIN_RTT, AVG_RTT), and its packet size
     /// (MAX_MTU).
     pub fn on_rtt(&mut self, now: SimTime, pathlets: &[PathletId], rtt: SimDuration, mtu: u32) {
+        let cfg = self.cfg;
         for &p in pathlets {
             let e = self.entry(now, p);
             e.min_rtt = Some(e.min_rtt.map_or(rtt, |m| m.min(rtt)));
@@ -416,6 +468,8 @@ impl PathletTable {
                 ),
             });
             e.max_mtu = e.max_mtu.max(mtu);
+            // T changed with AVG_RTT: the current period now ends T after its start.
+            e.period_end = e.period_start + e.period(&cfg);
         }
     }
 }
@@ -457,6 +511,24 @@ mod tests {
         assert_eq!(e.min_rtt, Some(SimDuration::from_millis(80)));
         assert_eq!(e.max_mtu, 1500);
         assert_eq!(e.period(&t.cfg), SimDuration::from_millis(90));
+    }
+
+    #[test]
+    fn a_new_average_rtt_moves_the_end_of_the_current_period() {
+        // T = 100 ms (no sample) until an RTT sample of 40 ms at 10 ms: the first period then
+        // ends at 40 ms, not 100 ms (the period end is cached per row and must follow T).
+        let mut t = table(2);
+        t.observe_flight(at(20), &[P], 7_000);
+        t.on_rtt(at(30), &[P], SimDuration::from_millis(40), 1500);
+        assert_eq!(t.entry(at(39), P).safe_cwnd, None, "the period [0, 40 ms) is still open");
+        assert_eq!(t.entry(at(40), P).safe_cwnd, Some(7_000), "closed at 40 ms");
+        // A longer sample makes T = 7/8·40 + 1/8·360 = 80 ms: the current period [40, 80 ms)
+        // becomes [40, 120 ms).
+        t.observe_flight(at(50), &[P], 9_000);
+        t.on_rtt(at(60), &[P], SimDuration::from_millis(360), 1500);
+        assert_eq!(t.get(&P).unwrap().avg_rtt, Some(SimDuration::from_millis(80)));
+        assert_eq!(t.entry(at(119), P).safe_cwnd, Some(7_000), "not closed at the old end, 80 ms");
+        assert_eq!(t.entry(at(120), P).safe_cwnd, Some(9_000));
     }
 
     #[test]
@@ -565,6 +637,29 @@ mod tests {
         assert_eq!(t.entry(at(200), q).safe_cwnd, Some(9_000));
         let order: Vec<PathletId> = t.iter().map(|(p, _)| *p).collect();
         assert_eq!(order, [P, PathletId { from: 2, to: 3 }, q], "reports stay in pathlet order");
+    }
+
+    #[test]
+    fn rows_are_found_by_scan_in_a_small_table_and_by_the_index_in_a_large_one() {
+        // 3 · SCAN_ROWS pathlets, each given its own flight: every row is found again (by the
+        // scan while the table is small, by the index once it is not), and reports stay in
+        // pathlet order.
+        let mut t = table(1);
+        let n = 3 * SCAN_ROWS as u32;
+        let id = |i: u32| PathletId { from: 100 + (n - i), to: i };
+        for i in 0..n {
+            t.observe_flight(at(0), &[id(i)], u64::from(i + 1) * 1000);
+            assert_eq!(t.get(&id(i)).map(|e| e.current.max_flight), Some(u64::from(i + 1) * 1000));
+        }
+        for i in 0..n {
+            assert_eq!(t.entry(at(100), id(i)).safe_cwnd, Some(u64::from(i + 1) * 1000), "pathlet {i}");
+        }
+        assert_eq!(t.get(&PathletId { from: 1, to: 99 }), None);
+        let order: Vec<PathletId> = t.iter().map(|(p, _)| *p).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(order, sorted);
+        assert_eq!(order.len(), n as usize + 2);
     }
 
     #[test]

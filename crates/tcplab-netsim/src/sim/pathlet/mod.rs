@@ -62,7 +62,7 @@ use router::RouterStats;
 use std::collections::BTreeMap;
 use tcplab_tcp::startup::host_cache::{ClosingTcb, HostCache, HostCacheConfig};
 use tcplab_tcp::startup::pathlet::{choose_initial_window, initial_rto, Congested, IwSharing, Path};
-use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind, END_OF_PATH, MAX_SLOTS};
+use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind, EMPTY_ID, END_OF_PATH, MAX_SLOTS};
 use tcplab_tcp::startup::pathlet_table::{FlowFlight, PathletTable};
 use tcplab_tcp::startup::seeded::SeededStartup;
 use tcplab_tcp::{Connection, Ecn, Segment, StateSharing, TcpConfig, TcpFlags};
@@ -155,6 +155,34 @@ pub struct PathletRowSummary {
 /// `sum / n` as a mean, `None` for no values (summary).
 fn ratio(sum: u64, n: u64) -> Option<f64> {
     (n > 0).then(|| sum as f64 / n as f64)
+}
+
+/// A PTA client's FlightSize_F at an ACK, before the ACK is processed (004 §III-C; module doc
+/// of `pathlet_table`). It counts data: before the handshake completes the only byte in flight
+/// is the SYN's sequence number, so it is 0.
+#[inline]
+fn client_flight(client: &Connection) -> u64 {
+    if client.state() == tcplab_tcp::ConnState::SynSent {
+        0
+    } else {
+        client.bytes_in_flight()
+    }
+}
+
+/// The client of `c` sends packet `id` (a SYN when `syn`) at `now` with a discovery header
+/// of its configured slot count (module doc, Emit), and counts its SYNs for the handshake RTT
+/// sample. Out of line: once or twice per connection.
+#[cold]
+#[inline(never)]
+fn client_discovery(c: &mut ConnState, now: SimTime, syn: bool, id: PacketId, packets: &mut PacketArena) {
+    if syn {
+        if c.syns == 0 {
+            c.syn_at = now;
+        }
+        c.syns += 1;
+    }
+    c.discover = false;
+    packets.set_pathlet(id, PathletHeader::discovery(c.slots));
 }
 
 /// Host `node`'s state in `hosts`, created on first use (a free function so that a caller can
@@ -264,6 +292,13 @@ impl SharedNet {
     }
 
     /// Packet `id` carrying `seg` leaves endpoint (`slot`, `is_client`) at `now`.
+    ///
+    /// Called at every packet a PTA connection sends: the client's data sections and the
+    /// server's echoes are handled inline; a client's discovery (its SYN, a rediscovery) goes to
+    /// [`client_discovery`], out of line. Never inlined into the simulator's emit path: a
+    /// run without PTA keeps that path's code as small as if this hook did not exist (inlined,
+    /// it cost the `10x1G` case ~80 instructions per packet in calls LLVM then stopped inlining).
+    #[inline(never)]
     pub fn on_emit(&mut self, now: SimTime, slot: u32, is_client: bool, seg: &Segment, id: PacketId, packets: &mut PacketArena) {
         let Some(c) = self.conns.get_mut(slot as usize) else { return };
         if c.mode != StateSharing::Pathlet {
@@ -272,21 +307,13 @@ impl SharedNet {
         let syn = seg.flags.contains(TcpFlags::SYN);
         if is_client {
             if syn || c.discover {
-                if syn {
-                    if c.syns == 0 {
-                        c.syn_at = now;
-                    }
-                    c.syns += 1;
-                }
-                c.discover = false;
-                packets.set_pathlet(id, PathletHeader::discovery(c.slots));
+                client_discovery(c, now, syn, id, packets);
             } else if c.path.is_some() {
                 packets.set_pathlet(id, PathletHeader::data());
             }
         } else {
-            let echo = if syn { c.syn_echo.or(c.echo) } else { c.echo };
-            c.echo = None;
-            if let Some(e) = echo {
+            let echo = c.echo.take();
+            if let Some(e) = if syn { c.syn_echo.or(echo) } else { echo } {
                 packets.set_pathlet(id, e);
             }
         }
@@ -299,7 +326,13 @@ impl SharedNet {
         if c.mode != StateSharing::Pathlet {
             return;
         }
-        if p.ecn() == Ecn::Ce {
+        let ce = p.ecn() == Ecn::Ce;
+        if c.echo.is_some() && !ce && h.slots == 0 && h.congested == EMPTY_ID {
+            // A plain data section without CE adds nothing to a pending echo (the merge below
+            // keeps the pending one's discovery section and congestion indication).
+            return;
+        }
+        if ce {
             // 004 §III-B: the receiver's End-of-Path code.
             h.mark_congested(END_OF_PATH);
         }
@@ -317,14 +350,40 @@ impl SharedNet {
     }
 
     /// The client of `slot` is about to receive `seg` with Pathlet Echo `echo` at `now`.
+    ///
+    /// Called at every packet a PTA client receives. The common case — an ACK of a connection
+    /// whose path is known, with an echo that carries neither a discovery section nor a
+    /// Congested Pathlet — only gives the flow's FlightSize to the table, and is handled here
+    /// inline; everything else (the SYN-ACK, discovery, congestion) goes to
+    /// [`Self::client_receive_full`], kept out of line so that the per-ACK code stays small.
+    /// Not inlined into the simulator's delivery path either (see [`Self::on_emit`]).
+    #[inline(never)]
     pub fn on_client_receive(&mut self, now: SimTime, slot: u32, seg: &Segment, echo: Option<PathletHeader>, client: &mut Connection) {
         let Some(c) = self.conns.get_mut(slot as usize) else { return };
         if c.mode != StateSharing::Pathlet {
             return;
         }
-        // FlightSize_F counts data: before the handshake completes the only byte in flight is
-        // the SYN's sequence number.
-        let flight = if client.state() == tcplab_tcp::ConnState::SynSent { 0 } else { client.cc_snapshot().bytes_in_flight };
+        let plain = echo.is_none_or(|e| e.slots == 0 && e.congested == EMPTY_ID);
+        if plain && !seg.flags.contains(TcpFlags::SYN) {
+            if let (Some(path), Some(h)) = (&c.path, self.hosts[c.src as usize].as_deref_mut()) {
+                // What the full hook does in this case, and nothing else: no discovery to
+                // record, no initial window to choose, `Path::congested(EMPTY_ID)` is `None`.
+                let flight = client_flight(client);
+                if flight > 0 {
+                    h.table.observe_flow_flight(now, path.pathlets(), flight, &mut c.flight);
+                }
+                return;
+            }
+        }
+        self.client_receive_full(now, slot, seg, echo, client);
+    }
+
+    /// [`Self::on_client_receive`], every case.
+    #[cold]
+    #[inline(never)]
+    fn client_receive_full(&mut self, now: SimTime, slot: u32, seg: &Segment, echo: Option<PathletHeader>, client: &mut Connection) {
+        let Some(c) = self.conns.get_mut(slot as usize) else { return };
+        let flight = client_flight(client);
         let syn_ack = seg.flags.contains(TcpFlags::SYN | TcpFlags::ACK);
         let (src, dst_addr) = (c.src, node_id(c.dst));
         let (share, ssthresh) = (self.cfg.share, self.cfg.ssthresh);
@@ -347,18 +406,14 @@ impl SharedNet {
                     let mtu = u32::from(client.config().mss) + 40;
                     h.table.on_rtt(now, path.pathlets(), now.saturating_since(c.syn_at), mtu);
                 }
-                let cfg = client.config().clone();
-                let iw = choose_initial_window(&mut h.table, &mut h.sharing, share, now, &path, u64::from(cfg.mss));
+                let (mss, fallback) = (client.config().mss, tcplab_tcp::startup::build(client.config()));
+                let iw = choose_initial_window(&mut h.table, &mut h.sharing, share, now, &path, u64::from(mss));
                 let st = if ssthresh {
                     path.pathlets().iter().filter_map(|p| h.table.get(p).and_then(|e| e.safe_ssthresh)).min()
                 } else {
                     None
                 };
-                client.set_startup_policy(Box::new(SeededStartup {
-                    cwnd_segments: iw,
-                    ssthresh: st,
-                    fallback: tcplab_tcp::startup::build(&cfg),
-                }));
+                client.set_startup_policy(Box::new(SeededStartup { cwnd_segments: iw, ssthresh: st, fallback }));
             }
         }
         if let Some(path) = &c.path {
@@ -400,7 +455,7 @@ impl SharedNet {
         c.losses_seen = losses;
         let (src, path, flow) = (c.src, c.path, c.flight);
         let Some(path) = path else { return };
-        let flight = client.cc_snapshot().bytes_in_flight.max(client.smss());
+        let flight = client.bytes_in_flight().max(client.smss());
         let h = self.host(src);
         for (i, &p) in path.pathlets().iter().enumerate() {
             let f = h.table.congested_flight(now, i, p, flight, &flow);

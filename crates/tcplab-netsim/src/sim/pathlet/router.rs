@@ -33,11 +33,16 @@ pub struct RouterStats {
 /// Router `id` forwards packet `pkt`.
 #[inline]
 pub fn on_forward(id: u32, pkt: PacketId, packets: &mut PacketArena, stats: &mut RouterStats) {
-    let ce = packets.get(pkt).ecn() == Ecn::Ce;
-    let p = *packets.get(pkt);
-    let Some(h) = packets.pathlet(&p, false) else { return };
-    // A plain data section on a packet without CE needs no rewrite (the common case: no
-    // side-pool slot is taken).
+    let p = packets.get(pkt);
+    let ce = p.ecn() == Ecn::Ce;
+    // A plain data section (no slots, no Congested Pathlet) on a packet without CE needs no
+    // rewrite (the common case: no side-pool slot is taken, no header is built).
+    match packets.pathlet_plain(p, false) {
+        None => return,
+        Some(true) if !ce => return,
+        Some(_) => {}
+    }
+    let Some(h) = packets.pathlet(p, false) else { return };
     if h.slots == 0 && !(ce && h.congested == 0) {
         return;
     }
