@@ -410,19 +410,23 @@ mod tests {
         super::super::PassiveHints::from_syn(64, &syn, &[2, 4, 8, 1, 3]).unwrap()
     }
 
-    /// The replay ties linux, linux-2.4, solaris-10 and rfc6298 (windows-xp excluded by its
-    /// evidence); the Linux layout with scale 10 points to `linux` alone and the rule names it
-    /// (basis replay+hint), with every score kept.
+    /// The replay ties linux, linux-2.4 and solaris-10 (windows-xp and rfc6298 excluded by
+    /// its evidence); the Linux layout with scale 10 points to `linux` alone and the rule
+    /// names it (basis replay+hint), with every score kept. With `rfc6298` in the tie the
+    /// answer stays unknown: it models no OS, so no layout excludes it.
     #[test]
     fn the_option_layout_breaks_a_tie_the_replay_left() {
         let c = named(&["linux", "linux-2.4", "windows-xp", "solaris-10", "rfc6298"]);
-        let v = cands(&c, &[0, 0, 3000, 100, 0], 2);
+        let v = cands(&c, &[0, 0, 3000, 100, 2500], 2);
         assert_eq!(decide(&v, true).basis, Basis::Tied);
         let i = decide_with_hint(&v, true, Some(&linux_syn_hint()));
         assert_eq!((i.model_name(), i.basis), ("linux", Basis::ReplayHint));
         assert_eq!(i.scores.len(), 5);
         // The same tie away from the sender: the two-event margin holds among the rest too.
         assert_eq!(decide_with_hint(&v, false, Some(&linux_syn_hint())).model_name(), "linux");
+        let with_rfc = cands(&c, &[0, 0, 3000, 100, 0], 2);
+        let j = decide_with_hint(&with_rfc, true, Some(&linux_syn_hint()));
+        assert_eq!((j.model_name(), j.basis), ("unknown", Basis::Tied));
     }
 
     /// The hint never overrides the replay: a `linux` the replay rejected (its cost beyond
@@ -431,7 +435,7 @@ mod tests {
     /// named on the hint either.
     #[test]
     fn the_option_layout_never_overrides_replay_evidence() {
-        let c = named(&["linux", "solaris-10", "rfc6298"]);
+        let c = named(&["linux", "solaris-10", "windows-xp"]);
         let h = linux_syn_hint();
         let against = cands(&c, &[2000, 0, 0], 2);
         let i = decide_with_hint(&against, true, Some(&h));
