@@ -32,10 +32,12 @@
 //! - Linux 2.4 against today's Linux: every p0f v3 `s:unix:Linux:2.4.x` signature has window
 //!   scale 0-2; the 2.6.x ones 6-8, the 3.x ones 4-7, Android's 1 and 3 (today's kernels all).
 //!   A Linux layout with a scale of at least [`LINUX_2_6_MIN_WSCALE`] points to `linux` alone;
-//!   a lower scale (or none) to both Linux profiles. (Linux 2.4 sized the scale from the
-//!   initial receive buffer, 2.6 from the largest, `tcp_select_initial_window`: a Linux 2.4
-//!   host with a receive buffer above 256 KiB by default would be named wrongly, and the
-//!   inference corpus gives its `linux-2.4` hosts Linux 2.4's default, 87380 bytes.)
+//!   a lower scale (or none) to both Linux profiles. (`tcp_select_initial_window`: 2.6 and
+//!   later "Set window scaling on max possible window", `max(sysctl_tcp_rmem[2],
+//!   sysctl_rmem_max)`; 2.4 sized it from the socket's own receive space, 87380 bytes by
+//!   default. A Linux 2.4 host given a receive buffer for a window above 256 KiB, scale 3 or
+//!   more, would be named wrongly; the inference corpus gives its `linux-2.4` hosts Linux
+//!   2.4's default.)
 //! - The lines are the p0f v3 SYN (`[tcp:request]`) and SYN+ACK (`[tcp:response]`) layouts of
 //!   the candidates' OSes only (Linux, Windows XP, Solaris 10), plus the BSD layouts read from
 //!   FreeBSD 5.3's and 4.4BSD-Lite's tcp_output.c (p0f v3 has no FreeBSD 5 line; its OpenBSD
