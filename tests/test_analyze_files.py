@@ -94,3 +94,20 @@ def test_a_result_whose_table_was_converted_still_writes_both(tmp_path: Path):
     buf = io.BytesIO()
     pacsv.write_csv(res.arrow("retransmissions"), buf)
     assert (tmp_path / "o" / "retransmissions.csv").read_bytes() == buf.getvalue()
+
+
+def test_the_files_written_in_parallel_report_the_first_failure_in_table_order(tmp_path: Path):
+    """The four files are written on four threads (`analyze_write::write_tables`); when
+    several fail, the error names the first in table order (Parquet before CSV), whichever
+    thread failed first, and the files that could be written are complete."""
+    res = analyze([str(CAPTURES[0])], model="linux")
+    out = tmp_path / "out"
+    out.mkdir()
+    for blocked in ("retransmissions.csv", "connections.parquet"):
+        (out / blocked).mkdir()  # a directory where the file should go: the write fails
+    with pytest.raises(OSError) as e:
+        res.write(out)
+    assert "retransmissions.csv" in str(e.value) and "connections" not in str(e.value), str(e.value)
+    written = pq.read_table(out / "retransmissions.parquet")
+    assert written.num_rows > 0
+    assert (out / "connections.csv").read_text().count("\n") == res.summary["connections"] + 1

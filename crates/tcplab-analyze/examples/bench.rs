@@ -19,7 +19,10 @@
 //!     times full analyses (read + track + classify + tables), best of ROUNDS; MODEL `auto`
 //!     replays every connection through the inference's candidates (`--model auto`), any
 //!     other name forces that model (`linux`, ...); without it the analyzer's default
-//!     config; prints a fingerprint of both tables (behaviour-neutral changes keep it)
+//!     config (also as `default`); prints a fingerprint of both tables (behaviour-neutral
+//!     changes keep it). THREADING: `one` reads, tracks and analyses on one thread,
+//!     `pipelined` reads and tracks on a second thread (`tcplab_pcap::pipeline`), `auto`
+//!     (the default, as `tcplab analyze`) pipelined when the machine has two cores
 //! ```
 #![allow(clippy::unwrap_used)]
 
@@ -32,7 +35,7 @@ use tcplab_analyze::{analyze_paths, AnalyzeConfig, ConfigModel};
 use tcplab_netsim::bench::dumbbell;
 use tcplab_netsim::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, QueueSpec, SimSpec};
 use tcplab_netsim::{run, RunOptions};
-use tcplab_pcap::CaptureReader;
+use tcplab_pcap::{CaptureReader, Threading};
 use tcplab_tcp::{Profile, TcpConfig};
 use tcplab_time::units::QueueLimit;
 use tcplab_time::{Bandwidth, SimDuration};
@@ -250,14 +253,20 @@ fn main() {
         Some("run") => {
             let file = a.get(1).cloned().unwrap();
             let rounds: u32 = a.get(2).map_or(3, |s| s.parse().unwrap());
-            let cfg = match a.get(3).map(String::as_str) {
-                None => AnalyzeConfig::default(),
+            let mut cfg = match a.get(3).map(String::as_str) {
+                None | Some("default") => AnalyzeConfig::default(),
                 Some("auto") => AnalyzeConfig::auto(),
                 Some("rfc") => AnalyzeConfig { model: Arc::new(ConfigModel::new("rfc", TcpConfig::default())), ..Default::default() },
                 Some(m) => {
                     let cfg = Profile::by_name(m).unwrap().config();
                     AnalyzeConfig { model: Arc::new(ConfigModel::new(m, cfg)), ..Default::default() }
                 }
+            };
+            cfg.threading = match a.get(4).map(String::as_str) {
+                None | Some("auto") => Threading::Auto,
+                Some("one") => Threading::OneThread,
+                Some("pipelined") => Threading::Pipelined,
+                Some(t) => panic!("THREADING: {t:?} is not one of auto, one, pipelined"),
             };
             let mut best = f64::MAX;
             for round in 0..rounds {
@@ -288,6 +297,6 @@ fn main() {
                 }
             }
         }
-        _ => eprintln!("usage: bench sim [FLOWS] [SECONDS] OUT | sack [FLOWS] [EPISODES] OUT | shape FILE | synth PACKETS CONNS OUT | run FILE [ROUNDS] [MODEL]"),
+        _ => eprintln!("usage: bench sim [FLOWS] [SECONDS] OUT | sack [FLOWS] [EPISODES] OUT | shape FILE | synth PACKETS CONNS OUT | run FILE [ROUNDS] [MODEL] [THREADING]"),
     }
 }

@@ -1,7 +1,9 @@
 //! The driver: one pass over each capture, reader → connection tracker → per-connection
 //! sender replay, finalising and dropping a connection's state as soon as the tracker
 //! finishes it (so memory is bounded by the concurrent connections and their windows, not
-//! by the capture's length).
+//! by the capture's length). [`FileAnalyzer::run`] reads and tracks on a second thread
+//! while the replay runs on the calling one (`tcplab_pcap::pipeline`), when the machine has
+//! a second core; the replay sees the same segments in the same order either way.
 //!
 //! Vantage (issue 5 item 3): with `Vantage::Auto` each connection's capture position comes
 //! from its handshake timing (`tcplab_pcap::classify_vantage`, Rewaskar et al. §IV-A: the
@@ -16,8 +18,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use tcplab_pcap::{
-    classify_vantage, CaptureReader, ConnRecord, ConnTracker, Dir, HandshakeTiming, Observation, SegKind,
-    TrackerConfig, Vantage, NEAR_ZERO_FRACTION,
+    classify_vantage, for_each_tracked, CaptureReader, ConnRecord, ConnTracker, Dir, HandshakeTiming, Observation,
+    SegKind, Threading, TrackerConfig, Vantage, NEAR_ZERO_FRACTION,
 };
 use tcplab_tcp::TcpFlags;
 
@@ -83,6 +85,9 @@ pub struct AnalyzeConfig {
     pub picker: Option<Arc<dyn ModelPicker>>,
     pub tracker: TrackerConfig,
     pub reader: tcplab_pcap::ReaderConfig,
+    /// Whether [`crate::analyze_paths`] reads and tracks on a second thread
+    /// (`tcplab_pcap::pipeline`); the results are the same either way. Default `Auto`.
+    pub threading: Threading,
 }
 
 impl Default for AnalyzeConfig {
@@ -94,6 +99,7 @@ impl Default for AnalyzeConfig {
             picker: None,
             tracker: TrackerConfig::default(),
             reader: tcplab_pcap::ReaderConfig::default(),
+            threading: Threading::Auto,
         }
     }
 }
@@ -305,11 +311,22 @@ impl FileAnalyzer {
         }
     }
 
-    /// Reads the whole capture.
+    /// Reads the whole capture, the reader and the tracker on a second thread as
+    /// `AnalyzeConfig::threading` says (by default when the machine has more than one core:
+    /// `tcplab_pcap::pipeline`; the results are the same either way).
     pub fn run(&mut self, reader: &mut CaptureReader) {
-        while let Some(seg) = reader.next_ref() {
-            self.on_segment(seg);
-        }
+        self.run_with(reader, self.cfg.threading);
+    }
+
+    /// Reads the whole capture with the given threading (`tcplab_pcap::for_each_tracked`):
+    /// every segment is tracked, then the connections its arrival finished are finalised and
+    /// the segment applied, exactly as [`FileAnalyzer::on_segment`] does.
+    pub fn run_with(&mut self, reader: &mut CaptureReader, threading: Threading) {
+        // The tracker runs where the reader runs; it is lent out for the pass and put back
+        // for `finish`.
+        let mut tracker = std::mem::replace(&mut self.tracker, ConnTracker::new(self.cfg.tracker));
+        for_each_tracked(reader, &mut tracker, threading, |t| self.after_tracking(t.seg, &t.obs, t.finished));
+        self.tracker = tracker;
     }
 
     /// One segment, in capture order. Returns the tracker's observation of it; the
@@ -321,16 +338,20 @@ impl FileAnalyzer {
         let obs = self.tracker.observe(seg);
         self.finished.clear();
         self.finished.extend(self.tracker.drain_finished());
-        if !self.finished.is_empty() {
-            let done = std::mem::take(&mut self.finished);
-            for rec in &done {
-                self.finalize(rec);
-            }
-            self.finished = done;
-        }
-        self.apply(seg, &obs);
-        self.peak_connections = self.peak_connections.max(self.conns.len());
+        let done = std::mem::take(&mut self.finished);
+        self.after_tracking(seg, &obs, &done);
+        self.finished = done;
         obs
+    }
+
+    /// The analysis of one tracked segment: the connections its arrival finished are
+    /// finalised (before it is applied), then the segment is applied.
+    fn after_tracking(&mut self, seg: &tcplab_pcap::CapturedSegment, obs: &Observation, finished: &[ConnRecord]) {
+        for rec in finished {
+            self.finalize(rec);
+        }
+        self.apply(seg, obs);
+        self.peak_connections = self.peak_connections.max(self.conns.len());
     }
 
     /// How the replay of connection `conn_id`'s direction `d` is told its ACKs (None before

@@ -100,10 +100,6 @@ pub fn ack_too_soon(ack_delay_ns: u64, min_rtt_ns: Option<u64>) -> Verdict {
     ((ack_delay_ns as f64) < TOO_SOON_FRACTION * m as f64).then_some((true, Evidence::AckTooSoon))
 }
 
-/// RFC 1323 / 7323 timestamp comparison (modulo 2^32).
-fn ts_lt(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
 
 /// RFC 3522 §2: "if the value of the Timestamp Echo Reply field of the acceptable ACK is
 /// smaller than the value of the Timestamp Value field of the retransmit ... the
@@ -114,7 +110,8 @@ fn ts_lt(a: u32, b: u32) -> bool {
 /// `tsval_shared` is decided by the replay: only a sharer starting below the ACK's cumulative
 /// point counts (`sender_replay::sharer_key`).
 pub fn timestamp_echo(tsecr: u32, rtx_tsval: u32, tsval_shared: bool) -> Verdict {
-    if ts_lt(tsecr, rtx_tsval) {
+    // RFC 1323 / 7323 timestamp comparison (modulo 2^32), the engine's.
+    if tcplab_tcp::timer::ts_before(tsecr, rtx_tsval) {
         Some((true, Evidence::TimestampEcho))
     } else if tsecr == rtx_tsval && !tsval_shared {
         Some((false, Evidence::TimestampEcho))

@@ -1,10 +1,12 @@
 //! Times one benchmark case: `cargo run --release -p tcplab-netsim --example bench_run -- 10x1G`.
 //! Prints wall time, events, bottleneck packets and packets per wall-second, and on Linux the
 //! thread's CPU time (`/proc/thread-self/schedstat`) and packets per CPU-second, which a
-//! shared, loaded machine disturbs much less than wall time.
+//! shared, loaded machine disturbs much less than wall time. The `per packet` line divides
+//! that CPU time by both of `bench::PacketCounts`' denominators: bottleneck data packets
+//! and packet-hops (every packet on every link direction it crossed).
 
 use std::time::Instant;
-use tcplab_netsim::bench::{bench_case, BENCH_CASES};
+use tcplab_netsim::bench::{bench_case, PacketCounts, BENCH_CASES};
 use tcplab_netsim::{run, RunOptions};
 
 /// Nanoseconds this thread has spent on a CPU, where the kernel reports it.
@@ -31,7 +33,8 @@ fn main() {
     };
     let wall = t0.elapsed().as_secs_f64();
     let cpu = c0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e9);
-    let bn = out.summary.links.iter().find(|l| l.name == "bottleneck").map_or(0, |l| l.packets_ab);
+    let counts = PacketCounts::of(&out.summary);
+    let bn = counts.bottleneck_data;
     let delivered: u64 = out.summary.flows.iter().map(|f| f.bytes_delivered).sum();
     let retrans: u64 = out.summary.flows.iter().map(|f| f.retransmissions).sum();
     println!(
@@ -44,6 +47,15 @@ fn main() {
     );
     if let Some(cpu) = cpu {
         println!("{name}: cpu {cpu:.3}s  ({:.0} pkt/s cpu)", bn as f64 / cpu);
+        println!(
+            "{name}: per packet: bottleneck data packets {bn}  packet-hops {}  ({:.2} hops per data packet)  cpu ns / data packet {:.0}  cpu ns / hop {:.1}",
+            counts.hops,
+            counts.hops as f64 / bn.max(1) as f64,
+            cpu * 1e9 / bn.max(1) as f64,
+            cpu * 1e9 / counts.hops.max(1) as f64,
+        );
+    } else {
+        println!("{name}: bottleneck data packets {bn}  packet-hops {}", counts.hops);
     }
     if trace {
         let spurious: u64 = out.summary.flows.iter().map(|f| f.spurious_retransmissions).sum();

@@ -11,7 +11,17 @@
 //! `ceil(bandwidth × 44 ms / 8 / 1500)` (367 packets at 100 Mb/s, 3667 at 1 Gb/s), the classic
 //! rule of thumb (Villamizar & Song 1994). Flow `i` starts at `i × 10 µs` so SYNs do not all
 //! collide at t = 0.
+//!
+//! Two per-packet denominators ([`PacketCounts`]): *bottleneck data packets* (packets that
+//! started transmission on the bottleneck's data direction a→b: the figure every earlier
+//! table divides by) and *packet-hops* (every packet that started transmission on any link
+//! direction: data, ACKs, SYNs and FINs, both directions, once per hop; a packet that
+//! crosses the dumbbell counts three times). The first measures cost per unit of useful
+//! transfer, the second per unit of simulator work; a workload of short connections has
+//! many more hops per bottleneck data packet (its handshakes and FIN exchanges), so the two
+//! can rank cases differently and benchmarks report both (docs/benchmarks.md).
 
+use crate::sim::Summary;
 use crate::spec::{FlowSpec, LinkSpec, LossSpec, NodeKind, NodeSpec, PoissonSpec, QueueSpec, SimSpec, SizeDist, WorkloadSpec};
 use tcplab_tcp::{InitialWindow, TcpConfig};
 use tcplab_time::units::QueueLimit;
@@ -156,6 +166,27 @@ fn short_flows_pta_case() -> SimSpec {
     spec
 }
 
+/// The packet counts a benchmark divides its cost by (module docs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PacketCounts {
+    /// Packets that started transmission on link `bottleneck` from `a` to `b` (0 if the
+    /// run has no link of that name).
+    pub bottleneck_data: u64,
+    /// Packets that started transmission on any link, in either direction, counted once
+    /// per link they crossed (`LinkSummary::packets_ab` + `packets_ba` over all links).
+    pub hops: u64,
+}
+
+impl PacketCounts {
+    /// The counts of a finished run.
+    pub fn of(summary: &Summary) -> PacketCounts {
+        PacketCounts {
+            bottleneck_data: summary.links.iter().find(|l| l.name == "bottleneck").map_or(0, |l| l.packets_ab),
+            hops: summary.links.iter().map(|l| l.packets_ab + l.packets_ba).sum(),
+        }
+    }
+}
+
 /// `ceil(bw × rtt / 8 / packet_bytes)`, at least 1.
 pub fn bdp_packets(bw: Bandwidth, rtt: SimDuration, packet_bytes: u64) -> u64 {
     let bytes = u128::from(bw.as_bps()) * u128::from(rtt.as_nanos()) / 8 / 1_000_000_000;
@@ -241,6 +272,37 @@ mod tests {
             assert_eq!(s.links[0].name, "bottleneck");
         }
         assert!(bench_case("nope").is_none());
+    }
+
+    /// On a lossless dumbbell every packet crosses exactly three links (access, bottleneck,
+    /// access), whichever direction it goes, so the hops are three times the bottleneck's
+    /// packets in both directions; and the data direction carries the data segments.
+    #[test]
+    fn packet_hops_count_every_packet_on_every_link_in_both_directions() {
+        let mut spec = dumbbell(
+            2,
+            Bandwidth::gbps(1),
+            SimDuration::from_millis(1),
+            Bandwidth::mbps(100),
+            SimDuration::from_millis(5),
+            QueueLimit::Packets(1000),
+            bench_tcp(),
+            SimDuration::from_secs(2),
+        );
+        for f in &mut spec.flows {
+            f.size = Some(50_000);
+        }
+        let out = crate::run(&spec, &crate::RunOptions { seed: 1, trace: false, pcap: vec![] }).unwrap();
+        let n = PacketCounts::of(&out.summary);
+        let bn = &out.summary.links[0];
+        assert_eq!(bn.drops_ab + bn.drops_ba, 0);
+        assert_eq!(n.bottleneck_data, bn.packets_ab);
+        assert_eq!(n.hops, 3 * (bn.packets_ab + bn.packets_ba));
+        // 2 × 35 data segments of 1448 B, plus the handshakes, ACKs and FINs back and forth.
+        let data: u64 = out.summary.flows.iter().map(|f| f.data_segments_sent).sum();
+        assert_eq!(data, 2 * 50_000u64.div_ceil(1448));
+        assert!(n.bottleneck_data > data, "SYNs and FINs go a→b too");
+        assert!(bn.packets_ba > 0, "ACKs go b→a");
     }
 
     #[test]

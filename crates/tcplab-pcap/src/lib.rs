@@ -13,6 +13,7 @@
 //! | [`framing`] | record/block length checks before parsing |
 //! | [`compression`] | gzip/zstd/xz captures |
 //! | [`pcapng`] | sections, interfaces, if_tsresol, EPB/SPB/OPB |
+//! | [`pipeline`] | reader + tracker on a second thread, batches handed to the analysis |
 //! | [`linktype`] | link layers to the IP header |
 //! | [`ip`] | IPv4/IPv6 (extension headers, fragments, lengths) |
 //! | [`tcp_options`] | TCP option decoder |
@@ -33,6 +34,7 @@ pub mod framing;
 pub mod ip;
 pub mod linktype;
 pub mod pcapng;
+pub mod pipeline;
 pub mod quickstart;
 pub mod reader;
 pub mod segment;
@@ -46,6 +48,7 @@ pub use conn_tracker::{
     TrackerConfig, TrackerStats,
 };
 pub use error::{show_path, ReadError};
+pub use pipeline::{for_each_tracked, Threading, Tracked};
 pub use reader::{CaptureFormat, CaptureReader, ReaderConfig};
 pub use segment::CapturedSegment;
 pub use tcp_options::{decode_tcp_options, DecodedOptions, OptionLayout};

@@ -44,17 +44,13 @@ impl PyAnalysis {
     }
 
     /// Writes each table not yet taken as `<name>.parquet` and `<name>.csv` into the existing
-    /// directory `dir` (`analyze_write.rs`: the files pyarrow would write), GIL released; an
+    /// directory `dir` (`analyze_write.rs`: the files pyarrow would write, each on a thread of
+    /// its own), GIL released; an
     /// I/O failure is an `OSError` naming the file. Returns the names of the tables written.
     fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
         let tables: Vec<&Table> = self.tables.iter().filter(|t| !t.columns.is_empty()).collect();
-        py.detach(|| {
-            for t in &tables {
-                crate::analyze_write::write_table(t, &dir, true)?;
-            }
-            Ok::<_, crate::analyze_write::WriteError>(())
-        })
-        .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.0))?;
+        py.detach(|| crate::analyze_write::write_tables(&tables, &dir, true))
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(e.0))?;
         Ok(tables.iter().map(|t| t.name.clone()).collect())
     }
 }

@@ -182,6 +182,79 @@ impl Connection {
     pub fn server(cfg: TcpConfig, iss: SeqNum) -> Connection {
         Connection::new(cfg, iss, ConnState::Listen)
     }
+
+    /// Re-initialises this endpoint as [`Connection::client`]`(cfg.clone(), iss, now)` builds
+    /// one, in place: a driver that opens many connections one after another in the same
+    /// endpoint slot (the simulator's `sim/lifecycle.rs`) calls it instead of building a new
+    /// `Connection` and moving it over the old one. Whatever the old connection did is
+    /// forgotten; only the trace buffer's capacity is kept. Equivalence with `client` is
+    /// tested field by field and by behaviour (`tests/reset.rs`).
+    pub fn reset_client(&mut self, cfg: &TcpConfig, iss: SeqNum, _now: SimTime) {
+        self.reinit(cfg, iss, ConnState::SynSent);
+        self.syn_pending = true;
+    }
+
+    /// Re-initialises this endpoint as [`Connection::server`]`(cfg.clone(), iss)` builds one,
+    /// in place (see [`Connection::reset_client`]).
+    pub fn reset_server(&mut self, cfg: &TcpConfig, iss: SeqNum) {
+        self.reinit(cfg, iss, ConnState::Listen);
+    }
+
+    /// The in-place twin of [`Connection::new`]: every field gets the value `new` gives it.
+    /// The destructuring names every field, so a field added to `Connection` does not compile
+    /// until it is handled here too. The sender and receiver are rebuilt by their own
+    /// constructors (their boxed algorithm objects are chosen by `cfg`); the timer table is
+    /// reset in place and keeps its clock boxes when they hold `cfg`'s clocks
+    /// (`Timers::reset`).
+    fn reinit(&mut self, cfg: &TcpConfig, iss: SeqNum, state: ConnState) {
+        let Connection {
+            cfg: my_cfg,
+            iss: my_iss,
+            state: my_state,
+            stats,
+            trace,
+            timers,
+            snd,
+            rcv,
+            syn_pending,
+            syn_sent_once,
+            syn_sent_at,
+            handshake_retransmitted,
+            irs_seen,
+            peer_syn,
+            sack_ok,
+            ts_ok,
+            ws_ok,
+            ack_now,
+            handshake_ack_pending,
+            probe_pending,
+            send_complete_reported,
+            qs_echo,
+        } = self;
+        my_cfg.clone_from(cfg);
+        *my_iss = iss;
+        *my_state = state;
+        *stats = ConnStats::default();
+        trace.enabled = cfg.trace;
+        trace.events.clear();
+        timers.reset(cfg.timers.slow, cfg.timers.fast);
+        *snd = Sender::new(cfg, iss);
+        *rcv = Receiver::new(cfg);
+        *syn_pending = false;
+        *syn_sent_once = false;
+        *syn_sent_at = None;
+        *handshake_retransmitted = false;
+        *irs_seen = false;
+        *peer_syn = TcpOptions::default();
+        *sack_ok = false;
+        *ts_ok = false;
+        *ws_ok = false;
+        *ack_now = false;
+        *handshake_ack_pending = false;
+        *probe_pending = false;
+        *send_complete_reported = false;
+        *qs_echo = None;
+    }
     /// The application writes `bytes` more bytes.
     pub fn send(&mut self, bytes: u64) {
         self.snd.send(bytes);
@@ -712,6 +785,10 @@ impl Connection {
     /// The current recovery phase (for tracing).
     pub fn recovery_phase(&self) -> crate::loss::RecoveryPhase {
         self.snd.phase
+    }
+    /// Today's Linux cwnd undo state and counters (`TcpConfig::cwnd_undo`, `linux/cwnd_undo.rs`).
+    pub fn cwnd_undo(&self) -> &crate::linux::cwnd_undo::CwndUndo {
+        &self.snd.undo
     }
     /// Consistency check of the sender's scoreboard counters against a full recount
     /// (O(window); for tests and debugging only).

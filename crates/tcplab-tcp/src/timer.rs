@@ -33,6 +33,15 @@ pub fn ts_now(now: SimTime) -> u32 {
     ((now.as_nanos() / TS_CLOCK_TICK.as_nanos()) as u32).wrapping_add(TS_CLOCK_OFFSET)
 }
 
+/// TSval `a` is before `b` in the timestamp space (RFC 7323 §5.2: "the comparison is done in
+/// the manner of sequence numbers", modulo 2^32; Linux `before()`): the one comparison the
+/// Eifel test, Linux's `tcp_packet_delayed` / `tcp_tsopt_ecr_before`, RACK's reordering
+/// evidence and the analyzer's timestamp verdict share.
+#[inline]
+pub fn ts_before(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
 /// The kinds of timers an endpoint arms.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TimerKind {
@@ -66,6 +75,10 @@ pub trait TimerClock: std::fmt::Debug + Send {
     /// The clock's resolution (1/f_ev), used by estimators that convert to event ticks.
     fn granularity(&self) -> SimDuration;
     fn clone_box(&self) -> Box<dyn TimerClock>;
+    /// The clock as the configuration's [`EventClock`], if it is one (`Timers::reset`).
+    fn as_event_clock(&self) -> Option<&EventClock> {
+        None
+    }
 }
 
 /// A timer clock that can fire at any nanosecond (modern Linux hrtimers; the identity map).
@@ -95,6 +108,9 @@ impl TimerClock for EventClock {
     }
     fn clone_box(&self) -> Box<dyn TimerClock> {
         Box::new(*self)
+    }
+    fn as_event_clock(&self) -> Option<&EventClock> {
+        Some(self)
     }
 }
 
@@ -157,6 +173,21 @@ impl Timers {
             deadlines: [None; TIMER_KINDS],
             clocks: [slow, fast],
             binding: TimerKind::ALL.map(TimerKind::default_slot),
+        }
+    }
+    /// Makes this table what `with_clocks(Box::new(slow), Box::new(fast))` builds, in place:
+    /// nothing armed, default bindings, and a clock box kept where it already holds that
+    /// `EventClock` (a clock has no state: `schedule` and `granularity` read only its value),
+    /// replaced otherwise. `Connection::reset_client` / `reset_server` use it so that reusing an
+    /// endpoint does not free and allocate its two clocks.
+    pub fn reset(&mut self, slow: EventClock, fast: EventClock) {
+        let Timers { deadlines, clocks, binding } = self;
+        *deadlines = [None; TIMER_KINDS];
+        *binding = TimerKind::ALL.map(TimerKind::default_slot);
+        for (c, want) in clocks.iter_mut().zip([slow, fast]) {
+            if c.as_event_clock() != Some(&want) {
+                *c = Box::new(want);
+            }
         }
     }
     /// Runs `kind` on the clock in `slot` from the next arming on.
@@ -223,6 +254,14 @@ mod tests {
         assert_eq!(ts_now(SimTime(0)), 1);
         assert_eq!(ts_now(SimTime(999_999)), 1);
         assert_eq!(ts_now(SimTime(1_000_000)), 2);
+    }
+
+    // RFC 7323 §5.2: timestamps compare as sequence numbers, modulo 2^32.
+    #[test]
+    fn ts_before_compares_modulo_2_32() {
+        assert!(ts_before(4, 5) && !ts_before(5, 5) && !ts_before(6, 5));
+        assert!(ts_before(u32::MAX - 2, 3), "across the wrap");
+        assert!(!ts_before(3, u32::MAX - 2));
     }
 
     #[test]

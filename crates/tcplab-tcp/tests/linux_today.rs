@@ -253,20 +253,20 @@ fn receive_buffer_autotuning_lets_the_window_follow_slow_start() {
     assert!(at(90).iter().max().is_some_and(|&v| v > 151_552), "the next round trip grows it again");
 }
 
-/// The `reorder` exchange of the test above (segment 5 delayed 8 ms, timestamps), with or
-/// without `cwnd_undo`, stopped at `until`.
-fn reorder_until(undo: bool, until: SimTime) -> Harness {
+/// 40 segments from A; the originals of the segments numbered in `delays` (from 1) are held
+/// that many ms more than the path delay; timestamps at both ends or none; stopped at `until`.
+fn reorder_with(undo: bool, timestamps: bool, delays: &[(u32, u64)], until: SimTime) -> Harness {
     let mut a = linux(true);
-    a.timestamps = true;
+    a.timestamps = timestamps;
     a.cwnd_undo = undo;
-    let b = TcpConfig { timestamps: true, ..receiver() };
+    let b = TcpConfig { timestamps, ..receiver() };
     let mut h = Harness::new(a, b, ms(10));
-    h.set_fate(|p| {
+    let delays = delays.to_vec();
+    h.set_fate(move |p| {
         let seg_no = p.rel_seq / MSS + 1;
-        if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() && seg_no == 5 {
-            Fate::Delay(ms(8))
-        } else {
-            Fate::Deliver
+        match delays.iter().find(|(s, _)| *s == seg_no) {
+            Some((_, d)) if p.dir == Dir::AtoB && p.seg.len > 0 && p.rtx.is_none() => Fate::Delay(ms(*d)),
+            _ => Fate::Deliver,
         }
     });
     h.a.send(40 * u64::from(MSS));
@@ -274,32 +274,73 @@ fn reorder_until(undo: bool, until: SimTime) -> Harness {
     h
 }
 
-// Linux cwnd undo (tcp_try_undo_dsack). Segment 5 is delayed 8 ms; RACK retransmits it at
-// 40 ms and fast recovery starts with cwnd 14 segments (IW10 + 4 acknowledged), ssthresh
-// 0.7 * 14 = 9.8 -> 9 (CUBIC). The delayed original fills the hole at 38 ms, so the copy that
-// arrives at 50 ms is a duplicate: the receiver's D-SACK reaches the sender at 60 ms. The
-// recovery ended just before on the cumulative ACK (the echoed TSval, 41, is not older than
-// the retransmission's, so tcp_try_undo_recovery cannot undo), cwnd = ssthresh = 9 segments;
-// the D-SACK then shows the episode's only retransmission was unnecessary and the late
-// tcp_try_undo_dsack ("if (icsk->icsk_ca_state <= TCP_CA_Disorder) tcp_try_undo_dsack(sk)")
-// restores cwnd = max(cwnd, prior_cwnd) = 14 segments and ssthresh = prior_ssthresh (infinite:
-// the first slow start), and that ACK's byte counting makes it 15. Without cwnd_undo the
-// reduction stays.
+// Linux cwnd undo (tcp_try_undo_dsack), without timestamps (so no partial undo, test below).
+// Segment 5 is delayed 8 ms; RACK retransmits it at 40 ms and fast recovery starts with cwnd 14
+// segments (IW10 + 4 acknowledged), ssthresh 0.7 * 14 = 9.8 -> 9 (CUBIC). The delayed original
+// fills the hole at 38 ms, so the copy that arrives at 50 ms is a duplicate: the receiver's
+// D-SACK reaches the sender at 60 ms. The recovery ended just before on the cumulative ACK
+// (no echo: tcp_packet_delayed cannot prove anything, so tcp_try_undo_recovery cannot undo),
+// cwnd = ssthresh = 9 segments; the D-SACK then shows the episode's only retransmission was
+// unnecessary and the late tcp_try_undo_dsack ("if (icsk->icsk_ca_state <= TCP_CA_Disorder)
+// tcp_try_undo_dsack(sk)") restores cwnd = max(cwnd, prior_cwnd) = 14 segments and ssthresh =
+// prior_ssthresh (infinite: the first slow start), and that ACK's byte counting makes it 15.
+// Without cwnd_undo the reduction stays.
 #[test]
 fn a_dsack_of_the_only_retransmission_undoes_the_window_reduction() {
+    let only5 = [(5, 8)];
     for undo in [true, false] {
-        let h = reorder_until(undo, at_ms(59));
+        let h = reorder_with(undo, false, &only5, at_ms(59));
         let c = h.a.cc_snapshot();
         assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), 9 * u64::from(MSS)), "in recovery (PRR), undo {undo}");
         assert!(matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. }));
     }
-    let h = reorder_until(true, at_ms(60));
+    let h = reorder_with(true, false, &only5, at_ms(60));
     let c = h.a.cc_snapshot();
     assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), u64::MAX));
     assert_eq!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Open);
-    let h = reorder_until(false, at_ms(60));
+    assert_eq!((h.a.cwnd_undo().undos, h.a.cwnd_undo().partial_undos), (1, 0));
+    let h = reorder_with(false, false, &only5, at_ms(60));
     let c = h.a.cc_snapshot();
     assert_eq!((c.cwnd, c.ssthresh), (9 * u64::from(MSS), 9 * u64::from(MSS)));
+}
+
+// Linux tcp_try_undo_partial, with timestamps. The originals of segments 5 and 7 are delayed
+// 8 and 12 ms; at 40 ms RACK (window 0, four segments SACKed) retransmits both (TSval 41 = the
+// recovery's retrans_stamp), cwnd 12 segments by PRR, ssthresh 9.
+// - 48 ms: the cumulative ACK of 1-6 that the original of 5 triggered at 38 ms echoes its TSval
+//   21 < 41 (tcp_packet_delayed: "Plain luck! Hole if filled with delayed packet"), but the
+//   retransmission of 7 is still in flight ("if (tp->retrans_out) return true;"): the recovery
+//   is held — window unchanged, only new data leaves (one segment, as PRR allows).
+// - 52 ms: the ACK of 1-10 from the original of 7 (at 42 ms) echoes 21 again, and now nothing
+//   retransmitted is in flight (both copies are below the cumulative ACK): the reduction is
+//   undone at once (tcp_undo_cwnd_reduction: cwnd max(12, prior 14), ssthresh prior, infinite),
+//   the episode ends (tcp_try_keep_open), and that ACK's four segments of byte counting make
+//   cwnd 18. Without cwnd_undo the sender is still in recovery with ssthresh 9 (the recovery
+//   point, 21 001, is acknowledged only at 60 ms).
+#[test]
+fn a_partial_ack_from_delayed_originals_undoes_once_no_retransmission_is_out() {
+    let both = [(5, 8), (7, 12)];
+    let h = reorder_with(true, true, &both, at_ms(200));
+    assert_eq!(retransmissions(&h), vec![(at_ms(40), 4 * MSS, RetransCause::FastRetransmit), (at_ms(40), 6 * MSS, RetransCause::SackRecovery)]);
+    let sent_at = |t: u64| h.data_from(Dir::AtoB).filter(|p| p.t == at_ms(t)).map(|p| (p.rel_seq, p.rtx.is_some())).collect::<Vec<_>>();
+    assert_eq!(sent_at(48), vec![(20 * MSS, false)], "held: new data only");
+
+    let h = reorder_with(true, true, &both, at_ms(51));
+    let (c, u) = (h.a.cc_snapshot(), h.a.cwnd_undo());
+    assert_eq!((c.cwnd, c.ssthresh), (12 * u64::from(MSS), 9 * u64::from(MSS)));
+    assert!(matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. }));
+    assert_eq!((u.held_at, u.partial_undos), (Some(at_ms(48)), 0));
+
+    let h = reorder_with(true, true, &both, at_ms(52));
+    let (c, u) = (h.a.cc_snapshot(), h.a.cwnd_undo());
+    assert_eq!((c.cwnd, c.ssthresh), (18 * u64::from(MSS), u64::MAX));
+    assert_eq!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Open);
+    assert_eq!((u.held_at, u.undos, u.partial_undos), (None, 1, 1));
+
+    let h = reorder_with(false, true, &both, at_ms(52));
+    let c = h.a.cc_snapshot();
+    assert_eq!(c.ssthresh, 9 * u64::from(MSS));
+    assert!(matches!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Recovery { .. }));
 }
 
 /// SACK off (real kernel `sack-off`): 16 segments, the original of segment 12 dropped; the
@@ -345,4 +386,43 @@ fn a_newreno_recovery_ends_with_cwnd_at_ssthresh_as_linux_does() {
     assert_eq!(cwnd, ssthresh);
     let (cwnd, ssthresh) = newreno_exit(false);
     assert_eq!(cwnd, 2 * u64::from(MSS), "RFC 6582 option (1) without PRR (ssthresh {ssthresh})");
+}
+
+
+/// 61 segments of 1448 bytes between today's Linux at both ends; the last one (the end of the
+/// application's write) carries PSH when `psh`, as Linux's `tcp_push` marks it (this
+/// simulator's sender sends no PSH: the path sets it). Returns when the last segment left A
+/// and when B's ACK of it left B.
+fn last_segment_ack(psh: bool) -> (SimTime, SimTime) {
+    const N: u32 = 61;
+    let mut h = Harness::new(linux_rwnd_cfg(true), linux_rwnd_cfg(true), ms(10));
+    let last = h.a.iss() + 1 + (N - 1) * 1448;
+    if psh {
+        h.path = Some(Box::new(move |dir, seg| {
+            if dir == Dir::AtoB && seg.len > 0 && seg.seq == last {
+                seg.flags.insert(TcpFlags::PSH);
+            }
+        }));
+    }
+    h.a.send(u64::from(N) * 1448);
+    assert!(h.run());
+    let sent = h.data_from(Dir::AtoB).find(|p| p.rel_seq == (N - 1) * 1448).map(|p| p.t);
+    let acked = h.log.iter().find(|p| p.dir == Dir::BtoA && p.seg.ack == last + 1448).map(|p| p.t);
+    (sent.expect("the last segment was sent"), acked.expect("and acknowledged"))
+}
+
+// Real kernel, `rto-min-50ms`: the last segment delivered before the tail loss ("Flags [P.],
+// seq 81089:82537") was ACKed 18 µs after it arrived although the receiver's quick ACKs were
+// spent and its window had stopped growing; the simulator delayed that ACK by 41.3 ms, so its
+// loss probe and RTO came 47.5 ms late. Linux 6.6+ tcp_measure_rcv_mss: a full-sized segment
+// with PSH sets ICSK_ACK_PUSHED, and __tcp_cleanup_rbuf ACKs as soon as the reader has read
+// everything. Here the 61st segment is the one whose ACK the receiver would delay (its quick
+// ACKs are spent, the window no longer grows): without PSH the ACK leaves the delayed-ACK
+// timeout later, with PSH at the instant the segment arrives (10 ms after it was sent).
+#[test]
+fn a_full_sized_segment_with_psh_is_acknowledged_as_soon_as_it_is_read() {
+    let (sent, acked) = last_segment_ack(false);
+    assert!(acked.saturating_since(sent) >= ms(10) + ms(40), "delayed: sent {sent:?}, ACK {acked:?}");
+    let (sent, acked) = last_segment_ack(true);
+    assert_eq!(acked, sent + ms(10));
 }

@@ -245,10 +245,12 @@ pub struct RawTcp {
     /// SYN-ACK on (`linux` profile: `true`; Linux 6.16+ `tcp_input.c`).
     pub linux_rcv_window: Option<bool>,
     /// Undo the window reduction of a fast recovery when D-SACKs show every retransmission of it
-    /// was unnecessary (the episode ends at once), or when the ACK ending it echoes a timestamp
-    /// older than its first retransmission: cwnd = max(cwnd, cwnd before), ssthresh = max(ssthresh,
-    /// ¾ of cwnd before). RFC sender only. Default from: RFC 5681/6675 (no undo) (`linux` profile:
-    /// `true`; Linux `tcp_try_undo_dsack`, `tcp_try_undo_recovery`).
+    /// was unnecessary (the episode ends at once), when the ACK ending it echoes a timestamp
+    /// older than its first retransmission, or when a partial ACK does so and no retransmission
+    /// is in flight (with one in flight the recovery holds: new data only on that ACK):
+    /// cwnd = max(cwnd, cwnd before), ssthresh = max(ssthresh, ¾ of cwnd before). RFC sender
+    /// only. Default from: RFC 5681/6675 (no undo) (`linux` profile: `true`; Linux
+    /// `tcp_try_undo_dsack`, `tcp_try_undo_recovery`, `tcp_try_undo_partial`).
     pub cwnd_undo: Option<bool>,
     /// The client's ACK of the SYN-ACK. `piggyback`: it rides on the first data segment (a bare ACK
     /// only when nothing can be sent), so if the first flight is lost the server stays in

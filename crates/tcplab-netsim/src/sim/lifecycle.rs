@@ -13,15 +13,19 @@
 //!   neither endpoint has a timer armed and none of its packets is left in the arena
 //!   (`FlowState::in_flight`). Nothing can then reach either endpoint again, so freeing is
 //!   invisible in the outputs: the counters and the last congestion snapshot the results need
-//!   are kept ([`Closed`]), and the pair is reused by the next connection that opens (its
-//!   memory is released when overwritten). A bulk flow never ends.
-//! - A queued wake-up of a freed endpoint is stale for the next occupant: the pair's wake
+//!   are kept ([`Closed`]), and the pair is reused by the next connection that opens. A bulk
+//!   flow never ends.
+//! - **Reuse** (`open` in a free pair): the two endpoints are re-initialised in place
+//!   (`Connection::reset_client` / `reset_server`, `reopen`) rather than built and moved over
+//!   the old ones: a reset connection is field for field what `Connection::client` / `server`
+//!   build (tested in `tcplab-tcp/tests/reset.rs`), and this saves moving two ~1 KB endpoints
+//!   per connection and dropping the old ones (issue 12: the per-connection cost of `web`).
+//!   A queued wake-up of a freed endpoint is stale for the next occupant: the pair's wake
 //!   generation carries over.
 //!
 //! What outlives a connection on a host (a destination cache, a pathlet table) belongs to the
 //! host, not to these slots.
 
-use super::host::Endpoint;
 use super::routing::Routes;
 use super::traffic::poisson::Poisson;
 use super::traffic::web::Web;
@@ -32,7 +36,7 @@ use tcplab_tcp::{CcSnapshot, ConnStats, Connection, SeqNum};
 use tcplab_time::SimTime;
 
 use super::ground_truth::{SeqUnwrap, SpuriousTracker};
-use super::host::EndpointId;
+use super::host::{Endpoint, EndpointId};
 use super::summary::FlowSummary;
 use std::sync::Arc;
 
@@ -142,27 +146,45 @@ impl Sim<'_> {
     /// source's next arrival. Returns the client endpoint.
     pub(super) fn open(&mut self, f: u32) -> EndpointId {
         let fl = &mut self.flows[f as usize];
-        let mut cfg = fl.pending.take().map(|b| *b).unwrap_or_default();
+        let mut cfg = fl.pending.take().unwrap_or_default();
         let (src, dst, source) = (fl.src, fl.dst, fl.source);
         if self.shared.active {
-            self.shared.prepare(&mut cfg, src, dst);
+            self.shared.prepare(&mut *cfg, src, dst);
         }
         let (iss_c, iss_s) = iss_pair(self.seed, f);
         let start = fl.start;
         let reused = self.free_slots.pop();
         let slot = reused.unwrap_or((self.endpoints.len() / 2) as u32);
         for (k, is_client, node, peer, iss) in [(0, true, src, dst, iss_c), (1, false, dst, src, iss_s)] {
-            let conn = if is_client { Connection::client(cfg.clone(), iss, start) } else { Connection::server(cfg.clone(), iss) };
-            let mut e = self.endpoint(f, is_client, node, peer, iss, conn);
+            let out_link = self.out_link(node, peer);
             match reused {
                 Some(_) => {
-                    let i = 2 * slot as usize + k;
-                    // The generation carries over: a wake-up the previous occupant left queued
-                    // is stale.
-                    e.wake_gen = self.endpoints[i].wake_gen.wrapping_add(1);
-                    self.endpoints[i] = e;
+                    // Re-initialised in place (module docs: "Reuse"), not built and moved in.
+                    let e = &mut self.endpoints[2 * slot as usize + k];
+                    if is_client {
+                        e.conn.reset_client(&cfg, iss, start);
+                    } else {
+                        e.conn.reset_server(&cfg, iss);
+                    }
+                    reopen(e, EndpointPlace { flow: f, is_client, node, peer_node: peer, out_link, iss });
                 }
-                None => self.endpoints.push(e),
+                None => {
+                    let conn = if is_client { Connection::client((*cfg).clone(), iss, start) } else { Connection::server((*cfg).clone(), iss) };
+                    self.endpoints.push(Endpoint {
+                        conn,
+                        flow: f,
+                        is_client,
+                        node,
+                        peer_node: peer,
+                        out_link,
+                        iss,
+                        ip_id: 0,
+                        wake_gen: 0,
+                        wake_at: None,
+                        queued_at: None,
+                        last_cc: Default::default(),
+                    });
+                }
             }
         }
         self.flows[f as usize].slot = slot;
@@ -175,22 +197,10 @@ impl Sim<'_> {
         2 * slot
     }
 
-    fn endpoint(&self, f: u32, is_client: bool, node: u32, peer: u32, iss: SeqNum, conn: Connection) -> Endpoint {
-        Endpoint {
-            conn,
-            flow: f,
-            is_client,
-            node,
-            peer_node: peer,
-            // A hand-off's route (quickstart::net) overrides the static table.
-            out_link: self.qsnet.next_hop(node, peer).or_else(|| self.routes.next_hop(node, peer)).unwrap_or(0),
-            iss,
-            ip_id: 0,
-            wake_gen: 0,
-            wake_at: None,
-            queued_at: None,
-            last_cc: Default::default(),
-        }
+    /// The first hop from `node` towards `peer`. A hand-off's route (quickstart::net) overrides
+    /// the static table.
+    fn out_link(&self, node: u32, peer: u32) -> u32 {
+        self.qsnet.next_hop(node, peer).or_else(|| self.routes.next_hop(node, peer)).unwrap_or(0)
     }
 
     /// Frees packet `id` and counts it out of its flow.
@@ -273,6 +283,35 @@ impl Sim<'_> {
             workload: (fl.drawn_by as usize).checked_sub(1).and_then(|k| names.workloads.get(k)).cloned(),
         }
     }
+}
+
+/// Where an endpoint of a newly opened connection sits (`reopen`).
+struct EndpointPlace {
+    flow: u32,
+    is_client: bool,
+    node: u32,
+    peer_node: u32,
+    out_link: u32,
+    iss: SeqNum,
+}
+
+/// Gives a reused endpoint (its connection already reset) the driver state a new one starts
+/// with (`Sim::open`'s `None` arm). Every field is named, so a field added to `Endpoint`
+/// does not compile until it is handled here too. The wake generation carries over, one
+/// higher: a wake-up the previous occupant left queued is stale.
+fn reopen(e: &mut Endpoint, p: EndpointPlace) {
+    let Endpoint { conn: _, flow, is_client, node, peer_node, out_link, iss, ip_id, wake_gen, wake_at, queued_at, last_cc } = e;
+    *flow = p.flow;
+    *is_client = p.is_client;
+    *node = p.node;
+    *peer_node = p.peer_node;
+    *out_link = p.out_link;
+    *iss = p.iss;
+    *ip_id = 0;
+    *wake_gen = wake_gen.wrapping_add(1);
+    *wake_at = None;
+    *queued_at = None;
+    *last_cc = CcSnapshot::default();
 }
 
 /// The client's and the server's ISN of flow `f` (`seed::DOMAIN_ISS`).

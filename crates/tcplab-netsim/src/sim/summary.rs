@@ -213,27 +213,44 @@ pub fn by_cause(counts: &[u64; tcplab_tcp::RETRANS_CAUSES]) -> ByCause {
     ByCause(*counts)
 }
 
+/// Slots of `flows_table`'s name memo: more than the nodes of any shipped scenario or benchmark
+/// case but the 1000-flow dumbbell (a collision only costs the index lookup it replaces).
+const NAME_MEMO_SLOTS: usize = 256;
+
 /// The `flows` table: one row per flow with the summary fields (nullable where optional;
 /// retransmissions by cause as `retrans_<cause>` columns).
 pub fn flows_table<'a>(flows: &'a [FlowSummary]) -> Table {
     // Dictionary codes in order of first appearance (src column first, then dst). The index
     // keeps this linear in the flow count: a linear search per name was quadratic (~3 D1
     // misses per bottleneck packet of the whole 1000-flow benchmark run).
+    // In front of the index, a direct-mapped memo keyed by the name's `Arc` allocation: the
+    // rows of one node share one `Arc` (`lifecycle::SummaryNames`), so most rows find their
+    // code without hashing the string (two SipHash lookups per row were ~580 instructions, a
+    // tenth of the `web` benchmark's per-connection overhead). An allocation holds one string
+    // while `flows` is borrowed, so the memo only repeats what the index answered; equal
+    // names in distinct `Arc`s still meet in the index. Codes are the same either way.
     let mut names: Vec<String> = Vec::new();
     let mut index: HashMap<&str, u32> = HashMap::new();
-    let mut codes = |col: &mut Vec<u32>, s: &'a str| {
-        let c = *index.entry(s).or_insert_with(|| {
-            names.push(s.to_string());
-            (names.len() - 1) as u32
-        });
-        col.push(c);
+    let mut memo = [(std::ptr::null::<u8>(), 0u32); NAME_MEMO_SLOTS];
+    let mut codes = |col: &mut Vec<u32>, s: &'a Arc<str>| {
+        let p = Arc::as_ptr(s) as *const u8;
+        // Allocations are at least 16-byte aligned: the low bits carry no information.
+        let m = &mut memo[(p as usize >> 4) % NAME_MEMO_SLOTS];
+        if m.0 != p {
+            let c = *index.entry(&**s).or_insert_with(|| {
+                names.push(s.to_string());
+                (names.len() - 1) as u32
+            });
+            *m = (p, c);
+        }
+        col.push(m.1);
     };
     let (mut src, mut dst) = (Vec::with_capacity(flows.len()), Vec::with_capacity(flows.len()));
     for f in flows {
-        codes(&mut src, &*f.src);
+        codes(&mut src, &f.src);
     }
     for f in flows {
-        codes(&mut dst, &*f.dst);
+        codes(&mut dst, &f.dst);
     }
     let u64s = |g: &dyn Fn(&FlowSummary) -> u64| ColumnData::U64(flows.iter().map(g).collect());
     let mut t = Table::new("flows");
@@ -262,4 +279,57 @@ pub fn flows_table<'a>(flows: &'a [FlowSummary]) -> Table {
     t.push("spurious_retransmissions", u64s(&|f| f.spurious_retransmissions))
         .push("timeouts", u64s(&|f| f.timeouts));
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(id: u32, src: &Arc<str>, dst: &Arc<str>) -> FlowSummary {
+        FlowSummary {
+            id,
+            src: src.clone(),
+            dst: dst.clone(),
+            bytes_requested: None,
+            bytes_delivered: 0,
+            start_s: 0.0,
+            fct_s: None,
+            goodput_bps: 0.0,
+            data_segments_sent: 0,
+            retransmissions: 0,
+            retransmissions_by_cause: ByCause([0; tcplab_tcp::RETRANS_CAUSES]),
+            spurious_retransmissions: 0,
+            timeouts: 0,
+            quick_start: None,
+            initial_window_segments: None,
+            workload: None,
+        }
+    }
+
+    /// The name columns are dictionaries in order of first appearance (src column, then dst),
+    /// whether rows share a node's `Arc` (the memo) or carry equal names in distinct `Arc`s
+    /// (the index), and with more distinct names than memo slots.
+    #[test]
+    fn name_dictionaries_are_in_order_of_first_appearance_whatever_the_arcs() {
+        let (a, b, c) = (Arc::<str>::from("a"), Arc::<str>::from("b"), Arc::<str>::from("c"));
+        let a2 = Arc::<str>::from("a");
+        let mut flows = vec![flow(0, &b, &a), flow(1, &a2, &c), flow(2, &b, &a2), flow(3, &a, &b)];
+        let many: Vec<Arc<str>> = (0..2 * NAME_MEMO_SLOTS).map(|i| Arc::from(format!("n{i}").as_str())).collect();
+        for (i, n) in many.iter().enumerate() {
+            flows.push(flow(4 + i as u32, n, &many[many.len() - 1 - i]));
+        }
+        flows.push(flow(9999, &many[3], &a2));
+        let t = flows_table(&flows);
+        let dict = |col: &str| match &t.column(col).unwrap().data {
+            ColumnData::Dict { codes, values } => codes.iter().map(|&k| values[k as usize].clone()).collect::<Vec<_>>(),
+            _ => panic!("{col} is not a dictionary"),
+        };
+        let want = |g: fn(&FlowSummary) -> &Arc<str>| flows.iter().map(|f| g(f).to_string()).collect::<Vec<_>>();
+        assert_eq!(dict("src"), want(|f| &f.src));
+        assert_eq!(dict("dst"), want(|f| &f.dst));
+        let ColumnData::Dict { codes, values } = &t.column("src").unwrap().data else { unreachable!() };
+        assert_eq!(&values[..4], &["b", "a", "n0", "n1"]);
+        assert_eq!(values.len(), 3 + 2 * NAME_MEMO_SLOTS, "one value per distinct name");
+        assert_eq!(&codes[..4], &[0, 1, 0, 1]);
+    }
 }

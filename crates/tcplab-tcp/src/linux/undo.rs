@@ -64,7 +64,7 @@ impl Undo {
     pub fn packet_delayed(&self, tsecr: Option<u32>) -> bool {
         match self.retrans_stamp {
             None => true,
-            Some(rs) => tsecr.is_some_and(|t| (t.wrapping_sub(rs) as i32) < 0),
+            Some(rs) => tsecr.is_some_and(|t| crate::timer::ts_before(t, rs)),
         }
     }
 

@@ -165,7 +165,7 @@ impl Rack {
     /// `tcp_tsopt_ecr_before`: "before(tp->rx_opt.rcv_tsecr, when)", modulo 2^32) was
     /// triggered by the delayed original: reordering seen (see `sender/rack.rs`).
     pub fn on_partial_ack_echo(&mut self, tsecr: u32, first_rtx_tsval: u32) {
-        if self.enabled && (tsecr.wrapping_sub(first_rtx_tsval) as i32) < 0 {
+        if self.enabled && crate::timer::ts_before(tsecr, first_rtx_tsval) {
             self.reordering_seen = true;
         }
     }

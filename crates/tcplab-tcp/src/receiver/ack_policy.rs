@@ -40,9 +40,38 @@
 //!
 //!   and `tcp_send_delayed_ack`: when `ato > TCP_DELACK_MIN`, it is bounded by `HZ/2` and by
 //!   the receiver's srtt (at least `TCP_DELACK_MIN`). Not modelled: the interactive
-//!   ("pingpong") bound `TCP_DELACK_MAX` and `ICSK_ACK_PUSHED`. The ato is updated for every
-//!   segment that carries new data (Linux: in-sequence data; out-of-order data is ACKed at once
-//!   either way).
+//!   ("pingpong") bound `TCP_DELACK_MAX`. The ato is updated for every segment that carries new
+//!   data (Linux: in-sequence data; out-of-order data is ACKed at once either way).
+//!
+//! - with `ack_ato` also `ICSK_ACK_PUSHED` for a full-sized segment with PSH (Linux 6.6+,
+//!   "tcp: fix delayed ACKs for MSS boundary condition", `tcp_measure_rcv_mss`):
+//!
+//! ```c
+//! /* If the skb has a len of exactly 1*MSS and has the PSH bit
+//!  * set then it is likely the end of an application write. So
+//!  * more data may not be arriving soon, and yet the data sender
+//!  * may be waiting for an ACK if cwnd-bound or using TX zero
+//!  * copy. So we set ICSK_ACK_PUSHED here so that
+//!  * tcp_cleanup_rbuf() will send an ACK immediately if the app
+//!  * reads all of the data and is not ping-pong. ...
+//!  */
+//! if (TCP_SKB_CB(skb)->tcp_flags & TCPHDR_PSH)
+//!     icsk->icsk_ack.pending |= ICSK_ACK_PUSHED;
+//! ```
+//!
+//!   and `__tcp_cleanup_rbuf` after the reader copied it: "(copied > 0 &&
+//!   ((icsk->icsk_ack.pending & ICSK_ACK_PUSHED2) || ((icsk->icsk_ack.pending &
+//!   ICSK_ACK_PUSHED) && !inet_csk_in_pingpong_mode(sk))) && !atomic_read(&sk->sk_rmem_alloc))
+//!   time_to_ack = true;" — the ACK that would have been delayed leaves at once when the reader
+//!   emptied the receive queue and nothing is held out of order (the simulated reader reads
+//!   every in-order segment at once, `linux_window`). Found on the real kernel's `rto-min-50ms`
+//!   capture (docs/validation-linux.md): the last segment delivered before the tail loss carried
+//!   PSH and was ACKed after 18 µs, where a delayed ACK would have waited 40 ms. Not modelled:
+//!   the sub-MSS branch of `tcp_measure_rcv_mss` (a short segment sets `ICSK_ACK_PUSHED`, or
+//!   shrinks `rcv_mss` when two in a row have the same size). The PSH bit comes from the sender:
+//!   Linux's `tcp_push` marks the last segment of each application write and the segment before
+//!   the writer sleeps on a full send buffer; this simulator's senders send no PSH, so the rule
+//!   acts only on segments that carry it (tests; captures fed to a receiver).
 //!
 //! Ambiguity resolved: a segment shorter than the receive MSS does not count towards
 //! `ack_every` (RFC 5681 speaks of *full-sized* segments); it only starts the timer.
@@ -83,6 +112,8 @@ pub struct DataArrival {
     /// Linux `tcp_grow_window` raised `rcv_ssthresh` for this segment (`linux_window`): one
     /// more quick ACK, granted after `tcp_event_data_recv`'s ato update.
     pub window_grew: bool,
+    /// The segment carried PSH.
+    pub psh: bool,
 }
 
 /// [EXTERNAL] Linux 2.4 `TCP_MAX_QUICKACKS` (include/net/tcp.h).
@@ -102,6 +133,9 @@ pub struct AckState {
     /// `icsk_ack.lrcvtime`: when the last data segment arrived.
     lrcvtime: SimTime,
     linux_ato: bool,
+    /// `icsk_ack.pending & ICSK_ACK_PUSHED` (module docs; `ack_ato` only): a full-sized
+    /// segment with PSH arrived since the last ACK left.
+    pushed: bool,
 }
 
 /// Linux `tcp_incr_quickack`: rcv_wnd / (2·rcv_mss), 2 if that is 0, at most
@@ -113,7 +147,7 @@ fn quick_budget(a: &DataArrival) -> u32 {
 
 impl AckState {
     pub fn new(policy: AckPolicy) -> Self {
-        AckState { policy, unacked_full: 0, quick: None, ato: None, lrcvtime: SimTime::ZERO, linux_ato: false }
+        AckState { policy, unacked_full: 0, quick: None, ato: None, lrcvtime: SimTime::ZERO, linux_ato: false, pushed: false }
     }
 
     /// With Linux's adaptive `ato` and quick ACKs after idle (`TcpConfig::ack_ato`).
@@ -175,6 +209,10 @@ impl AckState {
         }
         let Some(_) = self.policy.delayed_ack else { return AckAction::Now };
         if self.linux_ato {
+            // tcp_event_data_recv: tcp_measure_rcv_mss (the PSH rule), then the ato update.
+            if a.psh && a.len >= a.rcv_mss {
+                self.pushed = true;
+            }
             self.event_data_recv(&a);
         }
         if a.window_grew {
@@ -209,9 +247,19 @@ impl AckState {
         self.quick = Some(self.quick.unwrap_or(0) | 1);
     }
 
-    /// An ACK (pure or piggybacked) left; the count restarts.
+    /// `__tcp_cleanup_rbuf` after the reader copied data with a delayed ACK scheduled: true
+    /// when `ICSK_ACK_PUSHED` is set and nothing is left in receive memory (`ooo_empty`: no
+    /// out-of-order data held; the in-order data was all read), so the ACK leaves now (module
+    /// docs).
+    pub fn ack_after_read(&self, ooo_empty: bool) -> bool {
+        self.pushed && ooo_empty
+    }
+
+    /// An ACK (pure or piggybacked) left; the count restarts (and `inet_csk_clear_xmit_timer`
+    /// clears `icsk_ack.pending`, `ICSK_ACK_PUSHED` with it).
     pub fn on_ack_sent(&mut self) {
         self.unacked_full = 0;
+        self.pushed = false;
     }
 }
 
@@ -220,7 +268,7 @@ mod tests {
     use super::*;
 
     fn arr(len: u32) -> DataArrival {
-        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000, now: SimTime::ZERO, rto: SimDuration::from_secs(1), window_grew: false }
+        DataArrival { len, in_order_no_holes: true, rcv_mss: 1000, rcv_wnd: 8000, now: SimTime::ZERO, rto: SimDuration::from_secs(1), window_grew: false, psh: false }
     }
 
     fn at(ms: u64) -> DataArrival {
@@ -287,5 +335,37 @@ mod tests {
     fn out_of_order_segments_are_acknowledged_at_once() {
         let mut s = AckState::new(AckPolicy::default());
         assert_eq!(s.on_data(DataArrival { in_order_no_holes: false, ..arr(1000) }), AckAction::Now);
+    }
+
+    // tcp_measure_rcv_mss (6.6+): a full-sized segment with PSH sets ICSK_ACK_PUSHED, and
+    // __tcp_cleanup_rbuf then ACKs once the reader emptied receive memory; a short segment with
+    // PSH (the sub-MSS branch, not modelled), PSH without `ack_ato`, or data still held out of
+    // order do not; the ACK leaving clears it.
+    #[test]
+    fn a_full_sized_segment_with_psh_is_acknowledged_once_read() {
+        let mut s = AckState::with_linux_ato(AckPolicy::default(), true);
+        for k in 0..4 {
+            assert_eq!(s.on_data(at(k)), AckAction::Now, "quick ACK {k}");
+            s.on_ack_sent();
+        }
+        assert_eq!(s.on_data(at(4)), AckAction::Delay);
+        assert!(!s.ack_after_read(true), "no PSH");
+        assert_eq!(s.on_data(at(5)), AckAction::Now, "every second full-sized segment");
+        s.on_ack_sent();
+        let short = DataArrival { psh: true, len: 999, ..at(6) };
+        assert_eq!(s.on_data(short), AckAction::Delay);
+        assert!(!s.ack_after_read(true), "shorter than rcv_mss");
+        assert_eq!(s.on_data(DataArrival { psh: true, ..at(7) }), AckAction::Delay);
+        assert!(s.ack_after_read(true));
+        assert!(!s.ack_after_read(false), "out-of-order data still in receive memory");
+        s.on_ack_sent();
+        assert!(!s.ack_after_read(true), "cleared by the ACK");
+        let mut plain = AckState::new(AckPolicy { quickack: true, ..AckPolicy::default() });
+        for _ in 0..4 {
+            plain.on_data(arr(1000));
+            plain.on_ack_sent();
+        }
+        assert_eq!(plain.on_data(DataArrival { psh: true, ..arr(1000) }), AckAction::Delay);
+        assert!(!plain.ack_after_read(true), "without ack_ato");
     }
 }

@@ -303,12 +303,17 @@ impl Receiver {
             now,
             rto,
             window_grew,
+            psh: seg.flags.contains(TcpFlags::PSH),
         }) {
             AckAction::Now => RxAction::AckNow,
             AckAction::Delay => {
                 // The reader runs before the delayed ACK leaves (module docs of `linux_window`).
                 if let Some(lw) = &mut self.linux {
                     lw.finish_read();
+                }
+                // Linux __tcp_cleanup_rbuf after that read: ICSK_ACK_PUSHED (`ack_policy`).
+                if self.ack.ack_after_read(self.reasm.is_empty()) {
+                    return RxAction::AckNow;
                 }
                 RxAction::Delay
             }

@@ -500,10 +500,11 @@ impl Sender {
                 self.qs_on_congestion(prior_snd_una, false, timers);
             }
         }
-        if self.undo.enabled {
-            // Linux tcp_check_dsack / tcp_try_undo_dsack (`undo.rs`).
-            self.undo_on_ack(now, seg, dsack, trace);
-        }
+        // A partial ACK in fast recovery (Linux: FLAG_SND_UNA_ADVANCED in TCP_CA_Recovery).
+        let partial = bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover));
+        // Linux tcp_check_dsack / tcp_try_undo_partial / tcp_try_undo_dsack (`undo.rs`); `held`:
+        // the partial undo held the recovery, no losses are marked on this ACK.
+        let held = self.undo.enabled && self.undo_on_ack(now, seg, dsack, partial, trace);
         let dupthresh = self.dupack_threshold();
         self.episode_dupthresh = dupthresh;
         // RFC 6675 IsLost marking only when RFC 6675 runs; NewReno (RFC 6582) retransmits
@@ -512,12 +513,12 @@ impl Sender {
         if self.rack.enabled {
             // RFC 8985 §6.2 steps 1-4.
             self.rack_on_ack(now, dsack, seg, bytes_acked > 0, newest_sent);
-            if bytes_acked > 0 && matches!(self.phase, RecoveryPhase::Recovery { recover, .. } if self.snd_una.lt(recover)) {
+            if partial {
                 // Linux tcp_try_undo_partial: a delayed original filled the hole (`rack.rs`).
                 self.rack_on_partial_ack(seg);
             }
         }
-        if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack {
+        if (newly_sacked > 0 || bytes_acked > 0) && self.loss.style() == RecoveryStyle::Sack && !held {
             newly_lost = if !self.rack.enabled {
                 self.sb.update_lost(dupthresh, self.smss)
             } else if self.rack.advanced {
@@ -564,6 +565,9 @@ impl Sender {
         if !consumed {
             // Linux tcp_ack_is_dubious -> tcp_time_to_recover with RACK (`rules.rs`).
             let decision = rules::rack_entry(self.loss.on_ack(&ev), self.rack.enabled, newly_sacked, &self.sb);
+            // Held by tcp_try_undo_partial: "do not mark more packets lost or retransmit more"
+            // (a NewReno partial ACK's retransmission of SND.UNA included).
+            let decision = if held && decision == LossDecision::PartialAck { LossDecision::None } else { decision };
             let cwnd_before = self.cc.cwnd;
             self.apply(now, decision, bytes_acked, trace);
             if self.qs.is_some() {
@@ -852,6 +856,11 @@ impl Sender {
         }
         match self.phase {
             RecoveryPhase::Recovery { recover, style, first_rtx_done } => {
+                if self.undo.holds_retransmissions(now) {
+                    // tcp_try_undo_partial held the recovery on this instant's ACK (`undo.rs`):
+                    // REXMIT_NONE, new data only (tcp_data_snd_check).
+                    return self.new_data(now, timers, stats);
+                }
                 if !first_rtx_done {
                     self.phase = RecoveryPhase::Recovery { recover, style, first_rtx_done: true };
                     if let Some(i) = self.sb.next_retransmit(false) {
@@ -921,6 +930,10 @@ impl Sender {
         self.new_data(now, timers, stats)
     }
 
+    /// `inline`: once per transmitted segment; left to the compiler it was inlined or not
+    /// depending on unrelated code elsewhere in the crate (+20 instructions per segment when
+    /// not, issue 12 session 5).
+    #[inline]
     pub(crate) fn new_data(&mut self, now: SimTime, timers: &mut Timers, stats: &mut ConnStats) -> Option<DataOut> {
         if self.qs.is_some() {
             self.qs_check_idle(now);

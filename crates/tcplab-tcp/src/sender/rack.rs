@@ -50,8 +50,9 @@ impl Sender {
     /// filled the hole; `tcp_check_sack_reordering` then counts `reord_seen++` (RACK's
     /// RACK.reordering_seen: `tcp_rack_reo_wnd` keeps its min_RTT/4 window from then on,
     /// real kernel `reorder`: one spurious retransmission of three delayed segments, not
-    /// three). Only the reordering evidence is taken here; the partial undo of the window
-    /// (`tcp_undo_cwnd_reduction`) is not modelled. `prior_snd_una` is below RACK.fack on a
+    /// three). Only the reordering evidence is taken here; the hold and the undo of the window
+    /// (`tcp_undo_cwnd_reduction`) are `cwnd_undo`'s (`undo.rs`, decided earlier on the same
+    /// ACK, with `partial` computed before either). `prior_snd_una` is below RACK.fack on a
     /// partial ACK, as `tcp_check_sack_reordering` requires.
     pub(super) fn rack_on_partial_ack(&mut self, seg: &crate::segment::Segment) {
         if !self.rack.enabled || !self.ts_ok {

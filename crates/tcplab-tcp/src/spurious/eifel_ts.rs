@@ -53,7 +53,7 @@ impl SpuriousDetector for EifelTimestamps {
         self.phase = EifelPhase::Inactive;
         // (4): TSecr < RetransmitTS (modulo 2^32, RFC 7323 §5.2 comparison).
         match ev.tsecr {
-            Some(e) if (e.wrapping_sub(retransmit_ts) as i32) < 0 => SpuriousVerdict::Spurious,
+            Some(e) if crate::timer::ts_before(e, retransmit_ts) => SpuriousVerdict::Spurious,
             _ => SpuriousVerdict::Genuine { fallback_cwnd_segments: None },
         }
     }
