@@ -22,12 +22,12 @@ PROFILES = {"linux", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10", "bsd-
 MODEL_COLUMNS = {
     "model", "model_confidence", "model_runner_up", "model_candidates", "model_basis", "model_replayed",
     "model_events", "inferred_dupthresh", "inferred_min_rto_ns", "inferred_k", "inferred_rtt_sampling",
-    "os_hint_ttl", "os_hint_initial_ttl", "os_hint_window", "os_hint_options", "os_hint_family", "os_hint_model",
+    "os_hint_ttl", "os_hint_initial_ttl", "os_hint_window", "os_hint_options", "os_hint_family", "os_hint_os", "os_hint_model",
 }
 #: Real Linux sender captures: connections with a retransmission that `--model auto` calls
 #: `linux` today (issue 11's goal is all of them; the others are `unknown`, never another
 #: stack). docs/validation.md, "Sender OS inference".
-TODAY_LINUX_NAMED = 1
+TODAY_LINUX_NAMED = 3
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +70,8 @@ def test_real_linux_senders_are_never_called_another_stack(case: Path):
     conns = analyze(case / "sender.pcap").connections
     for _, c in conns[conns["retransmissions"] > 0].iterrows():
         assert c["model"] in {"linux", "unknown"}, c[["model", "model_candidates", "model_runner_up"]].to_dict()
+        # Their SYNs: TTL 64, Linux's option layout, window scale 10 (p0f: Linux 2.6 or later).
+        assert c["os_hint_os"] == "linux-2.6+", c[["os_hint_options", "os_hint_initial_ttl"]].to_dict()
 
 
 def test_real_linux_senders_named_linux_at_today_s_level():

@@ -67,6 +67,7 @@ fn main() {
         breakdown(v, &all);
     }
     margin_sweep(&all);
+    by_basis(&all);
     for v in infer_corpus::INFER_VANTAGES {
         let mut with_rto = Confusion::default();
         let mut retx_only = Confusion::default();
@@ -81,6 +82,32 @@ fn main() {
             let t = m.total().max(1) as f64;
             println!("\nright {} ({:.3}), unknown {} ({:.3}), wrong {} ({:.3})", m.right(), m.right() as f64 / t, m.unknown(), m.unknown() as f64 / t, m.wrong(), m.wrong() as f64 / t);
         }
+    }
+}
+
+/// Per vantage and true profile, the connections with at least one timeout and those with
+/// retransmissions but no timeout: named right by the replay alone, right with the passive
+/// hint (`replay+hint`), unknown, wrong.
+fn by_basis(all: &[Outcome]) {
+    use std::collections::BTreeMap;
+    println!("\n### answers by basis (right by replay / right by replay+hint / unknown / WRONG)\n");
+    println!("| vantage | truth | timeout: replay | timeout: replay+hint | timeout: unknown | timeout: WRONG | no timeout: replay | no timeout: replay+hint | no timeout: unknown | no timeout: WRONG |\n|---|---|---|---|---|---|---|---|---|---|");
+    for v in infer_corpus::INFER_VANTAGES {
+        let mut rows: BTreeMap<&str, [usize; 8]> = BTreeMap::new();
+        for o in all.iter().filter(|o| o.vantage == v && o.retransmissions > 0) {
+            let r = rows.entry(o.truth.as_str()).or_default();
+            let base = if o.timeouts > 0 { 0 } else { 4 };
+            let col = if o.model == "unknown" { 2 } else if o.model != o.truth { 3 } else if o.basis == "replay+hint" { 1 } else { 0 };
+            r[base + col] += 1;
+        }
+        let mut tot = [0usize; 8];
+        for (t, r) in &rows {
+            println!("| {v} | {t} | {} |", r.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" | "));
+            for (a, b) in tot.iter_mut().zip(r) {
+                *a += b;
+            }
+        }
+        println!("| {v} | all | {} |", tot.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" | "));
     }
 }
 

@@ -202,9 +202,11 @@ fn push_inference_columns(t: &mut Table, rows: &[ConnRow], forced: Option<&str>)
     let mut layout = Interner::default();
     let mut family = Interner::default();
     let mut hint_model = Interner::default();
+    let mut hint_os = Interner::default();
     for (h, i) in hints.iter().zip(&inf) {
         layout.push(h.map_or("", |h| h.layout.as_str()));
         family.push(h.map_or("unknown", |h| h.family_name()));
+        hint_os.push(h.and_then(|h| h.os_match()).map_or("", |s| s.os));
         let tied = i.filter(|i| i.model.is_none()).map_or(&[][..], |i| i.candidates.as_slice());
         hint_model.push(h.and_then(|h| h.tie_break(tied)).unwrap_or(""));
     }
@@ -213,6 +215,7 @@ fn push_inference_columns(t: &mut Table, rows: &[ConnRow], forced: Option<&str>)
     nullable_u64(t, "os_hint_window", hints.iter().map(|h| h.map(|h| u64::from(h.window))));
     t.push("os_hint_options", layout.finish());
     t.push("os_hint_family", family.finish());
+    t.push("os_hint_os", hint_os.finish());
     t.push("os_hint_model", hint_model.finish());
 }
 

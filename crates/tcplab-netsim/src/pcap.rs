@@ -18,9 +18,16 @@
 //! - **Checksums are correct**: the IPv4 header checksum (RFC 791 §3.1) and the TCP checksum
 //!   (RFC 9293 §3.1) are computed as if the payload were all zero bytes, so Wireshark's
 //!   checksum validation (off by default) passes for the bytes that are present.
-//! - **Option layout** follows the engine's `TcpOptions::encoded_len` (the Linux layout:
-//!   `MSS, SACK_PERM, TS, NOP, WS` on a SYN; `NOP, NOP, TS` and `NOP, NOP, SACK` on data), so
-//!   the TCP header length on the wire equals `Segment::header_len()`. If options would
+//! - **Option layout**: on a SYN or SYN-ACK, the sending stack's
+//!   (`tcplab_tcp::profile::SynOptionLayout`, [`WirePacket::syn_layout`]: Linux's
+//!   `MSS, SACK_PERM, TS, NOP, WS` for `linux`, `linux-2.4` and `rfc6298`; BSD's, Windows
+//!   XP's and Solaris 10's order and NOP padding for their profiles, each from its source),
+//!   as a passive fingerprint (p0f's `olayout`) would see that stack. On data segments the
+//!   engine's `TcpOptions::encoded_len` layout (`NOP, NOP, TS` and `NOP, NOP, SACK`), so
+//!   their TCP header length equals `Segment::header_len()`. A non-Linux handshake with SACK
+//!   and timestamps is 4 bytes longer in the capture than the engine's length, which the
+//!   links count (the 4 bytes' serialization time is not modelled; `syn_layout`'s module
+//!   docs). If options would
 //!   exceed the 40-byte limit (four SACK blocks plus timestamps), trailing SACK blocks are
 //!   left out, as a real stack does ("at most 3 SACK blocks ... when the Timestamp option
 //!   is also used", RFC 2018 §3).
@@ -39,6 +46,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::time::Duration;
 use tcplab_tcp::startup::pathlet_header::PathletHeader;
+use tcplab_tcp::profile::{SynOption, SynOptionLayout};
 use tcplab_tcp::{Ecn, Segment, TcpFlags};
 use tcplab_time::SimTime;
 
@@ -76,6 +84,8 @@ pub struct WirePacket<'a> {
     /// The Pathlet and Pathlet Echo headers the packet carries (seed 004; IPv4 options 0x9E /
     /// 0xDE after a Quick-Start option, `tcplab_tcp::startup::pathlet_header`).
     pub pathlet: [Option<PathletHeader>; 2],
+    /// The sending stack's handshake option layout, used when the segment is a SYN.
+    pub syn_layout: SynOptionLayout,
 }
 
 /// Writes the packets crossing one link (direction) to a pcap file.
@@ -145,7 +155,8 @@ fn ecn_bits(e: Ecn) -> Ipv4Ecn {
 }
 
 /// Most option elements [`options`] emits: MSS; NOP NOP TS (or SACK_PERM TS); NOP WS;
-/// NOP NOP SACK.
+/// NOP NOP SACK; a SYN in its stack's layout has at most
+/// `tcplab_tcp::profile::syn_layout::MAX_SYN_OPTIONS` (9).
 const MAX_OPTION_ELEMENTS: usize = 9;
 
 /// A fixed-capacity list of option elements (no allocation per packet).
@@ -171,12 +182,24 @@ impl OptionList {
     }
 }
 
-/// TCP options in the engine's layout (see the module doc), trimmed to 40 bytes by dropping
-/// trailing SACK blocks.
-fn options(seg: &Segment) -> OptionList {
+/// TCP options: a SYN's in its stack's `layout`, the others in the engine's layout (see the
+/// module doc), trimmed to 40 bytes by dropping trailing SACK blocks.
+fn options(seg: &Segment, layout: SynOptionLayout) -> OptionList {
     use TcpOptionElement::*;
     let o = &seg.options;
     let mut v = OptionList { items: std::array::from_fn(|_| Noop), len: 0 };
+    if seg.flags.contains(TcpFlags::SYN) {
+        for e in layout.write(o).as_slice() {
+            v.push(match *e {
+                SynOption::Nop => Noop,
+                SynOption::Mss(m) => MaximumSegmentSize(m),
+                SynOption::WindowScale(w) => WindowScale(w),
+                SynOption::SackPermitted => SelectiveAcknowledgementPermitted,
+                SynOption::Timestamps(val, ecr) => Timestamp(val, ecr),
+            });
+        }
+        return v;
+    }
     if let Some(mss) = o.mss {
         v.push(MaximumSegmentSize(mss));
     }
@@ -226,7 +249,7 @@ fn encode(pkt: &WirePacket<'_>, out: &mut Vec<u8>) -> io::Result<u32> {
     tcp.urg = f.contains(TcpFlags::URG);
     tcp.ece = f.contains(TcpFlags::ECE);
     tcp.cwr = f.contains(TcpFlags::CWR);
-    tcp.set_options(options(seg).as_slice()).map_err(|e| invalid(format!("TCP options: {e}")))?;
+    tcp.set_options(options(seg, pkt.syn_layout).as_slice()).map_err(|e| invalid(format!("TCP options: {e}")))?;
     if let Some(qs) = seg.options.quick_start {
         // RFC 4782 §4.2: the Response, kind 27, after the other options.
         let mut raw = [0u8; MAX_TCP_OPTION_BYTES];
@@ -367,6 +390,7 @@ mod tests {
             ttl: 64,
             segment: seg,
             pathlet: [None, None],
+            syn_layout: SynOptionLayout::Linux,
         }
     }
 
@@ -474,6 +498,41 @@ mod tests {
             std::fs::copy(&path, keep)?;
         }
         std::fs::remove_file(&path).ok();
+        Ok(())
+    }
+
+    /// A SYN is written in its stack's layout (`SynOptionLayout`, sources in its module
+    /// docs), read back option by option; the header length is the layout's and the TCP
+    /// checksum still holds. A data segment ignores the layout.
+    #[test]
+    fn a_syn_is_written_in_its_stack_s_layout() -> TestResult {
+        use TcpOptionElement::*;
+        let want: [(SynOptionLayout, Vec<TcpOptionElement>); 4] = [
+            (SynOptionLayout::Linux, vec![MaximumSegmentSize(1460), SelectiveAcknowledgementPermitted, Timestamp(11, 0), Noop, WindowScale(7)]),
+            (SynOptionLayout::Bsd, vec![MaximumSegmentSize(1460), Noop, Noop, SelectiveAcknowledgementPermitted, Noop, WindowScale(7), Noop, Noop, Timestamp(11, 0)]),
+            (SynOptionLayout::WindowsXp, vec![MaximumSegmentSize(1460), Noop, WindowScale(7), Noop, Noop, Timestamp(11, 0), Noop, Noop, SelectiveAcknowledgementPermitted]),
+            (SynOptionLayout::Solaris10, vec![Noop, Noop, Timestamp(11, 0), MaximumSegmentSize(1460), Noop, WindowScale(7), Noop, Noop, SelectiveAcknowledgementPermitted]),
+        ];
+        for (layout, opts) in want {
+            let seg = syn();
+            let mut bytes = Vec::new();
+            let orig_len = encode(&WirePacket { syn_layout: layout, ..wire(&seg, 1) }, &mut bytes)?;
+            let sliced = LaxSlicedPacket::from_ip(&bytes)?;
+            let Some(TransportSlice::Tcp(tcp)) = &sliced.transport else { panic!("not TCP") };
+            assert_eq!(tcp.options_iterator().collect::<Result<Vec<_>, _>>()?, opts, "{layout:?}");
+            let n = 20 + layout.write(&seg.options).encoded_len();
+            assert_eq!((tcp.header_len(), orig_len as usize), (n, 20 + n), "{layout:?}");
+            let mut pseudo = vec![10, 0, 0, 1, 10, 0, 1, 2, 0, 6];
+            pseudo.extend_from_slice(&(n as u16).to_be_bytes());
+            assert_eq!(ones_sum(tcp.header_slice(), ones_sum(&pseudo, 0)), 0xffff, "{layout:?}");
+            // Data segments keep the engine's layout whatever the sender's stack.
+            let d = data_with_sack();
+            let mut a = Vec::new();
+            encode(&WirePacket { syn_layout: layout, ..wire(&d, 2) }, &mut a)?;
+            let mut b = Vec::new();
+            encode(&wire(&d, 2), &mut b)?;
+            assert_eq!(a, b);
+        }
         Ok(())
     }
 

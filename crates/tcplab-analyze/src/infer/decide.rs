@@ -121,9 +121,9 @@ pub enum Basis {
     Replay,
     /// Evidence excluded some candidates but left several within the margin.
     Tied,
-    /// The replay left several within the margin; the passive hint's initial TTL excluded
-    /// the other OS family and the replay's rule named one among the rest
-    /// ([`decide_with_hint`]).
+    /// The replay left several within the margin; the passive hint (the OS the SYN's TTL,
+    /// option layout and window scale point to, else its initial TTL's OS family) excluded
+    /// some and the replay's rule named one among the rest ([`decide_with_hint`]).
     ReplayHint,
 }
 
@@ -197,6 +197,13 @@ fn dupthresh_of(cfg: &TcpConfig) -> Option<u32> {
 /// Decides among `cands` (candidate order = tie order); `at_sender`: the capture is at the
 /// data sender (its timings are the sender's to within the capture's lag).
 pub fn decide(cands: &[Candidate<'_>], at_sender: bool) -> Inference {
+    decide_among(cands, at_sender, false)
+}
+
+/// [`decide`]'s rule; `replay_had_evidence`: the replay over every candidate already had
+/// evidence (some candidate's cost beyond the margin), when `cands` is what a passive hint
+/// left of them ([`decide_with_hint`]).
+fn decide_among(cands: &[Candidate<'_>], at_sender: bool, replay_had_evidence: bool) -> Inference {
     let scores = cands.iter().map(|c| (c.name.to_string(), c.score)).collect();
     let events = cands.iter().map(|c| c.score.events).max().unwrap_or(0);
     let Some(best) = cands.iter().enumerate().min_by_key(|(i, c)| (c.score.cost, c.pruned, *i)).map(|(_, c)| c) else {
@@ -209,7 +216,7 @@ pub fn decide(cands: &[Candidate<'_>], at_sender: bool) -> Inference {
     let fallback = order.iter().find(|c| c.name == FALLBACK_MODEL && !c.pruned && c.score.cost < best.score.cost + margin);
     let replayed = fallback.or_else(|| order.iter().find(|c| !c.pruned)).map_or(String::new(), |c| c.name.to_string());
     let worst = order.last().map_or(0, |c| c.score.cost);
-    let evidence = events > 0 && worst - best.score.cost >= margin;
+    let evidence = events > 0 && (replay_had_evidence || worst - best.score.cost >= margin);
     let plausible: Vec<&Candidate<'_>> = order.iter().copied().filter(|c| c.score.cost < best.score.cost + margin).collect();
     let candidates = plausible.iter().map(|c| c.name.to_string()).collect();
     if !evidence {
@@ -235,12 +242,16 @@ pub fn decide(cands: &[Candidate<'_>], at_sender: bool) -> Inference {
     }
 }
 
-/// [`decide`], and where the replay leaves candidates tied, the same rule among the
-/// candidates the passive hint does not exclude (`PassiveHints::excludes`: the initial TTL's
-/// OS family, p0f). Every excluded candidate is dropped, and the rest must pass the whole
-/// rule again (margin, fitted timer, every retransmission explained), so the hint never
-/// names a candidate the replay evidence alone could not have named among the remaining
-/// ones. The answer's basis is [`Basis::ReplayHint`]; `scores` keeps every candidate.
+/// [`decide`], and where the replay leaves candidates tied ([`Basis::Tied`]: it had evidence
+/// against some candidates but not one left), the same rule among the candidates the passive
+/// hint does not exclude (`PassiveHints::excludes`: the OS its TTL, option layout and window
+/// scale point to, else its initial TTL's OS family; p0f). Every excluded candidate is
+/// dropped, and the rest must pass the rule again (margin among the rest, fitted timer, every
+/// retransmission explained, not pruned); the replay's evidence against the dropped ones
+/// stands as the evidence the rule needs. The one named must also be one the replay left
+/// tied: the hint never names a candidate the replay rejected, and never overrides an
+/// answer the replay gave. The answer's basis is [`Basis::ReplayHint`]; `scores` keeps every
+/// candidate.
 pub fn decide_with_hint(cands: &[Candidate<'_>], at_sender: bool, hint: Option<&super::PassiveHints>) -> Inference {
     let by_replay = decide(cands, at_sender);
     let Some(h) = hint else { return by_replay };
@@ -251,10 +262,10 @@ pub fn decide_with_hint(cands: &[Candidate<'_>], at_sender: bool, hint: Option<&
     if kept.len() == cands.len() {
         return by_replay;
     }
-    let by_hint = decide(&kept, at_sender);
-    match by_hint.model {
-        Some(_) => Inference { basis: Basis::ReplayHint, scores: by_replay.scores, events: by_replay.events, ..by_hint },
-        None => by_replay,
+    let by_hint = decide_among(&kept, at_sender, true);
+    match &by_hint.model {
+        Some(m) if by_replay.candidates.contains(m) => Inference { basis: Basis::ReplayHint, scores: by_replay.scores, events: by_replay.events, ..by_hint },
+        _ => by_replay,
     }
 }
 
@@ -385,5 +396,60 @@ mod tests {
         // rfc6298 (no family) within the margin: still tied.
         let w = cands(&c, &[0, 10, 500], 1);
         assert_eq!(decide_with_hint(&w, true, Some(&unix)).model_name(), "unknown");
+    }
+
+    fn named(names: &[&'static str]) -> Vec<(&'static str, TcpConfig)> {
+        names.iter().map(|&n| (n, Profile::by_name(n).map(|p| p.config()).unwrap_or_default())).collect()
+    }
+
+    /// A real Linux SYN's hint (TTL 64, `mss,sok,ts,nop,ws`, window scale 10).
+    fn linux_syn_hint() -> super::super::PassiveHints {
+        use tcplab_tcp::{SeqNum, TcpFlags, TcpOptions, Segment};
+        let o = TcpOptions { mss: Some(1460), window_scale: Some(10), sack_permitted: true, timestamps: Some((1, 0)), ..Default::default() };
+        let syn = Segment { seq: SeqNum(1), flags: TcpFlags::SYN, window: 64240, options: o, ..Default::default() };
+        super::super::PassiveHints::from_syn(64, &syn, &[2, 4, 8, 1, 3]).unwrap()
+    }
+
+    /// The replay ties linux, linux-2.4 and solaris-10 (windows-xp and rfc6298 excluded by
+    /// its evidence); the Linux layout with scale 10 points to `linux` alone and the rule
+    /// names it (basis replay+hint), with every score kept. With `rfc6298` in the tie the
+    /// answer stays unknown: it models no OS, so no layout excludes it.
+    #[test]
+    fn the_option_layout_breaks_a_tie_the_replay_left() {
+        let c = named(&["linux", "linux-2.4", "windows-xp", "solaris-10", "rfc6298"]);
+        let v = cands(&c, &[0, 0, 3000, 100, 2500], 2);
+        assert_eq!(decide(&v, true).basis, Basis::Tied);
+        let i = decide_with_hint(&v, true, Some(&linux_syn_hint()));
+        assert_eq!((i.model_name(), i.basis), ("linux", Basis::ReplayHint));
+        assert_eq!(i.scores.len(), 5);
+        // The same tie away from the sender: the two-event margin holds among the rest too.
+        assert_eq!(decide_with_hint(&v, false, Some(&linux_syn_hint())).model_name(), "linux");
+        let with_rfc = cands(&c, &[0, 0, 3000, 100, 0], 2);
+        let j = decide_with_hint(&with_rfc, true, Some(&linux_syn_hint()));
+        assert_eq!((j.model_name(), j.basis), ("unknown", Basis::Tied));
+    }
+
+    /// The hint never overrides the replay: a `linux` the replay rejected (its cost beyond
+    /// the margin) stays rejected although the SYN is Linux's; a model the replay named stays
+    /// named; and a `linux` that leaves a retransmission unexplained or fits no timer is not
+    /// named on the hint either.
+    #[test]
+    fn the_option_layout_never_overrides_replay_evidence() {
+        let c = named(&["linux", "solaris-10", "windows-xp"]);
+        let h = linux_syn_hint();
+        let against = cands(&c, &[2000, 0, 0], 2);
+        let i = decide_with_hint(&against, true, Some(&h));
+        assert_eq!((i.model_name(), i.basis), ("unknown", Basis::Tied));
+        let named_by_replay = cands(&c, &[3000, 0, 2500], 2);
+        assert_eq!(decide_with_hint(&named_by_replay, true, Some(&h)).model_name(), "solaris-10");
+        let mut unexplained = cands(&c, &[0, 0, 3000], 2);
+        unexplained[0].score.unexplained = 1;
+        assert_eq!(decide_with_hint(&unexplained, true, Some(&h)).model_name(), "unknown");
+        let mut no_timer = cands(&c, &[0, 0, 3000], 2);
+        no_timer[0].score.timers_fit = 0;
+        assert_eq!(decide_with_hint(&no_timer, true, Some(&h)).model_name(), "unknown");
+        // No evidence at all (every cost equal): no answer, hint or not (003: never a guess).
+        let none = cands(&c, &[0, 0, 0], 2);
+        assert_eq!(decide_with_hint(&none, true, Some(&h)).basis, Basis::None);
     }
 }

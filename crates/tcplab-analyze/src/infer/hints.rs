@@ -4,14 +4,47 @@
 //! values 32, 64, 128, 255), the advertised window, the MSS, the window scale and which
 //! options it carries.
 //!
-//! They are reported apart from the replay evidence. One of them enters the decision, and
-//! only to break a tie the replay left (`decide::decide_with_hint`, `model_basis`
-//! `replay+hint`): the initial TTL excludes the candidates of the other OS family (128:
-//! every Unix stack; 64: Windows), as p0f separates Windows from Linux 2.4 by it, and the
-//! replay's rule then decides among the rest. Where candidates remain tied, the candidate
-//! the hint's OS family picks (exactly one tied candidate in the family) is reported as
-//! `os_hint_model`. The simulator sends each profile's initial TTL
-//! (`tcplab_tcp::profile::initial_ttl`), so the corpus exercises the rule.
+//! They are reported apart from the replay evidence. They enter the decision only to break
+//! a tie the replay left (`decide::decide_with_hint`, `model_basis` `replay+hint`), through
+//! [`PassiveHints::excludes`], in two ways:
+//! - **OS signature** ([`PassiveHints::os_match`]): the initial TTL, the option layout and the
+//!   window scale together match one line of [`OS_SIGNATURES`] (p0f-style; each line's source
+//!   is in its doc), i.e. they point to one OS. Every candidate that models another OS is
+//!   excluded. `rfc6298` models no OS and is never excluded: a sender configured by the RFCs
+//!   alone writes some stack's layout (the simulator's writes Linux's, the engine's), so a
+//!   layout cannot tell it from that stack. (Measured: excluding it too, as an earlier draft
+//!   did, called 8 simulated `rfc6298` connections `linux` in the inference corpus, 20 flows
+//!   × 4 seeds: 7 at the sender, 1 at the bottleneck, none with a timeout.) A layout listed
+//!   under two OSes points to none (nothing is excluded by it).
+//! - **Initial TTL family** (when no OS signature matches): 128 excludes every Unix stack, 64
+//!   Windows, as p0f separates Windows from Linux 2.4 by it; `rfc6298` is never excluded.
+//!
+//! The replay's rule then decides among the candidates left, and may only name one the replay
+//! itself left tied. Where candidates remain tied, the one tied candidate the hint points to
+//! (if exactly one) is reported as `os_hint_model`. The simulator sends each profile's initial
+//! TTL (`tcplab_tcp::profile::initial_ttl`) and handshake option layout
+//! (`tcplab_tcp::profile::SynOptionLayout`), so the corpus exercises both.
+//!
+//! Ambiguities resolved for the OS signatures:
+//! - p0f's signatures also fix the window (`mss*4`, `65535`, ...); the window is left out here,
+//!   since it follows the socket buffer a host was configured with (the simulator's follows the
+//!   scenario's `recv_buffer`, not the OS), as is p0f's `quirks` field.
+//! - Linux 2.4 against today's Linux: every p0f v3 `s:unix:Linux:2.4.x` signature has window
+//!   scale 0-2; the 2.6.x ones 6-8, the 3.x ones 4-7, Android's 1 and 3 (today's kernels all).
+//!   A Linux layout with a scale of at least [`LINUX_2_6_MIN_WSCALE`] points to `linux` alone;
+//!   a lower scale (or none) to both Linux profiles. (`tcp_select_initial_window`: 2.6 and
+//!   later "Set window scaling on max possible window", `max(sysctl_tcp_rmem[2],
+//!   sysctl_rmem_max)`; 2.4 sized it from the socket's own receive space, 87380 bytes by
+//!   default. A Linux 2.4 host given a receive buffer for a window above 256 KiB, scale 3 or
+//!   more, would be named wrongly; the inference corpus gives its `linux-2.4` hosts Linux
+//!   2.4's default.)
+//! - The lines are the p0f v3 SYN (`[tcp:request]`) and SYN+ACK (`[tcp:response]`) layouts of
+//!   the candidates' OSes only (Linux, Windows XP, Solaris 10), plus the BSD layouts read from
+//!   FreeBSD 5.3's and 4.4BSD-Lite's tcp_output.c (p0f v3 has no FreeBSD 5 line; its OpenBSD
+//!   3.x line, same code, is `mss,nop,nop,sok,nop,ws,nop,nop,ts`). A layout only another OS
+//!   writes (Mac OS X's trailing `sok,eol`, say) matches no line and excludes nothing.
+//! - Layouts every candidate OS writes (`mss`, `mss,nop,ws`, `mss,nop,nop,sok` at TTL 64) are
+//!   listed under several OSes and so point to none.
 //!
 //! Families (p0f v3 signature database, `p0f.fp`: `ittl` 64 for Linux, FreeBSD/MacOS and
 //! Solaris 10, 128 for Windows):
@@ -38,6 +71,67 @@ pub const UNIX_INITIAL_TTL: u8 = tcplab_tcp::profile::UNIX_INITIAL_TTL;
 /// The candidates of each family.
 pub const WINDOWS_FAMILY: &[&str] = &["windows-xp"];
 pub const UNIX_FAMILY: &[&str] = &["linux", "linux-2.4", "freebsd-5", "solaris-10", "bsd-lite"];
+
+/// p0f v3: the lowest window scale of its Linux 2.6.x / 3.x / Android signatures that no
+/// `s:unix:Linux:2.4.x` signature has (2.4.x: 0-2; Android: 1 and 3; 3.x: 4-7; 2.6.x: 6-8).
+pub const LINUX_2_6_MIN_WSCALE: u8 = 3;
+
+/// One OS's handshake option layouts, p0f-style (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OsSignature {
+    /// The OS, as the tables name it.
+    pub os: &'static str,
+    /// p0f's `ittl`.
+    pub ittl: u8,
+    /// p0f `olayout`s that OS writes on a SYN or SYN+ACK.
+    pub layouts: &'static [&'static str],
+    /// The candidate profiles that model it.
+    pub profiles: &'static [&'static str],
+}
+
+/// Linux's layouts: p0f v3 `p0f.fp` `[tcp:request]` `s:unix:Linux:*` and the
+/// `g:unix:Linux:2.2.x-3.x (no timestamps)` line, and `[tcp:response]` `s:unix:Linux:3.x`
+/// (the layouts Linux writes when the peer offered only some options). `tcp_options_write`
+/// writes exactly these. The ambiguous `mss`, `mss,nop,ws`, `mss,nop,nop,sok` and
+/// `mss,nop,nop,sok,nop,ws` are left to [`AMBIGUOUS_LAYOUTS`].
+const LINUX_LAYOUTS: &[&str] = &["mss,sok,ts,nop,ws", "mss,nop,nop,ts,nop,ws", "mss,sok,ts", "mss,nop,nop,ts"];
+
+/// The OS signatures (module docs). Each line's source is in its comment.
+pub const OS_SIGNATURES: [OsSignature; 5] = [
+    // p0f v3 `s:unix:Linux:2.6.x`, `3.x`, `(Android)` with window scale >= 3 (module docs).
+    OsSignature { os: "linux-2.6+", ittl: UNIX_INITIAL_TTL, layouts: LINUX_LAYOUTS, profiles: &["linux"] },
+    // p0f v3 `s:unix:Linux:2.4.x` (and the others with scale 0-2): either Linux profile.
+    OsSignature { os: "linux", ittl: UNIX_INITIAL_TTL, layouts: LINUX_LAYOUTS, profiles: &["linux", "linux-2.4"] },
+    // p0f v3 `s:win:Windows:XP`, [tcp:request] and [tcp:response] (ittl 128).
+    OsSignature {
+        os: "windows-xp",
+        ittl: WINDOWS_INITIAL_TTL,
+        layouts: &["mss,nop,nop,sok", "mss,nop,ws,nop,nop,sok", "mss,nop,ws", "mss,nop,nop,ts", "mss,nop,ws,nop,nop,ts", "mss,nop,nop,ts,nop,nop,sok", "mss,nop,ws,nop,nop,ts,nop,nop,sok"],
+        profiles: &["windows-xp"],
+    },
+    // FreeBSD 5.3 tcp_output.c: MSS; NOP NOP SACK_PERM; NOP WS; NOP NOP TS (4.4BSD-Lite's
+    // without the SACK block). p0f v3 `s:unix:OpenBSD:3.x` has the full one.
+    OsSignature {
+        os: "bsd",
+        ittl: UNIX_INITIAL_TTL,
+        layouts: &["mss,nop,nop,sok,nop,ws,nop,nop,ts", "mss,nop,ws,nop,nop,ts", "mss,nop,nop,sok,nop,nop,ts"],
+        profiles: &["freebsd-5", "bsd-lite"],
+    },
+    // p0f v3 `s:unix:Solaris:10`: [tcp:request] `mss,nop,ws,nop,nop,sok`; [tcp:response]
+    // with timestamps first.
+    OsSignature {
+        os: "solaris-10",
+        ittl: UNIX_INITIAL_TTL,
+        layouts: &["mss,nop,ws,nop,nop,sok", "nop,nop,ts,mss", "nop,nop,ts,mss,nop,ws", "nop,nop,ts,mss,nop,nop,sok", "nop,nop,ts,mss,nop,ws,nop,nop,sok"],
+        profiles: &["solaris-10"],
+    },
+];
+
+/// Layouts listed under several of the OSes at the same initial TTL (p0f v3: `mss`,
+/// `mss,nop,ws` and `mss,nop,nop,sok` are Linux, Solaris 10 and FreeBSD/OpenBSD SYN+ACK
+/// layouts alike; `mss,nop,nop,sok,nop,ws` is Linux's without timestamps and OpenBSD 5.x's
+/// SYN+ACK): they point to no OS.
+pub const AMBIGUOUS_LAYOUTS: [&str; 4] = ["mss", "mss,nop,ws", "mss,nop,nop,sok", "mss,nop,nop,sok,nop,ws"];
 
 /// What the sender's SYN (or SYN-ACK) showed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -117,11 +211,38 @@ impl PassiveHints {
         }
     }
 
-    /// The candidate `name` belongs to the other OS family than the one the initial TTL
-    /// points to (a Windows TTL and a Unix stack, or the reverse). `rfc6298` belongs to no
-    /// family and an initial TTL of 32 or 255 points to none: never excluded. This is the
-    /// one way a hint enters the decision (`decide::decide_with_hint`).
+    /// The OS the initial TTL, option layout and window scale point to (module docs): the
+    /// first line of [`OS_SIGNATURES`] with this TTL and layout (and, for the Linux 2.6+
+    /// line, a window scale of at least [`LINUX_2_6_MIN_WSCALE`]); `None` for a layout of
+    /// [`AMBIGUOUS_LAYOUTS`] or one no line lists.
+    pub fn os_match(&self) -> Option<&'static OsSignature> {
+        if AMBIGUOUS_LAYOUTS.contains(&self.layout.as_str()) {
+            return None;
+        }
+        OS_SIGNATURES.iter().find(|sig| {
+            sig.ittl == self.initial_ttl
+                && sig.layouts.contains(&self.layout.as_str())
+                && (sig.os != "linux-2.6+" || self.wscale.is_some_and(|w| w >= LINUX_2_6_MIN_WSCALE))
+        })
+    }
+
+    /// The candidates the hint points to: the matched OS's profiles, else the initial TTL's
+    /// family.
+    pub fn points_to(&self) -> &'static [&'static str] {
+        self.os_match().map_or_else(|| self.family(), |sig| sig.profiles)
+    }
+
+    /// The hint excludes candidate `name` (module docs): with an OS match, every OS profile
+    /// (of [`UNIX_FAMILY`] or [`WINDOWS_FAMILY`]) not among that OS's profiles; else a
+    /// candidate of the other OS family than the initial TTL's (a Windows TTL and a Unix
+    /// stack, or the reverse; an initial TTL of 32 or 255 points to none). `rfc6298` models
+    /// no OS and is never excluded. This is the one way a hint enters the decision
+    /// (`decide::decide_with_hint`).
     pub fn excludes(&self, name: &str) -> bool {
+        if let Some(sig) = self.os_match() {
+            let os_profile = UNIX_FAMILY.contains(&name) || WINDOWS_FAMILY.contains(&name);
+            return os_profile && !sig.profiles.contains(&name);
+        }
         let fam = self.family();
         let other: &[&str] = match self.initial_ttl {
             WINDOWS_INITIAL_TTL => UNIX_FAMILY,
@@ -131,9 +252,10 @@ impl PassiveHints {
         !fam.contains(&name) && other.contains(&name)
     }
 
-    /// The one tied candidate in the hint's family, if exactly one is.
+    /// The one tied candidate the hint points to ([`PassiveHints::points_to`]), if exactly
+    /// one is.
     pub fn tie_break<'a>(&self, tied: &'a [String]) -> Option<&'a str> {
-        let fam = self.family();
+        let fam = self.points_to();
         let mut it = tied.iter().filter(|c| fam.contains(&c.as_str()));
         match (it.next(), it.next()) {
             (Some(one), None) if tied.len() > 1 => Some(one.as_str()),
@@ -202,6 +324,72 @@ mod tests {
         assert!(!win.excludes("windows-xp") && !win.excludes("rfc6298"));
         let odd = PassiveHints::from_syn(250, &syn(65535), &[]).unwrap();
         assert!(!odd.excludes("windows-xp") && !odd.excludes("linux"));
+    }
+
+    fn hint(ttl: u8, kinds: &[u8], ws: Option<u8>) -> PassiveHints {
+        let mut s = syn(64240);
+        s.options.window_scale = ws;
+        PassiveHints::from_syn(ttl, &s, kinds).unwrap()
+    }
+
+    /// The kinds of a p0f olayout (`mss` 2, `nop` 1, `ws` 3, `sok` 4, `ts` 8).
+    fn kinds(olayout: &str) -> Vec<u8> {
+        olayout.split(',').map(|k| match k { "mss" => 2, "nop" => 1, "ws" => 3, "sok" => 4, "ts" => 8, _ => 0 }).collect()
+    }
+
+    /// Each profile's simulated SYN layout (`SynOptionLayout`) points to its own OS, with or
+    /// without SACK and timestamps; the Linux layout names `linux` alone from window scale 3
+    /// up (p0f: 2.4.x 0-2), both Linux profiles below.
+    #[test]
+    fn each_stack_s_layout_points_to_its_os() {
+        use tcplab_tcp::profile::SynOptionLayout as L;
+        use tcplab_tcp::TcpOptions;
+        let o = |sok: bool, ts: bool| TcpOptions { mss: Some(1460), window_scale: Some(7), sack_permitted: sok, timestamps: ts.then_some((1, 0)), ..Default::default() };
+        for (layout, ttl, want) in [(L::Linux, 64, "linux-2.6+"), (L::Bsd, 64, "bsd"), (L::WindowsXp, 128, "windows-xp"), (L::Solaris10, 64, "solaris-10")] {
+            for (sok, ts) in [(true, true), (false, true), (true, false)] {
+                let h = hint(ttl, &kinds(&layout.olayout(&o(sok, ts))), Some(7));
+                // SACK without timestamps: Linux and BSD write the same `mss,nop,nop,sok,nop,ws`.
+                let want = if sok && !ts && matches!(layout, L::Linux | L::Bsd) { None } else { Some(want) };
+                assert_eq!(h.os_match().map(|s| s.os), want, "{layout:?} sok {sok} ts {ts}: {}", h.layout);
+            }
+        }
+        // The real Linux fixtures' SYN (ws 10) and its sack-off form: linux alone.
+        let real = hint(64, &[2, 4, 8, 1, 3], Some(10));
+        assert_eq!(real.points_to(), &["linux"]);
+        assert!(real.excludes("linux-2.4") && real.excludes("solaris-10") && real.excludes("windows-xp"));
+        assert!(!real.excludes("linux") && !real.excludes("rfc6298"), "rfc6298 is no OS");
+        assert_eq!(hint(64, &kinds("mss,nop,nop,ts,nop,ws"), Some(10)).points_to(), &["linux"]);
+        // p0f's 2.4.x scales: both Linux profiles, still not rfc6298 or another OS.
+        let old = hint(64, &[2, 4, 8, 1, 3], Some(2));
+        assert_eq!(old.points_to(), &["linux", "linux-2.4"]);
+        assert!(old.excludes("freebsd-5") && !old.excludes("linux-2.4") && !old.excludes("rfc6298"));
+    }
+
+    /// A layout several OSes write, or one no line lists, points to no OS: only the TTL
+    /// family rule applies (rfc6298 never excluded). A Linux layout with a Windows TTL
+    /// matches no line either.
+    #[test]
+    fn an_ambiguous_or_unknown_layout_points_to_no_os() {
+        for l in ["mss", "mss,nop,ws", "mss,nop,nop,sok", "mss,nop,ws,nop,nop,ts,sok,eol"] {
+            let h = hint(64, &kinds(l), Some(3));
+            assert_eq!(h.os_match(), None, "{l}");
+            assert!(!h.excludes("rfc6298") && !h.excludes("solaris-10") && h.excludes("windows-xp"), "{l}");
+        }
+        assert_eq!(hint(128, &[2, 4, 8, 1, 3], Some(7)).os_match(), None);
+        // Solaris 10 and Windows XP share `mss,nop,ws,nop,nop,sok`: the TTL separates them.
+        assert_eq!(hint(64, &kinds("mss,nop,ws,nop,nop,sok"), Some(0)).os_match().map(|s| s.os), Some("solaris-10"));
+        assert_eq!(hint(128, &kinds("mss,nop,ws,nop,nop,sok"), Some(0)).os_match().map(|s| s.os), Some("windows-xp"));
+    }
+
+    /// The tie-break pick follows the OS match when there is one.
+    #[test]
+    fn the_tie_break_follows_the_os_match() {
+        let real = hint(64, &[2, 4, 8, 1, 3], Some(10));
+        let tied = vec!["linux".to_string(), "solaris-10".to_string(), "rfc6298".to_string()];
+        assert_eq!(real.tie_break(&tied), Some("linux"));
+        let two = vec!["linux".to_string(), "linux-2.4".to_string()];
+        assert_eq!(real.tie_break(&two), Some("linux"));
+        assert_eq!(hint(64, &[2, 4, 8, 1, 3], Some(1)).tie_break(&two), None);
     }
 
     /// With the wire layout, the column is p0f's olayout (a Linux SYN: mss,sok,ts,nop,ws).

@@ -12,8 +12,10 @@
 //! of the connection `decide.rs` names the best candidate only when it beats every other by
 //! a margin. The chosen replay is the one whose classification of the retransmissions is
 //! reported (`tcplab analyze --model auto`, the default). Passive p0f-style hints
-//! (`hints.rs`) are reported apart; the initial TTL's OS family may break a tie the replay
-//! left (`decide::decide_with_hint`, basis `replay+hint`).
+//! (`hints.rs`) are reported apart; the OS the SYN's initial TTL, option layout and window
+//! scale point to (else the initial TTL's OS family) may break a tie the replay left
+//! (`decide::decide_with_hint`, basis `replay+hint`), naming only a candidate the replay
+//! itself left tied.
 //!
 //! The scoring rule (details and clauses in `score.rs`): a timeout is priced by how far it
 //! was sent from the deadline that candidate's RTO timer had (its estimator, minRTO,
@@ -56,8 +58,14 @@
 //!   to one, 125 before the initial-TTL tie-break `decide::decide_with_hint`), 20 at the
 //!   bottleneck (13), none wrong; of the 1112 connections with retransmissions but no
 //!   timeout 18 named at the sender, all right; the nine real Linux captures of
-//!   tests/fixtures/linux: `tail-loss` named `linux`, eight `unknown`, none wrong. Goals (>= 0.99 named right;
-//!   every real Linux connection `linux`) not met: `decide.rs` gives the measured reasons.
+//!   tests/fixtures/linux: `tail-loss` named `linux`, eight `unknown`, none wrong;
+//! - infer5, with the option-layout OS signatures (`hints::OS_SIGNATURES`; the simulator
+//!   writes each profile's layout): 186 of 412 named right at the sender (61 of them
+//!   `replay+hint`), 39 at the bottleneck, none wrong (`--seeds 8`: 320 and 60 of 736, none
+//!   wrong); real Linux captures 3 of 9 `linux` (`tail-loss`, `spike-ack`,
+//!   `tail-loss-no-tlp`), six `unknown` (five with no replay evidence at all), none wrong.
+//!   Goals (>= 0.99 named right; every real Linux connection `linux`) not met: `decide.rs`
+//!   and docs/validation.md give the measured reasons.
 //!
 //! # Using it from another stage (what-if replay)
 //!

@@ -21,8 +21,17 @@ use super::corpus::{self, Case};
 /// The capture points scored (a subset of `corpus::VANTAGES`).
 pub const INFER_VANTAGES: [&str; 2] = ["sender", "middle"];
 
+/// Linux 2.4's default receive buffer, `net.ipv4.tcp_rmem[1]` (Linux 2.4
+/// Documentation/networking/ip-sysctl.txt: "Default: 87380 bytes. This value results in
+/// window of 65535 with default setting of tcp_adv_win_scale"). The corpus's `linux-2.4`
+/// hosts use it instead of the common 1 MiB, so that their SYN's window scale is a Linux
+/// 2.4's (p0f v3: 0-2) and the passive hint (`infer::hints`, which names today's Linux from
+/// scale 3 up) sees them as a real Linux 2.4 host would be seen.
+pub const LINUX_2_4_TCP_RMEM_DEFAULT: u64 = 87_380;
+
 /// A profile's engine configuration with the corpus's common settings (SACK and timestamps
-/// as given; the recovery algorithm follows SACK).
+/// as given; the recovery algorithm follows SACK; 1 MiB buffers, Linux 2.4's default for
+/// `linux-2.4`, [`LINUX_2_4_TCP_RMEM_DEFAULT`]).
 pub fn profile_tcp(profile: &str, sack: bool, ts: bool) -> TcpConfig {
     let mut t = TcpConfig {
         mss: 1448,
@@ -35,6 +44,9 @@ pub fn profile_tcp(profile: &str, sack: bool, ts: bool) -> TcpConfig {
         ..TcpConfig::default()
     };
     Profile::by_name(profile).unwrap().apply(&mut t);
+    if profile == "linux-2.4" {
+        t.recv_buffer = LINUX_2_4_TCP_RMEM_DEFAULT;
+    }
     t
 }
 
@@ -91,6 +103,8 @@ pub struct Outcome {
     pub truth: String,
     pub model: String,
     pub candidates: String,
+    /// `model_basis`: `replay`, `replay+hint`, `tied` or `none`.
+    pub basis: String,
     pub timeouts: usize,
     pub retransmissions: usize,
     /// Every candidate's score (name, cost, unexplained, timer events fitted), candidate order.
@@ -157,6 +171,7 @@ pub fn run_case(profile: &str, case: &Case, dir: &Path, seed: u64) -> Vec<Outcom
                 truth: profile.to_string(),
                 model: inf.map_or("unknown", |i| i.model_name()).to_string(),
                 candidates: inf.map_or(String::new(), |i| i.candidates.join("|")),
+                basis: inf.map_or("none", |i| i.basis.name()).to_string(),
                 timeouts: truth.iter().filter(|t| t.flow == flow && t.cause == "rto").count(),
                 retransmissions: truth.iter().filter(|t| t.flow == flow).count(),
                 scores: inf.map_or(Vec::new(), |i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost, s.unexplained, s.timers_fit)).collect()),

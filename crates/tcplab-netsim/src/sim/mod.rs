@@ -88,6 +88,7 @@ use routing::Routes;
 use std::path::PathBuf;
 use tcplab_record::Table;
 use tcplab_tcp::{Ecn, TcpEvent, TcpFlags, Transmit};
+use tcplab_tcp::profile::SynOptionLayout;
 use tcplab_time::{SimDuration, SimTime};
 
 /// What a `packet_dropped` row says of the dropped packet (copied out before it is freed).
@@ -622,8 +623,13 @@ impl<'a> Sim<'a> {
             ..Packet::default()
         };
         pkt.set_from_client(e.is_client);
+        // The sender's OS's handshake option layout (`profile::syn_layout`), for the capture.
+        let layout = seg.flags.contains(TcpFlags::SYN).then(|| SynOptionLayout::of(e.conn.config()));
         let (dir, is_client) = (e.out_link, e.is_client);
         let id = self.packets.alloc(&seg, pkt);
+        if let Some(l) = layout {
+            self.packets.set_syn_layout(id, l);
+        }
         if self.shared.active {
             self.shared.on_emit(now, ep / 2, is_client, &seg, id, &mut self.packets);
         }
@@ -738,6 +744,7 @@ impl<'a> Sim<'a> {
             ip_id: p.ip_id,
             ttl: p.ttl,
             segment: &seg,
+            syn_layout: self.packets.syn_layout(&p),
             pathlet: [self.packets.pathlet(&p, false), self.packets.pathlet(&p, true)],
         };
         let cap = &mut self.captures[c as usize];

@@ -17,6 +17,7 @@
 
 use tcplab_tcp::startup::pathlet_header::{PathletHeader, PathletKind, EMPTY_ID, MAX_SLOTS};
 use tcplab_tcp::startup::quickstart::{QsIpOption, QsResponse};
+use tcplab_tcp::profile::SynOptionLayout;
 use tcplab_tcp::{Ecn, SackBlocks, Segment, SeqNum, TcpFlags, TcpOptions};
 use tcplab_time::SimTime;
 
@@ -113,6 +114,9 @@ struct RareOptions {
     /// (routers rewrite the former in flight: [`PacketArena::pathlet_mut`]).
     pathlet: Option<PathletHeader>,
     pathlet_echo: Option<PathletHeader>,
+    /// The sending stack's handshake option layout, on a SYN or SYN-ACK (the capture writes
+    /// the options in it; `tcplab_tcp::profile::syn_layout`).
+    syn_layout: SynOptionLayout,
 }
 
 impl Packet {
@@ -209,6 +213,7 @@ impl PacketArena {
                 quick_start: o.quick_start,
                 pathlet: None,
                 pathlet_echo: None,
+                syn_layout: SynOptionLayout::default(),
             })
         };
         if let Some(id) = self.free.pop() {
@@ -345,6 +350,24 @@ impl PacketArena {
         }
         let r = self.rare_of(id);
         Some(r.pathlet.get_or_insert(PathletHeader::data()))
+    }
+
+    /// Records the handshake option layout of the stack that sent packet `id` (a SYN or
+    /// SYN-ACK; read back by the capture writer). The engine's own (Linux) takes no slot.
+    pub fn set_syn_layout(&mut self, id: PacketId, layout: SynOptionLayout) {
+        if layout != SynOptionLayout::default() {
+            self.rare_of(id).syn_layout = layout;
+        }
+    }
+
+    /// The handshake option layout packet `p` was sent with.
+    #[inline]
+    pub fn syn_layout(&self, p: &Packet) -> SynOptionLayout {
+        if p.rare == NO_RARE {
+            SynOptionLayout::default()
+        } else {
+            self.rare[p.rare as usize].syn_layout
+        }
     }
 
     /// Packet `id`'s side-pool slot, allocated if it had none.

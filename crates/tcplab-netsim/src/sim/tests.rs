@@ -163,6 +163,51 @@ fn a_captured_link_writes_one_pcap_record_per_transmitted_packet() {
     assert_eq!(bytes.len(), 24 + 3 * (16 + 40));
 }
 
+/// The TCP option kinds of the pcap record at byte `off` (IPv4 without options), in wire order.
+fn syn_option_kinds(bytes: &[u8], off: usize) -> Vec<u8> {
+    let tcp = &bytes[off + 16 + 20..];
+    let end = usize::from(tcp[12] >> 4) * 4;
+    let (mut i, mut kinds) = (20, Vec::new());
+    while i < end {
+        kinds.push(tcp[i]);
+        i += if tcp[i] <= 1 { 1 } else { usize::from(tcp[i + 1]) };
+    }
+    kinds
+}
+
+/// A connection's SYN is captured with its sender's profile's TTL and option layout
+/// (`tcplab_tcp::profile::SynOptionLayout`; p0f olayouts in the comments), and so is the
+/// SYN-ACK (both endpoints run the flow's settings).
+#[test]
+fn a_captured_syn_carries_its_sender_profile_s_ttl_and_option_layout() {
+    let cases: [(&str, u8, &[u8]); 4] = [
+        ("linux", 64, &[2, 4, 8, 1, 3]),                 // mss,sok,ts,nop,ws
+        ("freebsd-5", 64, &[2, 1, 1, 4, 1, 3, 1, 1, 8]), // mss,nop,nop,sok,nop,ws,nop,nop,ts
+        ("windows-xp", 128, &[2, 1, 3, 1, 1, 8, 1, 1, 4]), // mss,nop,ws,nop,nop,ts,nop,nop,sok
+        ("solaris-10", 64, &[1, 1, 8, 2, 1, 3, 1, 1, 4]), // nop,nop,ts,mss,nop,ws,nop,nop,sok
+    ];
+    for (profile, ttl, kinds) in cases {
+        let mut spec = line();
+        let mut t = tcplab_tcp::TcpConfig { sack: true, timestamps: true, window_scale: true, ..Default::default() };
+        tcplab_tcp::Profile::by_name(profile).unwrap().apply(&mut t);
+        spec.flows[0].tcp = t;
+        spec.flows[0].start = SimDuration::ZERO;
+        spec.flows[0].size = Some(1000);
+        let path = std::env::temp_dir().join(format!("tcplab-netsim-{}-syn-{profile}.pcap", std::process::id()));
+        let o = RunOptions { seed: 1, trace: false, pcap: vec![("first".into(), path.clone())] };
+        run(&spec, &o).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(bytes[24 + 16 + 20 + 13] & 0x12, 0x02, "{profile}: first record is the SYN");
+        assert_eq!(bytes[24 + 16 + 8], ttl, "{profile}: TTL");
+        assert_eq!(syn_option_kinds(&bytes, 24), kinds, "{profile}");
+        // The SYN-ACK (second record on this link, the other way): the receiver's layout.
+        let second = 24 + 16 + usize::try_from(u32::from_le_bytes(bytes[24 + 8..24 + 12].try_into().unwrap())).unwrap();
+        assert_eq!(bytes[second + 16 + 20 + 13] & 0x12, 0x12, "{profile}: SYN-ACK");
+        assert_eq!(syn_option_kinds(&bytes, second), kinds, "{profile}: SYN-ACK");
+    }
+}
+
 #[test]
 fn an_unknown_pcap_link_is_an_error_listing_the_links() {
     let o = RunOptions { seed: 1, trace: false, pcap: vec![("x".into(), "/nonexistent/x.pcap".into())] };

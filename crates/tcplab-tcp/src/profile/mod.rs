@@ -48,6 +48,9 @@
 //!   flight (003 §V-A: "Linux ... (once per segment) than most other OSes (once per
 //!   flight)").
 
+pub mod syn_layout;
+pub use syn_layout::{SynOption, SynOptionLayout};
+
 use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
 use crate::cc::hystart::HystartMode;
 use crate::loss::tlp::PtoRule;
