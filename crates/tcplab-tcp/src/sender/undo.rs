@@ -2,6 +2,7 @@
 //! rules and state in `crate::linux::cwnd_undo`). Nothing here runs unless `undo.enabled`.
 
 use super::Sender;
+use crate::cc::RecoveryStyle;
 use crate::event::TcpEvent;
 use crate::linux::cwnd_undo::PartialUndo;
 use crate::loss::RecoveryPhase;
@@ -68,22 +69,26 @@ impl Sender {
             return false;
         }
         if let RecoveryPhase::Recovery { style, .. } = self.phase {
-            {
-                self.cc = self.undo.undo(self.cc);
-                self.prr.on_exit();
-                if self.rack.enabled {
-                    self.rack.on_recovery_exit();
-                    // "tp->rack.advanced = 1; /* Force RACK to re-exam losses */"
-                    self.rack.advanced = true;
-                }
-                // tcp_try_keep_open: Open, or Disorder while SACKed/lost data is outstanding;
-                // either way no recovery episode (this sender's Disorder counts duplicate ACKs
-                // only without RACK, where a new DupThresh count starts).
-                self.phase = RecoveryPhase::Open;
-                trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
-            }
+            self.end_recovery_undone(style, now, trace);
         }
         false
+    }
+
+    /// The end of a recovery episode whose reduction is undone (`tcp_try_undo_dsack` and
+    /// `tcp_try_undo_partial` alike): the window restored (`tcp_undo_cwnd_reduction`), PRR
+    /// and RACK's episode state closed — "tp->rack.advanced = 1; /* Force RACK to re-exam
+    /// losses */" — then `tcp_try_keep_open`: Open, or Disorder while SACKed/lost data is
+    /// outstanding; either way no recovery episode (this sender's Disorder counts duplicate
+    /// ACKs only without RACK, where a new DupThresh count starts).
+    fn end_recovery_undone(&mut self, style: RecoveryStyle, now: SimTime, trace: &mut Trace) {
+        self.cc = self.undo.undo(self.cc);
+        self.prr.on_exit();
+        if self.rack.enabled {
+            self.rack.on_recovery_exit();
+            self.rack.advanced = true;
+        }
+        self.phase = RecoveryPhase::Open;
+        trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
     }
 
     /// `tcp_try_undo_partial` with no retransmission in flight: `tcp_undo_cwnd_reduction(sk,
@@ -95,15 +100,8 @@ impl Sender {
     fn partial_undo(&mut self, now: SimTime, trace: &mut Trace) {
         let RecoveryPhase::Recovery { style, .. } = self.phase else { return };
         self.sb.clear_lost();
-        self.cc = self.undo.undo(self.cc);
         self.undo.partial_undos += 1;
-        self.prr.on_exit();
-        if self.rack.enabled {
-            self.rack.on_recovery_exit();
-            self.rack.advanced = true;
-        }
-        self.phase = RecoveryPhase::Open;
-        trace.push(TcpEvent::RecoveryExited { at: now, kind: Self::kind_of(style) });
+        self.end_recovery_undone(style, now, trace);
     }
 
     /// `tcp_try_undo_recovery` when SND.UNA reaches the recovery point: true when the
