@@ -51,6 +51,7 @@ use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 use tcplab_tcp::observe::{Explanation, Observer, Trigger};
 use tcplab_tcp::{Segment, SeqNum, TcpConfig};
+use tcplab_tcp::timer::ts_before;
 use tcplab_time::{SimDuration, SimTime};
 
 use crate::infer::evidence::RetxEvidence;
@@ -112,10 +113,6 @@ pub const HOLE_FILL_RTT_FRACTION: f64 = 0.5;
 /// Share of the minimum RTO the data stream must have been silent, away from the sender and
 /// without timestamps, before a retransmission can be a timer expiry (see `on_data`).
 pub const SILENCE_FRACTION: f64 = 0.5;
-
-fn ts_lt(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) < 0
-}
 
 /// Capture position relative to this direction's sender.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -522,7 +519,7 @@ impl DirReplay {
                 first_ns = Some(first_ns.map_or(s.first_ns, |f| f.min(s.first_ns)));
             }
             max_ts = match (max_ts, s.max_tsval) {
-                (Some(a), Some(b)) => Some(if ts_lt(a, b) { b } else { a }),
+                (Some(a), Some(b)) => Some(if ts_before(a, b) { b } else { a }),
                 (a, b) => a.or(b),
             };
             if s.start > cursor {
@@ -571,7 +568,7 @@ impl DirReplay {
         self.last_tx_tsval = tsval;
         if let Some(v) = tsval {
             self.max_tsval = Some(match self.max_tsval {
-                Some(m) if !ts_lt(m, v) => m,
+                Some(m) if !ts_before(m, v) => m,
                 _ => v,
             });
         }
@@ -625,10 +622,10 @@ impl DirReplay {
     /// A hole filler away from the sender: a retransmission, or a reordered original?
     fn hole_filler_is_retransmission(&self, now: u64, start: u64, tsval: Option<u32>) -> bool {
         if let (Some(v), Some(m)) = (tsval, self.max_tsval) {
-            if ts_lt(m, v) {
+            if ts_before(m, v) {
                 return true;
             }
-            if ts_lt(v, m) {
+            if ts_before(v, m) {
                 return false;
             }
         }
@@ -900,7 +897,7 @@ impl DirReplay {
                 s.last_ns = now;
                 if let Some(v) = tsval {
                     s.max_tsval = Some(match s.max_tsval {
-                        Some(m) if !ts_lt(m, v) => m,
+                        Some(m) if !ts_before(m, v) => m,
                         _ => v,
                     });
                 }
