@@ -145,20 +145,9 @@ pub struct PassiveHints {
     pub layout: String,
 }
 
-/// p0f's name of an option kind in `olayout` (p0f v3 README: eol, nop, mss, ws, sok,
-/// sack, ts, ?n).
-pub fn p0f_option_name(kind: u8) -> std::borrow::Cow<'static, str> {
-    match kind {
-        0 => "eol".into(),
-        1 => "nop".into(),
-        2 => "mss".into(),
-        3 => "ws".into(),
-        4 => "sok".into(),
-        5 => "sack".into(),
-        8 => "ts".into(),
-        k => format!("?{k}").into(),
-    }
-}
+/// p0f's name of an option kind in `olayout`: the engine's one naming, shared with the
+/// simulator's layouts (`tcplab_tcp::profile::SynOptionLayout::olayout`).
+pub use tcplab_tcp::profile::p0f_option_name;
 
 /// The initial TTL a packet seen with `ttl` most likely left with.
 pub fn initial_ttl(ttl: u8) -> u8 {

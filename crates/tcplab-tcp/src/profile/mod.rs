@@ -49,7 +49,7 @@
 //!   flight)").
 
 pub mod syn_layout;
-pub use syn_layout::{SynOption, SynOptionLayout};
+pub use syn_layout::{p0f_option_name, SynOption, SynOptionLayout};
 
 use crate::clock::{EventClock, MeasurementClock, BSD_FAST_TICK, BSD_SLOW_TICK};
 use crate::cc::hystart::HystartMode;

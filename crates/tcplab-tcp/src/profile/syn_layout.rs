@@ -54,6 +54,34 @@ pub enum SynOption {
     Timestamps(u32, u32),
 }
 
+impl SynOption {
+    /// The option's kind byte (RFC 9293 §3.1, RFC 7323, RFC 2018).
+    pub const fn kind(&self) -> u8 {
+        match self {
+            SynOption::Nop => 1,
+            SynOption::Mss(_) => 2,
+            SynOption::WindowScale(_) => 3,
+            SynOption::SackPermitted => 4,
+            SynOption::Timestamps(..) => 8,
+        }
+    }
+}
+
+/// p0f's name of an option kind in `olayout` (p0f v3 README: eol, nop, mss, ws, sok, sack,
+/// ts, ?n): the one naming the simulator's layouts and the analyzer's hints share.
+pub fn p0f_option_name(kind: u8) -> std::borrow::Cow<'static, str> {
+    match kind {
+        0 => "eol".into(),
+        1 => "nop".into(),
+        2 => "mss".into(),
+        3 => "ws".into(),
+        4 => "sok".into(),
+        5 => "sack".into(),
+        8 => "ts".into(),
+        k => format!("?{k}").into(),
+    }
+}
+
 /// Most elements any layout writes (Solaris 10 and BSD with all four options: 9).
 pub const MAX_SYN_OPTIONS: usize = 9;
 
@@ -191,18 +219,7 @@ impl SynOptionLayout {
 
     /// p0f's `olayout` of this layout for `o` (e.g. `mss,sok,ts,nop,ws`).
     pub fn olayout(self, o: &TcpOptions) -> String {
-        self.write(o)
-            .as_slice()
-            .iter()
-            .map(|e| match e {
-                SynOption::Nop => "nop",
-                SynOption::Mss(_) => "mss",
-                SynOption::WindowScale(_) => "ws",
-                SynOption::SackPermitted => "sok",
-                SynOption::Timestamps(..) => "ts",
-            })
-            .collect::<Vec<_>>()
-            .join(",")
+        self.write(o).as_slice().iter().map(|e| p0f_option_name(e.kind())).collect::<Vec<_>>().join(",")
     }
 }
 
