@@ -357,9 +357,13 @@ def _kill_a_worker_then_the_driver(cmd: list[str], out: Path, first: int, more: 
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait(lambda: len(_ledger_keys(out)) >= first, 120, f"the first {what}")
-        workers = [p for p in psutil.Process(driver.pid).children(recursive=True)
-                   if "spawn_main" in " ".join(p.cmdline())]
-        assert len(workers) == 2, [p.cmdline() for p in workers]
+        # A worker that filed a run: its pid is in the ledger ("worker": host:pid), and it is
+        # one of the driver's descendants (forked by the fork server, sweep/workers.py).
+        descendants = {p.pid: p for p in psutil.Process(driver.pid).children(recursive=True)}
+        filed_by = {int(json.loads(x)["worker"].rsplit(":", 1)[1])
+                    for x in (out / L.LEDGER).read_text().splitlines() if x.endswith("}")}
+        workers = [descendants[pid] for pid in sorted(filed_by) if pid in descendants]
+        assert workers, (filed_by, list(descendants))
         workers[0].send_signal(signal.SIGKILL)
         at_kill = len(_ledger_keys(out))
         _wait(lambda: len(_ledger_keys(out)) >= at_kill + more, 120, f"{what} after the worker was killed")
@@ -474,3 +478,31 @@ def test_tasks_shrink_towards_the_end_and_cover_every_run_once():
         # The last task is a single run: a worker that finishes first idles about one run.
         assert sizes[-1] == 1
     assert [len(c) for c in chunks(1000, 2)][:3] == [16, 16, 16]
+
+
+def test_local_workers_fork_from_a_server_without_python_threads_and_ignore_ctrl_c(tmp_path):
+    """sweep/workers.py: local workers are forked from the fork server (one import of
+    PRELOAD for all of them), which has no Python thread of its own to be caught mid-way by
+    a fork, and they ignore SIGINT (the driver handles Ctrl-C)."""
+    from tcplab.sweep import workers
+    from tcplab.sweep.runner import execute
+
+    assert workers.available()  # POSIX; elsewhere Dask spawns its workers
+    code = ("import threading, importlib; from tcplab.sweep.workers import PRELOAD; "
+            "[importlib.import_module(m) for m in PRELOAD]; print(threading.active_count())")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "1", r.stderr
+
+    def probe(payloads):
+        import os
+        import signal
+
+        return [(os.getppid(), signal.getsignal(signal.SIGINT) == signal.SIG_IGN) for _ in payloads]
+
+    seen = []
+    ex = execute([("a", 1), ("b", 2), ("c", 3)], probe, lambda i, r: seen.append(r), workers=2, scheduler=None,
+                 progress=False)
+    assert ex.workers == 2 and not ex.failures and len(seen) == 3
+    server = workers.server_pid()
+    assert server is not None and {ppid for ppid, _ in seen} == {server}
+    assert all(ignored for _, ignored in seen)

@@ -528,10 +528,17 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     times every seed, on Dask; writes OUT/runs/, OUT/flows.parquet and OUT/summary.csv.
 
     Runs already filed in OUT are not run again: re-run the same command to resume."""
-    from .sweep.runner import dry_run_text, run_study, validate
     from .sweep.study import load_study
 
     st = load_study(study)
+    if not dry_run and out is not None and scheduler is None:
+        # Local workers fork from a server that imports tcplab once; started first, it
+        # imports while this process does (docs/sweeps.md, "Running").
+        from .sweep.workers import start
+
+        start()
+    from .sweep.runner import dry_run_text, run_study, validate
+
     if dry_run:
         click.echo(dry_run_text(st, validate(st), out))
         return
@@ -539,8 +546,13 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
         raise click.UsageError("missing option -o/--out (or use --dry-run)")
     if workers is not None and scheduler is not None:
         raise click.UsageError("--workers and --scheduler exclude each other (the cluster has its own workers)")
-    res = run_study(st, out, workers=workers, scheduler=scheduler, progress=False if quiet else None,
-                    echo=None if quiet else click.echo)
+    try:
+        res = run_study(st, out, workers=workers, scheduler=scheduler, progress=False if quiet else None,
+                        echo=None if quiet else click.echo)
+    finally:
+        from .sweep.workers import stop
+
+        stop()
     if quiet:
         return
     s = res.stats
@@ -552,8 +564,8 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
                  f"in the simulator, {100 * s.outside_fraction:.1f} % outside it")
     click.echo(line)
     if s.executed:
-        click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, "
-                   f"{s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator "
+        click.echo(f"time: {s.start_s:.1f} s starting workers, {s.exec_wall_s:.1f} s running, {s.close_s:.1f} s "
+                   f"stopping them, {s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator "
                    f"({s.sim_cpu_s:.1f} s CPU); driver process {s.driver_cpu_s:.1f} s CPU")
     click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
 

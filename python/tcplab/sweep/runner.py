@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from ..errors import TcplabError
 from ..tables import to_pandas
 from . import ledger as L
+from . import workers as local_workers
 from .results import column_types, format_summary, metrics_of, run_table, summarize
 from .study import Run, Study, StudyError, label
 from .task import RunOutcome, RunTask, run_tasks
@@ -112,6 +113,8 @@ class SweepStats:
     start_s: float = 0.0
     #: Wall seconds of the execution phase (first submission to last run filed).
     exec_wall_s: float = 0.0
+    #: Wall seconds to close the client and the local cluster after the last run.
+    close_s: float = 0.0
     #: Wall seconds to write flows.parquet and the summary.
     tabulate_s: float = 0.0
     #: Seconds spent inside the simulator, summed over the runs executed now (wall clock and
@@ -183,13 +186,19 @@ def _client(workers: int | None, scheduler: str | None):
             raise SweepError(f"--scheduler {scheduler}: cannot connect ({e})") from None
         return client, None
     n = workers or _cores()
-    # Workers ignore Ctrl-C (the driver handles it): started with SIGINT ignored, which they
-    # inherit, and the preload keeps it so for workers restarted later (see _worker.py). A
-    # Ctrl-C during these seconds of start-up is ignored too; once running, it stops the sweep.
+    # Workers forked from a server that imported tcplab once (sweep/workers.py), where the
+    # platform has one; started earlier by `tcplab sweep` and run_study, so usually running.
+    config = dict(LOCAL_CLUSTER_CONFIG)
+    if local_workers.start():
+        config["distributed.worker.multiprocessing-method"] = local_workers.START_METHOD
+    # Workers ignore Ctrl-C (the driver handles it): forked from a server that ignores it, or
+    # (spawn) started with SIGINT ignored, which they inherit; the preload keeps it so for
+    # workers restarted later (see _worker.py). A Ctrl-C during these seconds of start-up is
+    # ignored too; once running, it stops the sweep.
     in_main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
     try:
-        with dask.config.set(LOCAL_CLUSTER_CONFIG):
+        with dask.config.set(config):
             cluster = LocalCluster(
                 n_workers=n,
                 threads_per_worker=1,
@@ -222,6 +231,10 @@ def run_study(
     t_start = time.perf_counter()
     out = Path(out)
     L.check_dir(out)
+    if scheduler is None:
+        # The local workers' fork server imports while this process validates and opens the
+        # ledger (sweep/workers.py); a no-op when `tcplab sweep` started it already.
+        local_workers.start()
     resolved = validate(study)
     if workers is not None and workers < 1:
         raise StudyError(f"workers: must be at least 1, got {workers}")
@@ -276,6 +289,8 @@ class Execution:
     start_s: float = 0.0
     #: Wall seconds from the first submission to the last result handled.
     exec_wall_s: float = 0.0
+    #: Wall seconds to close the client and the local cluster.
+    close_s: float = 0.0
     #: ``(job index, exception)`` of every job that failed (raised, or lost its task).
     failures: list[tuple[int, BaseException]] = field(default_factory=list)
 
@@ -398,9 +413,11 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
     finally:
         if in_main:
             signal.signal(signal.SIGINT, old_handler)
+        t_close = time.perf_counter()
         client.close()
         if cluster is not None:
             cluster.close()
+        ex.close_s = time.perf_counter() - t_close
     return ex
 
 
@@ -424,7 +441,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
 
     ex = execute(jobs, run_tasks, file, workers=workers, scheduler=scheduler, progress=progress, total=total,
                  desc=study.name)
-    stats.workers, stats.start_s, stats.exec_wall_s = ex.workers, ex.start_s, ex.exec_wall_s
+    stats.workers, stats.start_s, stats.exec_wall_s, stats.close_s = ex.workers, ex.start_s, ex.exec_wall_s, ex.close_s
     stats.failed = len(ex.failures)
     if ex.failures:
         i, e = ex.failures[0]
