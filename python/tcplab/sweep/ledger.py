@@ -101,10 +101,19 @@ SMALL_TABLE_BYTES = 64 * 1024
 
 
 def write_table_atomic(path: Path, table: pa.Table) -> None:
-    """Write a Parquet file via a temporary file, fsync and rename; zstd-compressed unless
-    the table is smaller than :data:`SMALL_TABLE_BYTES`."""
+    """Write a Parquet file via a temporary file, fsync and rename. A table smaller than
+    :data:`SMALL_TABLE_BYTES` (a study's run file) is encoded uncompressed into memory and
+    written with one ``write`` (:func:`write_atomic`): pyarrow's writer to a path (resolving
+    the file system, its own output stream) cost 1.29 ms of CPU per run file against 0.49 ms
+    into a buffer (measured 2026-11-25); a larger one is zstd-compressed and streamed to the
+    file."""
+    if table.nbytes < SMALL_TABLE_BYTES:
+        buf = pa.BufferOutputStream()
+        pq.write_table(table, buf, compression="none")
+        write_atomic(path, buf.getvalue())
+        return
     tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
-    pq.write_table(table, tmp, compression="zstd" if table.nbytes >= SMALL_TABLE_BYTES else "none")
+    pq.write_table(table, tmp, compression="zstd")
     with open(tmp, "rb") as f:
         os.fsync(f.fileno())
     os.replace(tmp, path)

@@ -19,11 +19,21 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .study import Study, label
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: What tabulation imports that filing does not (pandas, and scipy's special functions for
+#: the t quantile, 0.5 s of CPU on the project machine): imported lazily, so that the sweep
+#: driver can import them while the workers simulate (``runner.warm_up``) instead of before
+#: the first run or after the last, when both workers wait for it.
+TABULATION_MODULES = ("pandas", "scipy.special")
 
 #: Metrics summarised when the study names none (flows.parquet columns; see docs/outputs.md).
 DEFAULT_METRICS = ("fct_s", "goodput_bps", "retransmissions", "timeouts", "spurious_retransmissions")
@@ -83,6 +93,8 @@ def metrics_of(study: Study, flows: pd.DataFrame) -> list[str]:
 
 def per_run(flows: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
     """One row per run: the point's keys, ``seed``, and each metric averaged over its flows."""
+    import pandas as pd
+
     df = flows.copy()
     cols = []
     for m in metrics:
@@ -111,6 +123,8 @@ def t_quantile(n: int) -> float:
 def summarize(flows: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
     """Mean and 95 % CI per point and metric (long format): the swept keys, ``metric``,
     ``n`` (seeds with a value), ``mean``, ``std``, ``ci95_low``, ``ci95_high``."""
+    import pandas as pd
+
     runs = per_run(flows, keys, metrics)
     rows = []
     groups = runs.groupby(list(keys), sort=False, dropna=False) if keys else [((), runs)]

@@ -24,9 +24,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -34,9 +33,12 @@ from ..errors import TcplabError
 from ..tables import to_pandas
 from . import ledger as L
 from . import workers as local_workers
-from .results import column_types, format_summary, metrics_of, run_table, summarize
+from .results import TABULATION_MODULES, column_types, format_summary, metrics_of, run_table, summarize
 from .study import Run, Study, StudyError, label
 from .task import RunOutcome, RunTask, run_tasks
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Dask tasks per worker the runs are cut into, at least: enough for the scheduler to balance
 #: the load (a worker that gets faster runs takes more tasks) and for a lost task to cost
@@ -307,6 +309,7 @@ def execute(
     desc: str = "",
     bar: Any = None,
     per_task: int = MAX_RUNS_PER_TASK,
+    on_started: Callable[[], None] | None = None,
 ) -> Execution:
     """Run ``jobs`` (``(key, payload)`` pairs) on Dask and hand each result to ``on_result``
     (``(job index, result)``) in the driver, as it arrives. The sweep's runs and the
@@ -317,7 +320,8 @@ def execute(
     the progress bar's total (the jobs plus those already done); ``bar``: an existing tqdm bar
     to advance instead of a new one (``progress`` then does not apply); ``per_task``: most
     jobs in one task (1 for jobs long enough that Dask's per-task cost does not matter, such
-    as a capture's what-if: a killed worker then loses one job's work).
+    as a capture's what-if: a killed worker then loses one job's work); ``on_started``: called
+    in the driver once the tasks are submitted (the workers are busy from then on).
 
     ``workers=0`` (without ``scheduler``): no cluster; the same tasks run one after the other
     in this process (:data:`IN_PROCESS`), for work too small to pay for starting workers."""
@@ -330,8 +334,11 @@ def execute(
                    disable=None if progress is None else not progress, file=sys.stderr, smoothing=0.1)
     try:
         if workers == 0 and scheduler is None:
+            if on_started is not None:
+                on_started()
             return _execute_here(jobs, fn, on_result, bar, per_task)
-        return _execute_dask(jobs, fn, on_result, bar, workers=workers, scheduler=scheduler, per_task=per_task)
+        return _execute_dask(jobs, fn, on_result, bar, workers=workers, scheduler=scheduler, per_task=per_task,
+                             on_started=on_started)
     finally:
         if own:
             bar.close()
@@ -362,7 +369,7 @@ def _execute_here(jobs: list[tuple[str, Any]], fn, on_result, bar, per_task: int
 
 
 def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, scheduler,
-                  per_task: int = MAX_RUNS_PER_TASK) -> Execution:
+                  per_task: int = MAX_RUNS_PER_TASK, on_started: Callable[[], None] | None = None) -> Execution:
     from dask.distributed import as_completed
 
     ex = Execution()
@@ -388,6 +395,8 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         payloads = [[jobs[i][1] for i in c] for c in tasks]
         t0 = time.perf_counter()
         futures = client.map(fn, payloads, key=list(by_key), pure=False)
+        if on_started is not None:
+            on_started()
         for fut in as_completed(futures):
             chunk = by_key[fut.key]
             if fut.status != "finished":
@@ -440,7 +449,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
         stats.sim_cpu_s += outcome.sim_cpu_s
 
     ex = execute(jobs, run_tasks, file, workers=workers, scheduler=scheduler, progress=progress, total=total,
-                 desc=study.name)
+                 desc=study.name, on_started=warm_up)
     stats.workers, stats.start_s, stats.exec_wall_s, stats.close_s = ex.workers, ex.start_s, ex.exec_wall_s, ex.close_s
     stats.failed = len(ex.failures)
     if ex.failures:
@@ -450,6 +459,27 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
             f"{len(ex.failures)} of {len(todo)} runs failed; the others are filed (re-run to retry the failed ones). "
             f"First: point {r.point_index + 1} ({r.point.describe()}), seed {r.seed}: {type(e).__name__}: {e}"
         )
+
+
+def warm_up(modules: tuple[str, ...] = TABULATION_MODULES) -> threading.Thread:
+    """Import ``modules`` (what tabulation needs and filing does not: pandas, scipy's t
+    quantile) on a daemon thread, while the workers simulate. Imported before the first run
+    or after the last, their 0.5-1 s of CPU would be wall time that both workers wait out
+    (twice that in the workers x wall measure); during the runs they take the driver's share
+    of a core once. An import that fails here fails again, with its message, where it is
+    used."""
+    import importlib
+
+    def run() -> None:
+        for m in modules:
+            try:
+                importlib.import_module(m)
+            except Exception:  # noqa: BLE001 - reported by the import where it is needed
+                pass
+
+    t = threading.Thread(target=run, name="tcplab-warm-up", daemon=True)
+    t.start()
+    return t
 
 
 def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, pa.DataType]) -> pa.Table:
@@ -507,6 +537,8 @@ def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dic
     meta = {b"tcplab.study": json.dumps(study.describe(), sort_keys=True).encode()}
     table = table.replace_schema_metadata(meta)
     L.write_table_atomic(out / "flows.parquet", table)
+    import pandas as pd
+
     flows = to_pandas(table)
     keys = list(study.keys)
     summary = summarize(flows, keys, metrics_of(study, flows)) if len(flows) else pd.DataFrame()
