@@ -193,6 +193,7 @@ def _client(workers: int | None, scheduler: str | None):
     config = dict(LOCAL_CLUSTER_CONFIG)
     if local_workers.start():
         config["distributed.worker.multiprocessing-method"] = local_workers.START_METHOD
+        local_workers.claim_dask_preload()
     # Workers ignore Ctrl-C (the driver handles it): forked from a server that ignores it, or
     # (spawn) started with SIGINT ignored, which they inherit; the preload keeps it so for
     # workers restarted later (see _worker.py). A Ctrl-C during these seconds of start-up is

@@ -115,6 +115,21 @@ def stop() -> None:
             os.unlink(address)
 
 
+def claim_dask_preload() -> None:
+    """Tell Dask that the fork server's preload is set (to :data:`PRELOAD`, by :func:`start`).
+    Otherwise Dask's first use of the forkserver context (``distributed.utils.get_mp_context``)
+    imports its own preload list (numpy, pandas, lz4, ...) into the driver to set it: 0.3 s of
+    pandas before the first run, which the driver otherwise imports while the workers simulate
+    (``runner.warm_up``). The flag is Dask's private one; where it is missing, nothing changes
+    but that import."""
+    try:
+        import distributed.utils as du
+    except ImportError:  # pragma: no cover - dask is a dependency
+        return
+    if hasattr(du, "_forkserver_preload_set"):
+        du._forkserver_preload_set = True
+
+
 def server_pid() -> int | None:
     """The running fork server's process id (None before :func:`start`); for tests."""
     from multiprocessing import forkserver
