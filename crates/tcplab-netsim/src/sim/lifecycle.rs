@@ -120,7 +120,11 @@ impl Sim<'_> {
         let f = self.flows.len() as u32;
         let (iss_c, iss_s) = iss_pair(self.seed, f);
         let mut tcp = a.tcp;
-        tcp.trace = self.trace;
+        if tcp.trace != self.trace {
+            // Only when the run's trace switch differs from the source's settings: a copy
+            // for this flow (tracing runs are the slow, detailed ones anyway).
+            Arc::make_mut(&mut tcp).trace = self.trace;
+        }
         self.flows.push(FlowState {
             drawn_by: s as u32,
             src: a.src as u32,
@@ -129,7 +133,7 @@ impl Sim<'_> {
             in_flight: 0,
             source,
             sharing: tcp.sharing != tcplab_tcp::StateSharing::None,
-            pending: Some(Box::new(tcp)),
+            pending: Some(tcp),
             closed: None,
             start: a.at,
             size: a.size,
@@ -149,7 +153,8 @@ impl Sim<'_> {
         let mut cfg = fl.pending.take().unwrap_or_default();
         let (src, dst, source) = (fl.src, fl.dst, fl.source);
         if self.shared.active {
-            self.shared.prepare(&mut *cfg, src, dst);
+            // Per-connection settings from the host's shared state: this flow's own copy.
+            self.shared.prepare(Arc::make_mut(&mut cfg), src, dst);
         }
         let (iss_c, iss_s) = iss_pair(self.seed, f);
         let start = fl.start;

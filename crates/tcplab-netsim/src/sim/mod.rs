@@ -205,8 +205,9 @@ struct FlowState {
     source: u32,
     /// The traffic source that drew it (0: the fixed flows, k + 1: `spec.workloads[k]`).
     drawn_by: u32,
-    /// Settings, held from the draw until the connection opens.
-    pending: Option<Box<tcplab_tcp::TcpConfig>>,
+    /// Settings, held from the draw until the connection opens: the drawing source's shared
+    /// configuration (a reference count, no copy per connection).
+    pending: Option<std::sync::Arc<tcplab_tcp::TcpConfig>>,
     /// The connection shares state with the host's others (`TcpConfig::sharing`).
     sharing: bool,
     /// What the results need once the endpoints are freed.
