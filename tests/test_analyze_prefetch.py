@@ -35,7 +35,13 @@ CLICK_ONLY = "import sys; from tcplab.cli import main; sys.argv[0] = 'tcplab'; m
     ],
 )
 def test_the_early_look_reads_the_plain_forms(args, parsed):
-    assert pf._parse(args) == parsed
+    assert pf._parse(args)[:4] == parsed
+
+
+def test_the_early_look_reads_the_output_options():
+    assert pf._parse(["analyze", "a", "-o", "o"])[4:] == ("o", False, False)
+    assert pf._parse(["analyze", "a", "--out=o", "--overwrite", "-q"])[4:] == ("o", True, True)
+    assert pf._parse(["analyze", "--quiet", "a", "-oo"])[4:] == ("o", False, True)
 
 
 @pytest.mark.parametrize(
@@ -120,3 +126,31 @@ def test_a_refused_output_directory_is_refused_as_before(tmp_path: Path):
 )
 def test_capture_paths_are_normalised_as_click_s_pathlib_does(given: str):
     assert pf.as_click_path(given) == str(Path(given))
+
+
+def test_a_plain_analyze_does_not_import_click(tmp_path: Path):
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", SCRIPT, "analyze", str(CAPTURE), "-o", "o"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "tcplab.analyze" in imported
+    assert "click" not in imported
+    assert "results in o/" in r.stdout
+
+
+def test_skipped_captures_and_write_errors_read_as_before(tmp_path: Path):
+    garbage = tmp_path / "notes.pcap"
+    garbage.write_bytes(b"not a capture at all\n" * 10)
+    runs = []
+    for code, out in ((SCRIPT, "early"), (CLICK_ONLY, "late")):
+        r = _cli(code, "analyze", str(CAPTURE), str(garbage), "-o", out, cwd=tmp_path)
+        runs.append((r.returncode, r.stderr, r.stdout.replace(f"{out}/", "OUT/")))
+    assert runs[0] == runs[1]
+    assert runs[0][0] == 0 and "tcplab: skipped: " in runs[0][1]
+    runs = []
+    for code, out in ((SCRIPT, "early2"), (CLICK_ONLY, "late2")):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([sys.executable, "-c", code, "analyze", str(CAPTURE), "-o", out], stdout=full,
+                               stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)
+        runs.append((r.returncode, r.stderr))
+    assert runs[0] == runs[1] == (2, "tcplab: error: No space left on device\n")

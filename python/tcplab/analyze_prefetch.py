@@ -36,17 +36,18 @@ _pending: tuple[tuple, object] | None = None
 
 #: Options of ``tcplab analyze`` that take a value, by every name click accepts.
 _VALUE_OPTIONS = {"-o": "out", "--out": "out", "--vantage": "vantage", "--model": "model"}
-#: Flags of ``tcplab analyze`` and the ``--tlp`` setting each gives (``None``: not ``--tlp``).
-_FLAGS = {"--overwrite": None, "-q": None, "--quiet": None}
+#: Flags of ``tcplab analyze``, by every name click accepts, and what each sets.
+_FLAGS = {"--overwrite": "overwrite", "-q": "quiet", "--quiet": "quiet"}
 
 
-def _parse(args: list[str]) -> tuple[list[str], str, str, bool | None] | None:
-    """``(captures, vantage, model, tlp)`` of an ``analyze`` command line, or ``None`` when
-    it is anything this early look does not fully understand."""
+def _parse(args: list[str]) -> tuple[list[str], str, str, bool | None, str, bool, bool] | None:
+    """``(captures, vantage, model, tlp, out, overwrite, quiet)`` of an ``analyze`` command
+    line, or ``None`` when it is anything this early look does not fully understand."""
     if not args or args[0] != "analyze":
         return None
     captures: list[str] = []
     values = {"vantage": "auto", "model": "auto", "out": None}
+    flags = {"overwrite": False, "quiet": False}
     tlp: bool | None = None
     rest = iter(args[1:])
     for tok in rest:
@@ -56,7 +57,7 @@ def _parse(args: list[str]) -> tuple[list[str], str, str, bool | None] | None:
         if not tok.startswith("-") or tok == "-":
             captures.append(tok)
         elif tok in _FLAGS:
-            pass
+            flags[_FLAGS[tok]] = True
         elif tok in ("--tlp", "--no-tlp"):
             tlp = tok == "--tlp"
         elif tok in _VALUE_OPTIONS:
@@ -73,7 +74,7 @@ def _parse(args: list[str]) -> tuple[list[str], str, str, bool | None] | None:
             return None  # --scenario, --help, anything unknown: click decides
     if not captures or values["out"] is None:
         return None
-    return captures, values["vantage"], values["model"], tlp
+    return captures, values["vantage"], values["model"], tlp, values["out"], flags["overwrite"], flags["quiet"]
 
 
 def as_click_path(p: str) -> str:
@@ -86,23 +87,26 @@ def as_click_path(p: str) -> str:
     return root + "/".join(x for x in p.split("/") if x and x != ".") or "."
 
 
-def start(args: list[str]) -> None:
+def start(args: list[str]):
     """Starts the analysis of an ``analyze`` command line ``args`` (``sys.argv[1:]``) if it is
-    one this module understands (see the module doc); otherwise does nothing. Never raises."""
+    one this module understands (see the module doc) and returns its parse (``_parse``);
+    otherwise does nothing and returns ``None``. Never raises."""
     global _pending
     try:
         parsed = _parse(args)
         if parsed is None:
-            return
-        captures, vantage, model, tlp = parsed
+            return None
+        captures, vantage, model, tlp = parsed[:4]
         paths = [as_click_path(c) for c in captures]
         if not all(c and stat.S_ISREG(os.stat(p).st_mode) for c, p in zip(captures, paths)):
-            return
+            return None
         from . import _core
 
         _pending = ((tuple(paths), vantage, model, tlp), _core.analyze_start(paths, vantage, model, tlp))
+        return parsed
     except Exception:  # anything unexpected: no prefetch; the command itself will decide
         _pending = None
+        return None
 
 
 def take(paths: list[str], vantage: str, model: str, tlp: bool | None):
@@ -115,20 +119,116 @@ def take(paths: list[str], vantage: str, model: str, tlp: bool | None):
     return pending[1]
 
 
-def main() -> None:
-    """The ``tcplab`` console script: :func:`start`, then the click command line.
+def _echo(line: str) -> None:
+    """``click.echo(line)`` for the lines ``analyze`` prints (text, no ANSI styles: paths are
+    escaped by ``outdir.show``): write, newline, flush."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
-    After an ``analyze`` whose analysis was started early, the process ends with
-    ``os._exit`` once stdout and stderr are flushed, with the exit status the command set:
-    that command has closed every file it wrote (its outputs are renamed into place before
-    it returns), starts no Python thread and registers no ``atexit`` handler, so the
-    interpreter's finalisation (a garbage collection and the freeing of every module, about
-    0.01 s of CPU, docs/benchmarks.md) would only delay the prompt. Any other command, and a
-    status that is not an integer, ends as before."""
-    start(sys.argv[1:])
+
+def _as_cli_error(e: BaseException) -> None:
+    """Reports ``e`` exactly as the click command would (its ``_user_errors`` wrapper, then
+    the group's closed-stdout rule): one line and exit status 2, 130 for Ctrl-C, 141 for a
+    closed stdout; anything else propagates as it would there. click is imported here, on
+    the error path only."""
+    from . import cli
+
+    def fail() -> None:
+        raise e
+
+    try:
+        cli._user_errors(fail)()
+    except OSError as e2:
+        if cli._is_epipe(e2):
+            cli._exit_stdout_closed()
+        raise
+
+
+def _fast(captures: list[str], vantage: str, model: str, tlp: bool | None, out: str, overwrite: bool,
+          quiet: bool) -> int | None:
+    """The ``analyze`` command's success path without click (its body in ``tcplab.cli``, with
+    the values click would have given it): returns the exit status (0), or ``None`` —
+    before anything is written or printed — whenever something is not the plain success
+    path, and the click command line then runs the whole command (and reports the problem
+    in its own words). A failure after the output directory is being written is reported
+    as the command reports it (:func:`_as_cli_error`)."""
+    from pathlib import Path
+
+    stdout = sys.stdout
+    encoding = (getattr(stdout, "encoding", None) or "").lower().replace("_", "-")
+    if stdout is None or (not quiet and encoding not in ("utf-8", "utf8")):
+        return None  # click.echo would pick another writer for this stream: let it
+    from . import outdir
+    from .analyze import VANTAGES, analyze as api_analyze
+    from .errors import TcplabError
+
+    if not out or vantage not in VANTAGES:
+        return None  # click's usage errors
+    out_path = Path(out)
+    if out_path.exists() and not out_path.is_dir():
+        return None  # click's usage error (_OutDir)
+    try:
+        outdir.check(out_path, overwrite=overwrite)
+        res = api_analyze([Path(c) for c in captures], vantage=vantage, model=model, tlp=tlp)
+    except TcplabError:
+        return None  # a refused directory, nothing analysable: the command says so itself
+    except KeyboardInterrupt as e:
+        _as_cli_error(e)
+        raise
+    if any(c.get("error") for c in res.summary["captures"]):
+        return None  # skipped captures are named by the command (it analyses again)
+    try:
+        with outdir.staged(out_path, overwrite=overwrite, command="analyze") as tmp:
+            res.write(tmp)
+        if not quiet:
+            from .analyze_report import print_analysis
+
+            print_analysis(res.summary, out_path, _echo)
+    except Exception as e:
+        _as_cli_error(e)
+        raise
+    except KeyboardInterrupt as e:
+        _as_cli_error(e)
+        raise
+    return 0
+
+
+def _flush_and_exit(code: int) -> None:
+    """Flushes stdout and stderr and ends the process with ``code`` at once (see
+    :func:`main`); a closed stdout ends it with 141, as the click command line does."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError as e:
+        from . import cli
+
+        if cli._is_epipe(e):
+            cli._exit_stdout_closed()
+        raise
+    os._exit(code)
+
+
+def main() -> None:
+    """The ``tcplab`` console script.
+
+    A plain ``analyze`` of regular files (:func:`start` started its analysis) runs without
+    importing click when it succeeds (:func:`_fast`: ≈ 0.04 s of CPU less); anything else,
+    and every failure before its outputs are written, goes to the click command line,
+    unchanged. After such an ``analyze``, either way, the process ends with ``os._exit``
+    once stdout and stderr are flushed, with the exit status the command set: the command
+    has closed every file it wrote (its outputs are renamed into place before it returns),
+    starts no Python thread and registers no ``atexit`` handler, so the interpreter's
+    finalisation (a garbage collection and the freeing of every module, ≈ 0.012 s of CPU,
+    docs/benchmarks.md) would only delay the prompt. Any other command, and a status that
+    is not an integer, ends as before."""
+    parsed = start(sys.argv[1:])
+    if parsed is not None and _pending is not None:
+        status = _fast(*parsed)
+        if status is not None:
+            _flush_and_exit(status)
     from .cli import main as cli_main
 
-    if _pending is None:
+    if parsed is None:
         cli_main()
         return
     try:
@@ -137,9 +237,4 @@ def main() -> None:
         code = 0 if e.code is None else e.code
         if not isinstance(code, int):
             raise
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except Exception:  # a closed stream: let the interpreter's own exit deal with it
-            raise e from None
-        os._exit(code)
+        _flush_and_exit(code)
