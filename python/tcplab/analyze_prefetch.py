@@ -7,7 +7,7 @@ command faster than ``tcptrace -n -l`` end to end, docs/benchmarks.md). So :func
 looks at the command line first, with nothing but ``os`` and the compiled core: when it is a
 plain ``analyze`` of regular files without ``--scenario``, it starts the analysis on a thread
 of the core (``_core.analyze_start``, GIL released, no Python on that thread) and then runs
-the click command line exactly as before. When the command reaches
+the command. When the command reaches
 :func:`tcplab.analyze.analyze`, that call takes the started analysis (:func:`take`) if, and
 only if, it is the same call: the same paths (as strings, exactly), vantage, model and
 ``--tlp`` setting. Anything else — a usage error, ``--help``, a path click normalises
@@ -23,6 +23,13 @@ ambiguity (``-o DIR``, ``-oDIR``, ``--out DIR``, ``--out=DIR``, ``--overwrite``,
 ``--no-tlp``, ``--``); captures that are regular files (``os.stat``; reading a FIFO or a
 device early could consume what the command, refusing its output directory, must not
 read). Later options override earlier ones, as in click.
+
+Two more savings follow from knowing early that the command is such an ``analyze``
+(:func:`main`): its success path runs without importing click at all (:func:`_fast`, the
+command's body with the values click would have given it; anything but plain success is
+handed to the click command line before a byte is written or printed), and the process
+ends with ``os._exit`` after flushing, skipping the interpreter's teardown. Why each is
+safe: docs/design.md, "Starting the analysis before the command line is parsed".
 """
 
 from __future__ import annotations
