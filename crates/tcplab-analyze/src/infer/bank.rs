@@ -22,6 +22,7 @@ use crate::rtt::RttStats;
 use crate::sender_replay::{DirCounters, DirReplay, Position, RetxOut};
 
 use super::decide::{decide_with_hint, Candidate, Inference};
+use super::first_flight::FirstFlight;
 use super::PassiveHints;
 use super::score::{score_event, ModelScore, TickGrid, UNEXPLAINED};
 
@@ -50,6 +51,9 @@ pub struct DirBank {
     pruned: Vec<bool>,
     stream: bool,
     scratch: Vec<RetxOut>,
+    /// The data before the first ACK, priced against each candidate's initial window at the
+    /// end (`first_flight.rs`).
+    first: FirstFlight,
 }
 
 /// What a finished direction hands to the analyzer.
@@ -68,7 +72,7 @@ impl DirBank {
     pub fn new(pos: Position, sack: bool, timestamps: bool, models: Arc<[Arc<dyn SenderModel>]>) -> DirBank {
         let live = models.iter().enumerate().map(|(idx, m)| Live { idx, replay: DirReplay::new(pos, sack, timestamps, m.as_ref()), held: Vec::new() }).collect();
         let n = models.len();
-        DirBank { stream: n == 1, models, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new() }
+        DirBank { stream: n == 1, models, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new(), first: FirstFlight::default() }
     }
 
     pub fn position(&self) -> Position {
@@ -111,6 +115,7 @@ impl DirBank {
     /// A data segment (see [`DirReplay::on_data`]); scores its evidence under every model.
     pub fn on_data(&mut self, now: u64, frame: u64, abs_seq: u32, rel_seq: u32, len: u32, tsval: Option<u32>) {
         let mut scored = false;
+        self.first.on_data(rel_seq, len);
         for l in self.live.iter_mut() {
             l.replay.on_data(now, frame, abs_seq, rel_seq, len, tsval);
             if let Some(ev) = l.replay.take_evidence() {
@@ -126,6 +131,7 @@ impl DirBank {
 
     /// An ACK for this direction; decided rows go to `out` when streaming, else are held.
     pub fn on_ack(&mut self, now: u64, rel_ack: u32, seg: &Segment, hs: Option<u64>, out: &mut Vec<HeldRow>) {
+        self.first.on_ack();
         for l in self.live.iter_mut() {
             l.replay.on_ack(now, rel_ack, seg);
             l.replay.drain_done(&mut self.scratch);
@@ -151,6 +157,15 @@ impl DirBank {
     /// `hint`: the passive hints of this direction's sender (its SYN or SYN-ACK), which may
     /// break a tie (`decide::decide_with_hint`).
     pub fn finish(mut self, last_ns: u64, hs: Option<u64>, hint: Option<&PassiveHints>) -> Option<DirResult> {
+        if !self.stream {
+            // The first flight against each candidate's initial window (`first_flight.rs`);
+            // priced only with the sender's own handshake (its MSS bounds the SMSS).
+            let cfgs: Vec<&tcplab_tcp::TcpConfig> = self.models.iter().map(|m| m.config()).collect();
+            let costs = self.first.costs(&cfgs, hint.and_then(|h| h.mss));
+            for (s, c) in self.scores.iter_mut().zip(costs) {
+                s.add_exclusion(c);
+            }
+        }
         let inference = (!self.stream).then(|| {
             let cands: Vec<Candidate<'_>> = self
                 .models

@@ -15,7 +15,12 @@
 //! (`hints.rs`) are reported apart; the OS the SYN's initial TTL, option layout and window
 //! scale point to (else the initial TTL's OS family) may break a tie the replay left
 //! (`decide::decide_with_hint`, basis `replay+hint`), naming only a candidate the replay
-//! itself left tied.
+//! itself left tied; where the replay names none at all, a positive OS-signature match names
+//! the one candidate of the replay's tie it does not exclude (basis `hint`; never while
+//! `rfc6298`, which no signature excludes, is left). The first flight — the data sent before
+//! the first ACK — is priced against each candidate's initial window (`first_flight.rs`:
+//! RFC 3390 / RFC 6928 / 4.4BSD's one segment), the one piece of evidence about the sender
+//! that needs no timing.
 //!
 //! The scoring rule (details and clauses in `score.rs`): a timeout is priced by how far it
 //! was sent from the deadline that candidate's RTO timer had (its estimator, minRTO,
@@ -80,6 +85,7 @@
 pub mod bank;
 pub mod decide;
 pub mod evidence;
+pub mod first_flight;
 pub mod hints;
 pub mod score;
 pub mod syn;
