@@ -30,11 +30,12 @@ fn main() {
                 let retx = c.counters[0].retransmissions + c.counters[1].retransmissions;
                 let inf = tcplab_analyze::infer::infer_connection(c);
                 println!(
-                    "{f} conn {} retx {retx}: model {} basis {} confidence {:.3} (candidates {}; runner-up {}; scores {:?})",
+                    "{f} conn {} retx {retx}: model {} basis {} confidence {:.3} min_rto_ms {} (candidates {}; runner-up {}; scores {:?})",
                     c.record.conn_id,
                     inf.map_or("unknown", |i| i.model_name()),
                     inf.map_or("none", |i| i.basis.name()),
                     inf.and_then(|i| i.confidence).unwrap_or(f64::NAN),
+                    inf.and_then(|i| i.params.min_rto_ns).map_or("unknown".to_string(), |n| (n as f64 / 1e6).to_string()),
                     inf.map_or(String::new(), |i| i.candidates.join("|")),
                     inf.and_then(|i| i.runner_up.clone()).unwrap_or_default(),
                     inf.map(|i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost, s.unexplained, s.timers_fit)).collect::<Vec<_>>()).unwrap_or_default()
@@ -57,7 +58,7 @@ fn main() {
         for seed in 1..=seeds {
             let o = infer_corpus::run_case(&profile, &case, &dir, seed);
             for x in o.iter().filter(|x| x.model != "unknown" && x.model != x.truth) {
-                eprintln!("  WRONG {} seed {seed} {} flow {}: truth {} got {} basis {} (candidates {}) timeouts {} retx {}", x.case, x.vantage, x.flow, x.truth, x.model, x.basis, x.candidates, x.timeouts, x.retransmissions);
+                eprintln!("  WRONG {} seed {seed} {} flow {}: truth {} got {} basis {} (candidates {}) timeouts {} retx {} scores {:?}", x.case, x.vantage, x.flow, x.truth, x.model, x.basis, x.candidates, x.timeouts, x.retransmissions, x.scores);
             }
             if verbose {
                 for x in o.iter().filter(|x| x.retransmissions > 0 && x.model != "unknown") {

@@ -253,6 +253,20 @@ fn a_first_flight_beyond_the_initial_window_excludes_the_stack() {
     assert!(i.scores.iter().filter(|(n, _)| n != "bsd-lite").all(|(_, s)| s.cost == 0), "{:?}", i.scores);
 }
 
+/// Issue 11 item 2 (`infer::rto_min_fit`): the harness's route with `rto_min 50ms`. The
+/// profile's 200 ms floor leaves its timeout unexplained; the variant with the fitted 50 ms
+/// floor explains every retransmission, so `linux` is named by the replay and the minimum
+/// RTO reported is the route's.
+#[test]
+fn a_route_rto_min_of_50ms_is_fitted() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/linux/rto-min-50ms/sender.pcap");
+    let a = analyze_paths(&[p], &AnalyzeConfig::auto()).unwrap();
+    let c = a.connections.iter().find(|c| c.counters[0].retransmissions + c.counters[1].retransmissions > 0).unwrap();
+    let i = infer_connection(c).unwrap();
+    assert_eq!((i.model_name(), i.basis), ("linux", Basis::Replay), "{i:?}");
+    assert_eq!(i.params.min_rto_ns, Some(50 * MS), "{i:?}");
+}
+
 /// Real Linux senders (tests/fixtures/linux: issue 10's harness, captured at the kernel's own
 /// interface): each connection with a retransmission, its answer, basis and candidates.
 fn real_linux_answers() -> Vec<(String, String, String, String)> {
@@ -301,10 +315,13 @@ fn real_linux_senders_are_called_linux() {
 }
 
 /// The real Linux connections `--model auto` calls `linux` (of 9; the rest `unknown`): all,
-/// by the replay alone (basis `replay`: `spike-ack`, `tail-loss`, `tail-loss-no-tlp`, whose
+/// by the replay alone (basis `replay`: `spike-ack`, `tail-loss`, `tail-loss-no-tlp`,
+/// `rto-min-50ms`, whose
 /// first flights of ten segments exclude every RFC 3390 / one-segment stack,
 /// `infer::first_flight`), and by the OS signature among the candidates the replay left
 /// (basis `hint`: `burst-loss`, `lost-retransmission`, `reorder`, `sack-off`, whose
 /// retransmissions fit no timer event). History: 1 of 9 (infer4), 3 (infer5: two by
-/// `replay+hint`), 7 (infer6 item 1).
-const REAL_LINUX_NAMED: (usize, usize, usize) = (7, 3, 4);
+/// `replay+hint`), 7 (infer6 item 1), 8 (infer6 item 2: `rto-min-50ms` by the replay with its
+/// route's 50 ms floor fitted, `infer::rto_min_fit`). Left `unknown`: `reorder-many`, where
+/// the `linux` replay leaves two retransmissions unexplained.
+const REAL_LINUX_NAMED: (usize, usize, usize) = (8, 4, 4);

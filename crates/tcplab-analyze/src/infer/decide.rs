@@ -24,6 +24,11 @@
 //!   `unknown`. (With no evidence every candidate is still in, so a parameter all profiles
 //!   share is not reported as inferred: it was assumed, not observed.)
 //!
+//! - a candidate whose minimum RTO was fitted (`rto_min_fit.rs`: `linux` on a route with
+//!   its own `rto_min`) needs [`DECISION_MARGIN`] everywhere: the fit is one more free
+//!   parameter, and measured with the one-event margin at the sender, a 4-100 ms floor
+//!   "explained" as an early timeout a retransmission no candidate's replay explained and
+//!   named `linux` for 19 simulated senders of other profiles (no timeout among them);
 //! - a candidate dropped from the replay early (`bank::PRUNE_MARGIN`) keeps the cost it had
 //!   then, a lower bound; it can be named never, and when its bound comes within the margin
 //!   of the best live candidate the result is `unknown`.
@@ -110,6 +115,10 @@ pub struct Candidate<'a> {
     pub score: ModelScore,
     /// Dropped from the replay (`bank.rs`): its cost is a lower bound.
     pub pruned: bool,
+    /// A variant whose minimum RTO was fitted to this connection (`rto_min_fit.rs`), not the
+    /// profile's own: one more free parameter, so its evidence needs [`DECISION_MARGIN`]
+    /// even where [`CORROBORATED_MARGIN`] would do.
+    pub fitted: bool,
 }
 
 /// What the decision rests on.
@@ -217,7 +226,7 @@ fn decide_among(cands: &[Candidate<'_>], at_sender: bool, replay_had_evidence: b
         return Inference { model: None, confidence: None, runner_up: None, candidates: Vec::new(), replayed: String::new(), basis: Basis::None, params: InferredParams::default(), events, scores };
     };
     // The margin the evidence needs (module docs; `CORROBORATED_MARGIN`).
-    let margin = if at_sender && best.score.timers_fit >= CORROBORATING_TIMER_FITS { CORROBORATED_MARGIN } else { DECISION_MARGIN };
+    let margin = if at_sender && best.score.timers_fit >= CORROBORATING_TIMER_FITS && !best.fitted { CORROBORATED_MARGIN } else { DECISION_MARGIN };
     let mut order: Vec<&Candidate<'_>> = cands.iter().collect();
     order.sort_by_key(|c| (c.score.cost, c.pruned)); // stable: ties keep candidate order
     let fallback = order.iter().find(|c| c.name == FALLBACK_MODEL && !c.pruned && c.score.cost < best.score.cost + margin);
@@ -318,7 +327,7 @@ mod tests {
     }
 
     fn cands<'a>(c: &'a [(&'static str, TcpConfig)], costs: &[u64], events: u32) -> Vec<Candidate<'a>> {
-        c.iter().zip(costs).map(|((n, cfg), &cost)| Candidate { name: n, cfg, score: ModelScore { cost, events, unexplained: 0, timed: events, timers_fit: events }, pruned: false }).collect()
+        c.iter().zip(costs).map(|((n, cfg), &cost)| Candidate { name: n, cfg, score: ModelScore { cost, events, unexplained: 0, timed: events, timers_fit: events }, pruned: false, fitted: false }).collect()
     }
 
     /// No retransmission: unknown, no confidence, no parameter (003 §IV-A "unambiguously").
@@ -551,5 +560,20 @@ mod tests {
         let mut none = v.clone();
         none.iter_mut().for_each(|x| x.score.events = 0);
         assert_eq!(decide_with_hint(&none, true, Some(&h)).model_name(), "unknown");
+    }
+
+    /// A best candidate whose minimum RTO was fitted (`rto_min_fit.rs`) needs the two-event
+    /// margin even at the sender with a fitted timer: one rival one event behind leaves it
+    /// unknown, two name it.
+    #[test]
+    fn a_fitted_minimum_rto_needs_the_two_event_margin() {
+        let c = cfgs();
+        let mut v = cands(&c, &[1000, 0, 1000], 1);
+        assert_eq!(decide(&v, true).model_name(), "windows-xp");
+        v[1].fitted = true;
+        assert_eq!(decide(&v, true).model_name(), "unknown");
+        let mut w = cands(&c, &[2000, 0, 2000], 2);
+        w[1].fitted = true;
+        assert_eq!(decide(&w, true).model_name(), "windows-xp");
     }
 }

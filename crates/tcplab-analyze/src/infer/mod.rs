@@ -87,6 +87,7 @@ pub mod decide;
 pub mod evidence;
 pub mod first_flight;
 pub mod hints;
+pub mod rto_min_fit;
 pub mod score;
 pub mod syn;
 
@@ -112,9 +113,14 @@ pub fn default_candidates() -> Arc<[Arc<dyn SenderModel>]> {
 
 impl Inference {
     /// The profile whose replay classified this sender (the named model, or the best
-    /// candidate when `unknown`), to fork for a what-if replay.
+    /// candidate when `unknown`), to fork for a what-if replay; with the inferred minimum
+    /// RTO when one was identified (a fitted `linux` route floor, `rto_min_fit.rs`).
     pub fn config(&self) -> Option<tcplab_tcp::TcpConfig> {
-        tcplab_tcp::Profile::by_name(&self.replayed).map(|p| p.config())
+        let mut cfg = tcplab_tcp::Profile::by_name(&self.replayed)?.config();
+        if let Some(ns) = self.params.min_rto_ns {
+            cfg.rto.min = tcplab_time::SimDuration(ns);
+        }
+        Some(cfg)
     }
 }
 
