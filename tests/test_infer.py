@@ -26,9 +26,9 @@ MODEL_COLUMNS = {
 }
 #: Real Linux sender captures: connections with a retransmission that `--model auto` calls
 #: `linux` today (issue 11's goal is all of them; the others are `unknown`, never another
-#: stack): 7 of 9 since infer6's first-flight evidence and `hint` basis (3 before).
+#: stack): 8 of 9 since infer6 (first-flight evidence, basis `hint`, the fitted rto_min; 3 before).
 #: docs/validation.md, "Sender OS inference".
-TODAY_LINUX_NAMED = 7
+TODAY_LINUX_NAMED = 8
 
 
 @pytest.fixture(scope="module")

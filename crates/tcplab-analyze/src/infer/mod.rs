@@ -64,13 +64,15 @@
 //!   bottleneck (13), none wrong; of the 1112 connections with retransmissions but no
 //!   timeout 18 named at the sender, all right; the nine real Linux captures of
 //!   tests/fixtures/linux: `tail-loss` named `linux`, eight `unknown`, none wrong;
-//! - infer5, with the option-layout OS signatures (`hints::OS_SIGNATURES`; the simulator
-//!   writes each profile's layout): 186 of 412 named right at the sender (61 of them
-//!   `replay+hint`), 39 at the bottleneck, none wrong (`--seeds 8`: 320 and 60 of 736, none
-//!   wrong); real Linux captures 3 of 9 `linux` (`tail-loss`, `spike-ack`,
-//!   `tail-loss-no-tlp`), six `unknown` (five with no replay evidence at all), none wrong.
-//!   Goals (>= 0.99 named right; every real Linux connection `linux`) not met: `decide.rs`
-//!   and docs/validation.md give the measured reasons.
+//! - infer5, with the option-layout OS signatures (`hints::OS_SIGNATURES`): 186 of 412 right
+//!   at the sender, 39 at the bottleneck, none wrong; real Linux captures 3 of 9 `linux`;
+//! - infer6, with the first flight against each candidate's initial window
+//!   (`first_flight.rs`), basis `hint` (`decide::decide_with_hint`'s second rule) and the
+//!   fitted Linux `rto_min` (`rto_min_fit.rs`): 272 of 412 right at the sender (0.660), 67 at
+//!   the bottleneck, none wrong (`--seeds 8`: 462 and 93 of 736, none wrong); real Linux
+//!   captures 8 of 9 `linux` (`reorder-many`: its replay leaves two retransmissions
+//!   unexplained). The goal of >= 0.99 is not met; docs/validation.md lists what stays
+//!   unnamed and why.
 //!
 //! # Using it from another stage (what-if replay)
 //!
