@@ -61,6 +61,9 @@ fn main() {
                 eprintln!("  WRONG {} seed {seed} {} flow {}: truth {} got {} basis {} (candidates {}) timeouts {} retx {} scores {:?}", x.case, x.vantage, x.flow, x.truth, x.model, x.basis, x.candidates, x.timeouts, x.retransmissions, x.scores);
             }
             if verbose {
+                for x in o.iter().filter(|x| x.timeouts > 0 && x.model == "unknown") {
+                    eprintln!("  UNKNOWN {} seed {seed} {} flow {}: truth {} basis {} (candidates {}) timeouts {} retx {} scores (cost, unexplained, timers fitted) {:?}", x.case, x.vantage, x.flow, x.truth, x.basis, x.candidates, x.timeouts, x.retransmissions, x.scores);
+                }
                 for x in o.iter().filter(|x| x.retransmissions > 0 && x.model != "unknown") {
                     eprintln!("  {} seed {seed} {} flow {}: truth {} got {} (candidates {}) timeouts {} retx {}", x.case, x.vantage, x.flow, x.truth, x.model, x.candidates, x.timeouts, x.retransmissions);
                 }
