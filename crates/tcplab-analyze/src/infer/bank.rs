@@ -228,16 +228,21 @@ impl DirBank {
     }
 }
 
+/// A candidate list.
+type Models = Arc<[Arc<dyn SenderModel>]>;
+/// The cached expansion: the list it was made from, the expanded list, its `base` indices.
+type Expansion = (Models, Models, Arc<[usize]>);
+
 thread_local! {
     /// The last expansion (`rto_min_fit::expand`): the candidate list it was made from (its
     /// elements kept alive, so pointer equality identifies the same list) and the result.
     /// Every connection of an analysis gets the same candidates, so the variants are built
     /// once per analysis thread, not per connection.
-    static EXPANDED: std::cell::RefCell<Option<(Arc<[Arc<dyn SenderModel>]>, Arc<[Arc<dyn SenderModel>]>, Arc<[usize]>)>> = const { std::cell::RefCell::new(None) };
+    static EXPANDED: std::cell::RefCell<Option<Expansion>> = const { std::cell::RefCell::new(None) };
 }
 
 /// `rto_min_fit::expand` of `models`, cached per thread.
-fn expanded(models: &Arc<[Arc<dyn SenderModel>]>) -> (Arc<[Arc<dyn SenderModel>]>, Arc<[usize]>) {
+fn expanded(models: &Models) -> (Models, Arc<[usize]>) {
     EXPANDED.with(|cell| {
         let mut c = cell.borrow_mut();
         if let Some((from, to, base)) = c.as_ref() {
