@@ -29,41 +29,46 @@ def load(d):
     sim = sum(x["sim_cpu_s"] for x in L)
     return dict(n=len(L), job=u + s, wall=e, sim=sim, out=u + s - sim, drv=drv)
 
-args = sys.argv[1:]
-h = float(args[0]) / 1000
-groups = " ".join(args[1:]).split(" -- ")
-r2, r200, r1000 = ([load(d) for d in g.split()] for g in groups)
-m = lambda rs, k: statistics.mean(r[k] for r in rs)
-O2, W2, O200, W200 = m(r2, "out"), m(r2, "wall"), m(r200, "out"), m(r200, "wall")
-n2, n200 = r2[0]["n"], r200[0]["n"]
-p = ((O200 - h * W200) - (O2 - h * W2)) / (n200 - n2)
-F = O2 - h * W2 - n2 * p
-Fdrv = m(r2, "drv")
-N = r1000[0]["n"]
-S = m(r1000, "sim")
-t_run = S / N
-I = Fdrv + t_run
-W_cpu = (S + F + N * p) / (2 - h)
-cpu_measure = (F + N * p + h * W_cpu) / (S + F + N * p + h * W_cpu)
-W = (S + F + N * p + I) / (2 - h)
-wall_upper = 1 - S / (2 * W)
-print(f"2-run studies: outside CPU {[round(r['out'], 2) for r in r2]} s, wall {[r['wall'] for r in r2]} s, driver {[r['drv'] for r in r2]} s")
-print(f"{n200}-run studies: outside CPU {[round(r['out'], 2) for r in r200]} s, wall {[r['wall'] for r in r200]} s")
-print(f"housekeeping h = {1000*h:.1f} ms per s of wall")
-print(f"fixed CPU F = {F:.2f} s (driver's part {Fdrv:.2f} s), per-run CPU p = {1000*p:.2f} ms")
-print(f"bench-1000 simulator CPU S = {S:.2f} s ({1000*t_run:.1f} ms per run)")
-print(f"idle machine, computed: wall ~ {W:.1f} s (at the idle bound), outside CPU {F + N*p + h*W_cpu:.2f} s")
-print(f"  CPU measure (share of all CPU outside the simulator): {100*cpu_measure:.1f} %")
-print(f"  issue's wall measure, upper bound (I = {I:.2f} core-s idle): {100*wall_upper:.1f} %")
-for r in r1000:
-    print(f"  measured on the loaded machine: CPU share outside {100*r['out']/r['job']:.1f} %, wall {r['wall']} s")
+def main() -> None:
+    args = sys.argv[1:]
+    h = float(args[0]) / 1000
+    groups = " ".join(args[1:]).split(" -- ")
+    r2, r200, r1000 = ([load(d) for d in g.split()] for g in groups)
+    m = lambda rs, k: statistics.mean(r[k] for r in rs)
+    O2, W2, O200, W200 = m(r2, "out"), m(r2, "wall"), m(r200, "out"), m(r200, "wall")
+    n2, n200 = r2[0]["n"], r200[0]["n"]
+    p = ((O200 - h * W200) - (O2 - h * W2)) / (n200 - n2)
+    F = O2 - h * W2 - n2 * p
+    Fdrv = m(r2, "drv")
+    N = r1000[0]["n"]
+    S = m(r1000, "sim")
+    t_run = S / N
+    I = Fdrv + t_run
+    W_cpu = (S + F + N * p) / (2 - h)
+    cpu_measure = (F + N * p + h * W_cpu) / (S + F + N * p + h * W_cpu)
+    W = (S + F + N * p + I) / (2 - h)
+    wall_upper = 1 - S / (2 * W)
+    print(f"2-run studies: outside CPU {[round(r['out'], 2) for r in r2]} s, wall {[r['wall'] for r in r2]} s, driver {[r['drv'] for r in r2]} s")
+    print(f"{n200}-run studies: outside CPU {[round(r['out'], 2) for r in r200]} s, wall {[r['wall'] for r in r200]} s")
+    print(f"housekeeping h = {1000*h:.1f} ms per s of wall")
+    print(f"fixed CPU F = {F:.2f} s (driver's part {Fdrv:.2f} s), per-run CPU p = {1000*p:.2f} ms")
+    print(f"bench-1000 simulator CPU S = {S:.2f} s ({1000*t_run:.1f} ms per run)")
+    print(f"idle machine, computed: wall ~ {W:.1f} s (at the idle bound), outside CPU {F + N*p + h*W_cpu:.2f} s")
+    print(f"  CPU measure (share of all CPU outside the simulator): {100*cpu_measure:.1f} %")
+    print(f"  issue's wall measure, upper bound (I = {I:.2f} core-s idle): {100*wall_upper:.1f} %")
+    for r in r1000:
+        print(f"  measured on the loaded machine: CPU share outside {100*r['out']/r['job']:.1f} %, wall {r['wall']} s")
 
-# A second estimate of F and p: least squares over every study given (2, 200 and 1000 runs).
-rows = [(r["n"], r["out"] - h * r["wall"]) for r in r2 + r200 + r1000]
-nb = statistics.mean(n for n, _ in rows); ob = statistics.mean(o for _, o in rows)
-p2 = sum((n - nb) * (o - ob) for n, o in rows) / sum((n - nb) ** 2 for n, _ in rows)
-F2 = ob - p2 * nb
-W2i = (S + F2 + N * p2 + I) / (2 - h)
-Wc = (S + F2 + N * p2) / (2 - h)
-print(f"least squares over all {len(rows)} studies: F = {F2:.2f} s, p = {1000*p2:.2f} ms -> idle CPU measure "
-      f"{100*(F2 + N*p2 + h*Wc)/(S + F2 + N*p2 + h*Wc):.1f} %, wall measure upper bound {100*(1 - S/(2*W2i)):.1f} %")
+    # A second estimate of F and p: least squares over every study given (2, 200 and 1000 runs).
+    rows = [(r["n"], r["out"] - h * r["wall"]) for r in r2 + r200 + r1000]
+    nb = statistics.mean(n for n, _ in rows); ob = statistics.mean(o for _, o in rows)
+    p2 = sum((n - nb) * (o - ob) for n, o in rows) / sum((n - nb) ** 2 for n, _ in rows)
+    F2 = ob - p2 * nb
+    W2i = (S + F2 + N * p2 + I) / (2 - h)
+    Wc = (S + F2 + N * p2) / (2 - h)
+    print(f"least squares over all {len(rows)} studies: F = {F2:.2f} s, p = {1000*p2:.2f} ms -> idle CPU measure "
+          f"{100*(F2 + N*p2 + h*Wc)/(S + F2 + N*p2 + h*Wc):.1f} %, wall measure upper bound {100*(1 - S/(2*W2i)):.1f} %")
+
+
+if __name__ == "__main__":
+    main()
