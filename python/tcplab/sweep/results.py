@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: What tabulation imports that filing does not (pandas, and scipy's special functions for
-#: the t quantile, 0.5 s of CPU on the project machine): imported lazily, so that the sweep
+#: the t quantile; about 0.3–0.4 s and 0.15 s of CPU on the project machine): imported lazily, so that the sweep
 #: driver can import them while the workers simulate (``runner.warm_up``) instead of before
 #: the first run or after the last, when both workers wait for it.
 TABULATION_MODULES = ("pandas", "scipy.special")

@@ -465,7 +465,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
 def warm_up(modules: tuple[str, ...] = TABULATION_MODULES) -> threading.Thread:
     """Import ``modules`` (what tabulation needs and filing does not: pandas, scipy's t
     quantile) on a daemon thread, while the workers simulate. Imported before the first run
-    or after the last, their 0.5-1 s of CPU would be wall time that both workers wait out
+    or after the last, their ~0.5 s of CPU would be wall time that both workers wait out
     (twice that in the workers x wall measure); during the runs they take the driver's share
     of a core once. An import that fails here fails again, with its message, where it is
     used."""
