@@ -175,10 +175,17 @@ def test_bench_json_prints_one_object_per_case():
     assert r.returncode == 0, r.stderr
     (line,) = r.stdout.strip().splitlines()
     obj = json.loads(line)
-    assert set(obj) == {"case", "flows", "bottleneck_bps", "sim_s", "packets", "wall_s", "packets_per_s", "events_per_s"}
+    assert set(obj) == {
+        "case", "flows", "bottleneck_bps", "sim_s", "packets", "wall_s", "packets_per_s", "events_per_s",
+        "hops", "ns_per_packet", "ns_per_hop",
+    }
     assert obj["case"] == "1x100M" and obj["flows"] == 1 and obj["bottleneck_bps"] == 100_000_000
     # a 100 Mb/s bottleneck for 20 s carries at most 100e6*20/8/1500 packets of 1500 bytes
     assert 0.5 * 100e6 * 20 / 8 / 1500 < obj["packets"] <= 100e6 * 20 / 8 / 1500 * 1.01
+    # the second denominator: each data packet crosses three links (access, bottleneck,
+    # access) and its ACKs come back, so hops exceed three per bottleneck data packet
+    assert 3 * obj["packets"] < obj["hops"] < 6 * obj["packets"]
+    assert obj["ns_per_hop"] < obj["ns_per_packet"]
 
 
 def test_unknown_bench_case_is_exit_2():

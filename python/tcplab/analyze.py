@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from . import _core
+from . import analyze_prefetch as _prefetch
 from .errors import TcplabError
 
 if TYPE_CHECKING:  # imported only when a table is asked for (fast CLI start, see AnalysisResult)
@@ -191,8 +192,11 @@ def analyze(
         from .api import scenario_document
 
         document = scenario_document(scenario)
+    # `tcplab analyze` may have started this very call before its command line was parsed
+    # (tcplab.analyze_prefetch): the same function with the same arguments, begun earlier.
+    pending = _prefetch.take(paths, vantage, model, tlp) if document is None else None
     try:
-        raw = _core.analyze(paths, vantage, model, tlp, document)
+        raw = pending.result() if pending is not None else _core.analyze(paths, vantage, model, tlp, document)
     except _core.CaptureError as e:
         message = e.args[0] if e.args else str(e)
         errors = e.args[1] if len(e.args) > 1 else None

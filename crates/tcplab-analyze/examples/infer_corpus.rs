@@ -30,12 +30,15 @@ fn main() {
                 let retx = c.counters[0].retransmissions + c.counters[1].retransmissions;
                 let inf = tcplab_analyze::infer::infer_connection(c);
                 println!(
-                    "{f} conn {} retx {retx}: model {} (candidates {}; runner-up {}; scores {:?})",
+                    "{f} conn {} retx {retx}: model {} basis {} confidence {:.3} min_rto_ms {} (candidates {}; runner-up {}; scores {:?})",
                     c.record.conn_id,
                     inf.map_or("unknown", |i| i.model_name()),
+                    inf.map_or("none", |i| i.basis.name()),
+                    inf.and_then(|i| i.confidence).unwrap_or(f64::NAN),
+                    inf.and_then(|i| i.params.min_rto_ns).map_or("unknown".to_string(), |n| (n as f64 / 1e6).to_string()),
                     inf.map_or(String::new(), |i| i.candidates.join("|")),
                     inf.and_then(|i| i.runner_up.clone()).unwrap_or_default(),
-                    inf.map(|i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost)).collect::<Vec<_>>()).unwrap_or_default()
+                    inf.map(|i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost, s.unexplained, s.timers_fit)).collect::<Vec<_>>()).unwrap_or_default()
                 );
             }
         }
@@ -54,7 +57,13 @@ fn main() {
         }
         for seed in 1..=seeds {
             let o = infer_corpus::run_case(&profile, &case, &dir, seed);
+            for x in o.iter().filter(|x| x.model != "unknown" && x.model != x.truth) {
+                eprintln!("  WRONG {} seed {seed} {} flow {}: truth {} got {} basis {} (candidates {}) timeouts {} retx {} scores {:?}", x.case, x.vantage, x.flow, x.truth, x.model, x.basis, x.candidates, x.timeouts, x.retransmissions, x.scores);
+            }
             if verbose {
+                for x in o.iter().filter(|x| x.timeouts > 0 && x.model == "unknown") {
+                    eprintln!("  UNKNOWN {} seed {seed} {} flow {}: truth {} basis {} (candidates {}) timeouts {} retx {} scores (cost, unexplained, timers fitted) {:?}", x.case, x.vantage, x.flow, x.truth, x.basis, x.candidates, x.timeouts, x.retransmissions, x.scores);
+                }
                 for x in o.iter().filter(|x| x.retransmissions > 0 && x.model != "unknown") {
                     eprintln!("  {} seed {seed} {} flow {}: truth {} got {} (candidates {}) timeouts {} retx {}", x.case, x.vantage, x.flow, x.truth, x.model, x.candidates, x.timeouts, x.retransmissions);
                 }
@@ -90,17 +99,17 @@ fn main() {
 /// hint (`replay+hint`), unknown, wrong.
 fn by_basis(all: &[Outcome]) {
     use std::collections::BTreeMap;
-    println!("\n### answers by basis (right by replay / right by replay+hint / unknown / WRONG)\n");
-    println!("| vantage | truth | timeout: replay | timeout: replay+hint | timeout: unknown | timeout: WRONG | no timeout: replay | no timeout: replay+hint | no timeout: unknown | no timeout: WRONG |\n|---|---|---|---|---|---|---|---|---|---|");
+    println!("\n### answers by basis (right by replay / right by replay+hint / right by hint / unknown / WRONG)\n");
+    println!("| vantage | truth | timeout: replay | timeout: replay+hint | timeout: hint | timeout: unknown | timeout: WRONG | no timeout: replay | no timeout: replay+hint | no timeout: hint | no timeout: unknown | no timeout: WRONG |\n|---|---|---|---|---|---|---|---|---|---|---|---|");
     for v in infer_corpus::INFER_VANTAGES {
-        let mut rows: BTreeMap<&str, [usize; 8]> = BTreeMap::new();
+        let mut rows: BTreeMap<&str, [usize; 10]> = BTreeMap::new();
         for o in all.iter().filter(|o| o.vantage == v && o.retransmissions > 0) {
             let r = rows.entry(o.truth.as_str()).or_default();
-            let base = if o.timeouts > 0 { 0 } else { 4 };
-            let col = if o.model == "unknown" { 2 } else if o.model != o.truth { 3 } else if o.basis == "replay+hint" { 1 } else { 0 };
+            let base = if o.timeouts > 0 { 0 } else { 5 };
+            let col = if o.model == "unknown" { 3 } else if o.model != o.truth { 4 } else if o.basis == "replay+hint" { 1 } else if o.basis == "hint" { 2 } else { 0 };
             r[base + col] += 1;
         }
-        let mut tot = [0usize; 8];
+        let mut tot = [0usize; 10];
         for (t, r) in &rows {
             println!("| {v} | {t} | {} |", r.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" | "));
             for (a, b) in tot.iter_mut().zip(r) {

@@ -52,20 +52,24 @@ fn simulated_senders_are_never_attributed_to_another_profile() {
 /// option-layout hint, `infer::hints::OS_SIGNATURES`, named one solaris-10 connection without
 /// a timeout whose replay left it tied, as its SYN carries Solaris 10's layout, and two
 /// rfc6298 timeout connections tied with freebsd-5 or bsd-lite, as their SYNs carry Linux's
-/// layout, which no BSD writes; rfc6298 itself is never excluded by a hint.)
-const SNAPSHOT: &str = r"| truth \ inferred | bsd-lite | freebsd-5 | rfc6298 | solaris-10 | unknown | windows-xp |
-|---|---|---|---|---|---|---|
-| bsd-lite | 2 | 0 | 0 | 0 | 0 | 0 |
-| freebsd-5 | 0 | 1 | 0 | 0 | 2 | 0 |
-| rfc6298 | 0 | 0 | 2 | 0 | 1 | 0 |
-| solaris-10 | 0 | 0 | 0 | 1 | 0 | 0 |
-| windows-xp | 0 | 0 | 0 | 0 | 0 | 2 |
+/// layout, which no BSD writes; rfc6298 itself is never excluded by a hint. infer6: the first
+/// flight against each candidate's initial window, `infer::first_flight` — a three-segment
+/// flight excludes 4.4BSD's one segment — named the last two freebsd-5 and one rfc6298 timeout
+/// connections, tied with bsd-lite, and two rfc6298 and one windows-xp connections without a
+/// timeout.)
+const SNAPSHOT: &str = r"| truth \ inferred | bsd-lite | freebsd-5 | rfc6298 | solaris-10 | windows-xp |
+|---|---|---|---|---|---|
+| bsd-lite | 2 | 0 | 0 | 0 | 0 |
+| freebsd-5 | 0 | 3 | 0 | 0 | 0 |
+| rfc6298 | 0 | 0 | 3 | 0 | 0 |
+| solaris-10 | 0 | 0 | 0 | 1 | 0 |
+| windows-xp | 0 | 0 | 0 | 0 | 2 |
 
-| truth \ inferred | bsd-lite | solaris-10 | unknown |
-|---|---|---|---|
-| bsd-lite | 1 | 0 | 5 |
-| freebsd-5 | 0 | 0 | 3 |
-| rfc6298 | 0 | 0 | 3 |
-| solaris-10 | 0 | 1 | 4 |
-| windows-xp | 0 | 0 | 4 |
+| truth \ inferred | bsd-lite | rfc6298 | solaris-10 | unknown | windows-xp |
+|---|---|---|---|---|---|
+| bsd-lite | 1 | 0 | 0 | 5 | 0 |
+| freebsd-5 | 0 | 0 | 0 | 3 | 0 |
+| rfc6298 | 0 | 2 | 0 | 1 | 0 |
+| solaris-10 | 0 | 0 | 1 | 4 | 0 |
+| windows-xp | 0 | 0 | 0 | 3 | 1 |
 ";

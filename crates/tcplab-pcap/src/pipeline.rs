@@ -153,7 +153,7 @@ pub fn for_each_tracked(
             // Cannot fail: the receiver is alive and the channel has room for all of them.
             let _ = empty_tx.send(Batch::new());
         }
-        s.spawn(move || {
+        let reading = s.spawn(move || {
             while let Ok(mut b) = empty_rx.recv() {
                 let more = b.fill(reader, tracker);
                 if full_tx.send(b).is_err() || !more {
@@ -166,6 +166,15 @@ pub fn for_each_tracked(
             b.hand_out(&mut each);
             // The reading thread may have finished (its receiver dropped): nothing to do.
             let _ = empty_tx.send(b);
+        }
+        // Joined here rather than left to the scope: the scope only waits until the thread's
+        // closure has returned, and the operating-system thread may then still be running
+        // its thread-local destructors after this function returns (the `analyzer` fuzz
+        // target's leak check caught glibc's `__cxa_thread_atexit_impl` record of such a
+        // thread, 2026-11-25). `join` waits for the thread itself; a panic of the reading
+        // thread reaches the caller as before.
+        if let Err(panic) = reading.join() {
+            std::panic::resume_unwind(panic);
         }
     });
 }

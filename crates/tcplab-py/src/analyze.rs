@@ -93,6 +93,32 @@ fn analyze_config(vantage: VantageChoice, model: &str, tlp: Option<bool>) -> PyR
     Ok(AnalyzeConfig { vantage, candidates: Some(candidates.into()), ..Default::default() })
 }
 
+/// What the analysis hands back to Python: the summary as JSON and the two tables, built on
+/// the analysing thread (with the GIL released, or on the prefetch thread).
+type Finished = Result<(String, Vec<Table>), AnalyzeError>;
+
+/// Reads, analyses and tabulates `paths` (no Python involved: runs on any thread).
+fn run_analysis(paths: &[PathBuf], cfg: &AnalyzeConfig) -> Finished {
+    let a = analyze_paths(paths, cfg)?;
+    Ok((a.summary_json(), vec![a.retransmissions_table(), a.connections_table()]))
+}
+
+/// The Python result of [`run_analysis`], or its `CaptureError`.
+fn into_result(done: Finished, scenario_models: Vec<(String, Vec<usize>, Vec<String>)>) -> PyResult<PyAnalysis> {
+    let (summary_json, tables) = done.map_err(|e| {
+        let msg = e.to_string();
+        let AnalyzeError::NothingAnalysable { errors } = e;
+        CaptureError::new_err((msg, errors))
+    })?;
+    Ok(PyAnalysis { summary_json, tables, scenario_models })
+}
+
+fn parse_vantage(vantage: &str) -> PyResult<VantageChoice> {
+    VantageChoice::parse(vantage).ok_or_else(|| {
+        CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
+    })
+}
+
 /// Analyses the captures (GIL released). `paths`: any path (`str` with surrogate escapes
 /// for bytes that are not UTF-8, as `os.fsdecode` gives; PyO3 turns them back into the same
 /// bytes). `vantage`: auto, sender, receiver or middle; `model`: `auto` (infer each
@@ -111,9 +137,7 @@ fn analyze(
     tlp: Option<bool>,
     scenario: Option<(String, String)>,
 ) -> PyResult<PyAnalysis> {
-    let v = VantageChoice::parse(vantage).ok_or_else(|| {
-        CaptureError::new_err(format!("--vantage: {vantage:?} is not one of auto, sender, receiver, middle"))
-    })?;
+    let v = parse_vantage(vantage)?;
     let (cfg, scenario_models) = match &scenario {
         Some((text, name)) => {
             let m = crate::scenario_model::scenario_models(text, name, tlp)
@@ -123,16 +147,49 @@ fn analyze(
         }
         None => (analyze_config(v, model, tlp)?, Vec::new()),
     };
-    let a = py.detach(|| analyze_paths(&paths, &cfg)).map_err(|e| {
-        let msg = e.to_string();
-        let AnalyzeError::NothingAnalysable { errors } = e;
-        CaptureError::new_err((msg, errors))
-    })?;
-    Ok(PyAnalysis {
-        summary_json: a.summary_json(),
-        tables: vec![a.retransmissions_table(), a.connections_table()],
-        scenario_models,
-    })
+    into_result(py.detach(|| run_analysis(&paths, &cfg)), scenario_models)
+}
+
+/// An analysis started early on a thread of its own ([`analyze_start`]); `result()` waits
+/// for it.
+#[pyclass(name = "PendingAnalysis", module = "tcplab._core")]
+struct PyPendingAnalysis {
+    /// Taken by the first `result()`.
+    thread: Option<std::thread::JoinHandle<Finished>>,
+}
+
+#[pymethods]
+impl PyPendingAnalysis {
+    /// Waits for the analysis (GIL released) and returns what `analyze(paths, vantage,
+    /// model, tlp)` returns, or raises what it raises (a panic of the analysing thread is
+    /// resumed here, so it surfaces as it would from `analyze`). Once only: a second call is
+    /// a `RuntimeError`.
+    fn result(&mut self, py: Python<'_>) -> PyResult<PyAnalysis> {
+        let thread = self
+            .thread
+            .take()
+            .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("the pending analysis was already taken"))?;
+        match py.detach(|| thread.join()) {
+            Ok(done) => into_result(done, Vec::new()),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+/// Starts `analyze(paths, vantage, model, tlp)` (no scenario) on a new thread, which never
+/// touches Python, and returns at once. `tcplab analyze` calls it before its command line is
+/// parsed (`python/tcplab/_prefetch.py`), so that the analysis overlaps importing click and
+/// the parse. A bad `vantage` or `model` raises here, as `analyze` would, before any thread
+/// starts.
+#[pyfunction]
+#[pyo3(signature = (paths, vantage, model = DEFAULT_MODEL, tlp = None))]
+fn analyze_start(paths: Vec<PathBuf>, vantage: &str, model: &str, tlp: Option<bool>) -> PyResult<PyPendingAnalysis> {
+    let cfg = analyze_config(parse_vantage(vantage)?, model, tlp)?;
+    let thread = std::thread::Builder::new()
+        .name("tcplab-analyze".into())
+        .spawn(move || run_analysis(&paths, &cfg))
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot start the analysing thread: {e}")))?;
+    Ok(PyPendingAnalysis { thread: Some(thread) })
 }
 
 /// Adds the analyzer's function, class and exception to `tcplab._core`.
@@ -140,6 +197,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CaptureError", m.py().get_type::<CaptureError>())?;
     m.add("ModelError", m.py().get_type::<ModelError>())?;
     m.add_class::<PyAnalysis>()?;
+    m.add_class::<PyPendingAnalysis>()?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_start, m)?)?;
     Ok(())
 }

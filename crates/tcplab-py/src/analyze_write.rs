@@ -178,6 +178,22 @@ fn write_csv(table: &Table, path: &Path) -> Result<(), String> {
     }
     text.push('\n');
     let mut scratch = String::new();
+    // Each dictionary value quoted once, not once per row.
+    let quoted: Vec<Vec<String>> = table
+        .columns
+        .iter()
+        .map(|c| match &c.data {
+            ColumnData::Dict { values, .. } => values
+                .iter()
+                .map(|v| {
+                    let mut q = String::with_capacity(v.len() + 2);
+                    push_quoted(&mut q, v);
+                    q
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+        .collect();
     for row in 0..table.num_rows() {
         for (i, c) in table.columns.iter().enumerate() {
             if i > 0 {
@@ -199,8 +215,9 @@ fn write_csv(table: &Table, path: &Path) -> Result<(), String> {
                     text.push_str(if v[row] { "true" } else { "false" });
                     Ok(())
                 }
-                ColumnData::Dict { codes, values } => {
-                    push_quoted(&mut text, values.get(codes[row] as usize).map_or("", String::as_str));
+                ColumnData::Dict { codes, .. } => {
+                    // A code outside the dictionary is an empty string, quoted (`""`).
+                    text.push_str(quoted[i].get(codes[row] as usize).map_or("\"\"", String::as_str));
                     Ok(())
                 }
             };
@@ -219,11 +236,10 @@ fn write_csv(table: &Table, path: &Path) -> Result<(), String> {
 /// `s` in double quotes, each `"` doubled (RFC 4180 §2, as pyarrow quotes strings).
 fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
-    for ch in s.chars() {
-        if ch == '"' {
-            out.push('"');
-        }
-        out.push(ch);
+    if s.contains('"') {
+        out.push_str(&s.replace('"', "\"\""));
+    } else {
+        out.push_str(s);
     }
     out.push('"');
 }

@@ -202,8 +202,9 @@ impl Connection {
 
     /// The in-place twin of [`Connection::new`]: every field gets the value `new` gives it.
     /// The destructuring names every field, so a field added to `Connection` does not compile
-    /// until it is handled here too. The sender and receiver are rebuilt by their own
-    /// constructors (their boxed algorithm objects are chosen by `cfg`); the timer table is
+    /// until it is handled here too. The sender is reset in place (`Sender::reset`: it keeps
+    /// its boxed algorithm objects when they can become what `cfg` selects), the receiver is
+    /// rebuilt by its own constructor; the timer table is
     /// reset in place and keeps its clock boxes when they hold `cfg`'s clocks
     /// (`Timers::reset`).
     fn reinit(&mut self, cfg: &TcpConfig, iss: SeqNum, state: ConnState) {
@@ -238,7 +239,7 @@ impl Connection {
         trace.enabled = cfg.trace;
         trace.events.clear();
         timers.reset(cfg.timers.slow, cfg.timers.fast);
-        *snd = Sender::new(cfg, iss);
+        snd.reset(cfg, iss);
         *rcv = Receiver::new(cfg);
         *syn_pending = false;
         *syn_sent_once = false;

@@ -5,15 +5,33 @@
 //!   tracing) and is then reset prints (`Debug`, every field including the boxed algorithm
 //!   objects) exactly as a new one built from the same configuration and ISS;
 //! - by behaviour: a transfer between two reset endpoints produces the same segments at the
-//!   same times, with the same statistics and trace, as the same transfer between new ones.
+//!   same times, with the same statistics and trace, as the same transfer between new ones;
+//! - by cost: a reset to a configuration whose algorithms are the ones the sender already
+//!   holds keeps their boxes (same heap addresses: the algorithm traits' `reset` hooks), and a
+//!   reset to other algorithms builds them (new types, equal to a new sender).
 
 mod harness;
 
 use harness::{ms, Dir, Fate, Harness};
 use proptest::prelude::*;
+use tcplab_tcp::cc::hystart::HystartMode;
 use tcplab_tcp::profile::Profile;
-use tcplab_tcp::{Connection, InitialWindow, SeqNum, TcpConfig};
+use tcplab_tcp::sender::Sender;
+use tcplab_tcp::{CongestionControl, Connection, InitialWindow, RtoEstimatorKind, SeqNum, TcpConfig};
 use tcplab_time::SimTime;
+
+/// The settings of the simulator's benchmark flows (`tcplab-netsim` `bench::bench_tcp`: the
+/// `web` and `10k-short` cases): RFC 6298, Reno, the initial-window policy, SACK.
+fn bench_like() -> TcpConfig {
+    TcpConfig {
+        mss: 1448,
+        initial_window: InitialWindow::Rfc6928,
+        sack: true,
+        timestamps: true,
+        window_scale: true,
+        ..TcpConfig::default()
+    }
+}
 
 /// The configurations the tests draw from: every profile, plus Quick-Start, ECN, TLP/RACK and
 /// tracing on the default engine (so the reset must rebuild every optional part).
@@ -24,6 +42,14 @@ fn configs() -> Vec<TcpConfig> {
     out.push(qs);
     out.push(TcpConfig { ecn: true, tlp: true, rack: true, sack: true, trace: true, ..TcpConfig::default() });
     out.push(TcpConfig { initial_window: InitialWindow::Segments(10), ..TcpConfig::default() });
+    // Each algorithm seam with another type than the default's on the RFC engine (a reset
+    // from or to these must build the box anew) and with another value of the same type.
+    out.push(TcpConfig { cc: CongestionControl::Cubic, hystart: HystartMode::Linux, sack: true, ..TcpConfig::default() });
+    out.push(TcpConfig { abc: true, ..bench_like() });
+    let mut est = TcpConfig { sack: true, ..TcpConfig::default() };
+    est.startup.ssthresh_estimation = true;
+    out.push(est);
+    out.push(bench_like());
     out
 }
 
@@ -92,8 +118,8 @@ proptest! {
     /// reset behave exactly as two new ones in a second transfer (drawn too).
     #[test]
     fn reset_endpoints_behave_exactly_as_new_ones(
-        first_cfg in 0usize..14,
-        next_cfg in 0usize..14,
+        first_cfg in 0usize..32,
+        next_cfg in 0usize..32,
         first_bytes in 0u64..60_000,
         next_bytes in 0u64..60_000,
         back in 0u64..5_000,
@@ -115,4 +141,42 @@ proptest! {
         prop_assert!(!f.log.is_empty());
         prop_assert_eq!(observe(r), observe(f));
     }
+}
+
+/// Where the sender's three stateful algorithm objects live on the heap (their boxes).
+fn boxes(s: &Sender) -> [*const u8; 3] {
+    [&*s.rtt as *const _ as *const u8, &*s.ccalg as *const _ as *const u8, &*s.startup as *const _ as *const u8]
+}
+
+/// A reset to the algorithms the sender already holds keeps their boxes (the same heap
+/// addresses: nothing freed and allocated again) and gives exactly a new sender, with other
+/// values of the same types too (Linux byte counting, another initial window); a reset to
+/// other algorithm types builds new boxes of those types, again exactly a new sender; and
+/// resetting back to the defaults from there builds the default types again.
+#[test]
+fn a_sender_reset_keeps_the_algorithm_boxes_when_the_types_match_and_rebuilds_them_otherwise() {
+    let cfg = bench_like();
+    let iss = SeqNum(4_000_000_000);
+    let mut s = Sender::new(&cfg, SeqNum(1));
+    s.send(10_000);
+    let kept = boxes(&s);
+    let same_types = [cfg.clone(), TcpConfig { abc: true, initial_window: InitialWindow::Segments(4), ..cfg.clone() }];
+    for next in &same_types {
+        s.reset(next, iss);
+        assert_eq!(boxes(&s), kept, "same algorithm types: the boxes are kept");
+        assert_eq!(format!("{s:?}"), format!("{:?}", Sender::new(next, iss)));
+    }
+    // Another controller, estimator and startup policy: each must be built anew (a kept box
+    // would still print as the old type).
+    let mut other = TcpConfig { cc: CongestionControl::Cubic, rto_estimator: RtoEstimatorKind::Linux, ..cfg.clone() };
+    other.startup.ssthresh_estimation = true;
+    s.reset(&other, iss);
+    let fresh = format!("{:?}", Sender::new(&other, iss));
+    assert_eq!(format!("{s:?}"), fresh);
+    assert!(fresh.contains("Cubic") && !fresh.contains("Reno {"), "the controller changed type: {fresh}");
+    assert!(fresh.contains("SsthreshEstimation"), "the startup policy changed type");
+    // And back: the default types are built again (their `reset` sees another type in the box).
+    s.reset(&cfg, iss);
+    assert_eq!(format!("{s:?}"), format!("{:?}", Sender::new(&cfg, iss)));
+    assert!(format!("{s:?}").contains("Reno {"));
 }

@@ -24,6 +24,11 @@
 //!   `unknown`. (With no evidence every candidate is still in, so a parameter all profiles
 //!   share is not reported as inferred: it was assumed, not observed.)
 //!
+//! - a candidate whose minimum RTO was fitted (`rto_min_fit.rs`: `linux` on a route with
+//!   its own `rto_min`) needs [`DECISION_MARGIN`] everywhere: the fit is one more free
+//!   parameter, and measured with the one-event margin at the sender, a 4-100 ms floor
+//!   "explained" as an early timeout a retransmission no candidate's replay explained and
+//!   named `linux` for 19 simulated senders of other profiles (no timeout among them);
 //! - a candidate dropped from the replay early (`bank::PRUNE_MARGIN`) keeps the cost it had
 //!   then, a lower bound; it can be named never, and when its bound comes within the margin
 //!   of the best live candidate the result is `unknown`.
@@ -110,6 +115,10 @@ pub struct Candidate<'a> {
     pub score: ModelScore,
     /// Dropped from the replay (`bank.rs`): its cost is a lower bound.
     pub pruned: bool,
+    /// A variant whose minimum RTO was fitted to this connection (`rto_min_fit.rs`), not the
+    /// profile's own: one more free parameter, so its evidence needs [`DECISION_MARGIN`]
+    /// even where [`CORROBORATED_MARGIN`] would do.
+    pub fitted: bool,
 }
 
 /// What the decision rests on.
@@ -125,6 +134,12 @@ pub enum Basis {
     /// option layout and window scale point to, else its initial TTL's OS family) excluded
     /// some and the replay's rule named one among the rest ([`decide_with_hint`]).
     ReplayHint,
+    /// The replay named none: it had no evidence at all (every candidate explains every
+    /// retransmission) or left a tie it could not name by its own rule; the SYN's option
+    /// layout matched one OS signature positively and exactly one of the candidates the replay
+    /// left is not excluded by it ([`decide_with_hint`]'s second rule). A weaker answer than
+    /// [`Basis::ReplayHint`]: the OS is the hint's, the replay only failed to contradict it.
+    Hint,
 }
 
 impl Basis {
@@ -134,6 +149,7 @@ impl Basis {
             Basis::Replay => "replay",
             Basis::Tied => "tied",
             Basis::ReplayHint => "replay+hint",
+            Basis::Hint => "hint",
         }
     }
 }
@@ -210,7 +226,7 @@ fn decide_among(cands: &[Candidate<'_>], at_sender: bool, replay_had_evidence: b
         return Inference { model: None, confidence: None, runner_up: None, candidates: Vec::new(), replayed: String::new(), basis: Basis::None, params: InferredParams::default(), events, scores };
     };
     // The margin the evidence needs (module docs; `CORROBORATED_MARGIN`).
-    let margin = if at_sender && best.score.timers_fit >= CORROBORATING_TIMER_FITS { CORROBORATED_MARGIN } else { DECISION_MARGIN };
+    let margin = if at_sender && best.score.timers_fit >= CORROBORATING_TIMER_FITS && !best.fitted { CORROBORATED_MARGIN } else { DECISION_MARGIN };
     let mut order: Vec<&Candidate<'_>> = cands.iter().collect();
     order.sort_by_key(|c| (c.score.cost, c.pruned)); // stable: ties keep candidate order
     let fallback = order.iter().find(|c| c.name == FALLBACK_MODEL && !c.pruned && c.score.cost < best.score.cost + margin);
@@ -252,20 +268,52 @@ fn decide_among(cands: &[Candidate<'_>], at_sender: bool, replay_had_evidence: b
 /// tied: the hint never names a candidate the replay rejected, and never overrides an
 /// answer the replay gave. The answer's basis is [`Basis::ReplayHint`]; `scores` keeps every
 /// candidate.
+///
+/// Second rule (basis [`Basis::Hint`], issue 11: hints "may break ties"; a tie among all
+/// candidates is a tie too): when the first rule names nothing, with retransmissions scored
+/// ([`Inference::events`] > 0) and the hint a positive OS-signature match
+/// (`PassiveHints::os_match`; the initial TTL's family alone is not enough), the candidates
+/// the replay left (within its margin of the best; all of them when it had no evidence) that
+/// the signature does not exclude must be exactly one, not pruned, and explain every
+/// retransmission itself; it is named. `rfc6298` models no OS, so no signature excludes it:
+/// while the replay leaves it, such a tie stays `unknown` (a sender configured by the RFCs
+/// writes some stack's layout; the simulator's writes Linux's). The confidence is the named
+/// candidate's replay share (the softmax of the replay costs over every candidate: 1/7 when
+/// the replay told none apart) — the hint adds no probability to it. No fitted timer event
+/// is required: the OS comes from the signature, the replay only must not contradict it.
 pub fn decide_with_hint(cands: &[Candidate<'_>], at_sender: bool, hint: Option<&super::PassiveHints>) -> Inference {
     let by_replay = decide(cands, at_sender);
     let Some(h) = hint else { return by_replay };
-    if by_replay.basis != Basis::Tied {
+    if by_replay.basis == Basis::Tied {
+        let kept: Vec<Candidate<'_>> = cands.iter().filter(|c| !h.excludes(c.name)).cloned().collect();
+        if kept.len() < cands.len() {
+            let by_hint = decide_among(&kept, at_sender, true);
+            if let Some(m) = &by_hint.model {
+                if by_replay.candidates.contains(m) {
+                    return Inference { basis: Basis::ReplayHint, scores: by_replay.scores, events: by_replay.events, ..by_hint };
+                }
+            }
+        }
+    }
+    if by_replay.model.is_some() || by_replay.events == 0 || h.os_match().is_none() {
         return by_replay;
     }
-    let kept: Vec<Candidate<'_>> = cands.iter().filter(|c| !h.excludes(c.name)).cloned().collect();
-    if kept.len() == cands.len() {
+    let mut left = cands.iter().filter(|c| by_replay.candidates.iter().any(|n| n == c.name) && !h.excludes(c.name));
+    let (Some(c), None) = (left.next(), left.next()) else { return by_replay };
+    if c.pruned || c.score.unexplained > 0 {
         return by_replay;
     }
-    let by_hint = decide_among(&kept, at_sender, true);
-    match &by_hint.model {
-        Some(m) if by_replay.candidates.contains(m) => Inference { basis: Basis::ReplayHint, scores: by_replay.scores, events: by_replay.events, ..by_hint },
-        _ => by_replay,
+    let weight = |o: &Candidate<'_>| (-(o.score.cost as f64 - c.score.cost as f64) / CONFIDENCE_SCALE).exp();
+    let total: f64 = cands.iter().map(weight).sum();
+    let mut order: Vec<&Candidate<'_>> = cands.iter().filter(|o| o.name != c.name).collect();
+    order.sort_by_key(|o| (o.score.cost, o.pruned));
+    Inference {
+        model: Some(c.name.to_string()),
+        confidence: Some(1.0 / total),
+        runner_up: order.first().map(|o| o.name.to_string()),
+        replayed: c.name.to_string(),
+        basis: Basis::Hint,
+        ..by_replay
     }
 }
 
@@ -279,7 +327,7 @@ mod tests {
     }
 
     fn cands<'a>(c: &'a [(&'static str, TcpConfig)], costs: &[u64], events: u32) -> Vec<Candidate<'a>> {
-        c.iter().zip(costs).map(|((n, cfg), &cost)| Candidate { name: n, cfg, score: ModelScore { cost, events, unexplained: 0, timed: events, timers_fit: events }, pruned: false }).collect()
+        c.iter().zip(costs).map(|((n, cfg), &cost)| Candidate { name: n, cfg, score: ModelScore { cost, events, unexplained: 0, timed: events, timers_fit: events }, pruned: false, fitted: false }).collect()
     }
 
     /// No retransmission: unknown, no confidence, no parameter (003 §IV-A "unambiguously").
@@ -431,8 +479,8 @@ mod tests {
 
     /// The hint never overrides the replay: a `linux` the replay rejected (its cost beyond
     /// the margin) stays rejected although the SYN is Linux's; a model the replay named stays
-    /// named; and a `linux` that leaves a retransmission unexplained or fits no timer is not
-    /// named on the hint either.
+    /// named; and a `linux` that leaves a retransmission unexplained is not named on the hint
+    /// either.
     #[test]
     fn the_option_layout_never_overrides_replay_evidence() {
         let c = named(&["linux", "solaris-10", "windows-xp"]);
@@ -445,11 +493,87 @@ mod tests {
         let mut unexplained = cands(&c, &[0, 0, 3000], 2);
         unexplained[0].score.unexplained = 1;
         assert_eq!(decide_with_hint(&unexplained, true, Some(&h)).model_name(), "unknown");
+        // Without a fitted timer event the replay's rule (`replay+hint`) cannot name it; the
+        // signature's rule (`hint`) does, solaris-10 and windows-xp being another OS.
         let mut no_timer = cands(&c, &[0, 0, 3000], 2);
         no_timer[0].score.timers_fit = 0;
-        assert_eq!(decide_with_hint(&no_timer, true, Some(&h)).model_name(), "unknown");
-        // No evidence at all (every cost equal): no answer, hint or not (003: never a guess).
+        let i = decide_with_hint(&no_timer, true, Some(&h));
+        assert_eq!((i.model_name(), i.basis), ("linux", Basis::Hint));
+        // No evidence at all (every cost equal): no answer from the replay; among these three
+        // (no `rfc6298`, which no signature excludes) the signature leaves `linux` alone, and a
+        // tie among all candidates is a tie: named by the hint (issue 11: hints "may break
+        // ties"), with the replay's share 1/3.
         let none = cands(&c, &[0, 0, 0], 2);
-        assert_eq!(decide_with_hint(&none, true, Some(&h)).basis, Basis::None);
+        assert_eq!(decide(&none, true).basis, Basis::None);
+        let i = decide_with_hint(&none, true, Some(&h));
+        assert_eq!((i.model_name(), i.basis), ("linux", Basis::Hint));
+        assert!((i.confidence.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    /// The second rule (basis `hint`): the replay named nothing — no evidence at all, or a
+    /// tie it cannot name because no timer event fitted —, the SYN's layout is Linux 2.6+'s,
+    /// and of the candidates the replay left only `linux` is not excluded by it: named, with
+    /// the replay's own share as confidence. With `rfc6298` left by the replay the tie stays
+    /// (no signature excludes it), and a TTL family alone never names.
+    #[test]
+    fn a_positive_os_signature_decides_a_tie_the_replay_could_not_name() {
+        let c = named(&["linux", "linux-2.4", "windows-xp", "solaris-10", "rfc6298"]);
+        let h = linux_syn_hint();
+        // Every candidate explains every retransmission: rfc6298 is left, no answer.
+        let all_tied = cands(&c, &[0, 0, 0, 0, 0], 2);
+        assert_eq!(decide_with_hint(&all_tied, true, Some(&h)).basis, Basis::None);
+        // The replay excluded rfc6298 (the first flight beyond its initial window, say) but
+        // fitted no timer event: `replay+hint` cannot name, the second rule does.
+        let mut v = cands(&c, &[0, 0, 0, 0, 2000], 2);
+        v.iter_mut().for_each(|x| x.score.timers_fit = 0);
+        assert_eq!(decide(&v, true).model_name(), "unknown");
+        let i = decide_with_hint(&v, true, Some(&h));
+        assert_eq!((i.model_name(), i.basis, i.replayed.as_str()), ("linux", Basis::Hint, "linux"));
+        // Four candidates at equal cost, one far: the replay's share is about 1/4.
+        let conf = i.confidence.unwrap();
+        assert!((conf - 1.0 / (4.0 + (-8.0f64).exp())).abs() < 1e-9, "{conf}");
+        assert_eq!(i.scores.len(), 5);
+        // Not if the one left leaves a retransmission unexplained, or was pruned.
+        let mut u = v.clone();
+        u[0].score.unexplained = 1;
+        assert_eq!(decide_with_hint(&u, true, Some(&h)).model_name(), "unknown");
+        let mut p = v.clone();
+        p[0].pruned = true;
+        assert_eq!(decide_with_hint(&p, true, Some(&h)).model_name(), "unknown");
+        // A Linux layout with a small window scale points to both Linux profiles: still tied.
+        let old = {
+            use tcplab_tcp::{SeqNum, TcpFlags, TcpOptions, Segment};
+            let o = TcpOptions { mss: Some(1460), window_scale: Some(1), sack_permitted: true, timestamps: Some((1, 0)), ..Default::default() };
+            let syn = Segment { seq: SeqNum(1), flags: TcpFlags::SYN, window: 5840, options: o, ..Default::default() };
+            super::super::PassiveHints::from_syn(64, &syn, &[2, 4, 8, 1, 3]).unwrap()
+        };
+        assert_eq!(decide_with_hint(&v, true, Some(&old)).model_name(), "unknown");
+        // The TTL family alone (a layout no signature lists) never names by this rule.
+        let ttl_only = {
+            use tcplab_tcp::{SeqNum, TcpFlags, TcpOptions, Segment};
+            let syn = Segment { seq: SeqNum(1), flags: TcpFlags::SYN, window: 65535, options: TcpOptions::default(), ..Default::default() };
+            super::super::PassiveHints::from_syn(60, &syn, &[]).unwrap()
+        };
+        assert!(ttl_only.os_match().is_none());
+        assert_eq!(decide_with_hint(&v, true, Some(&ttl_only)).model_name(), "unknown");
+        // No retransmission scored: nothing to decide.
+        let mut none = v.clone();
+        none.iter_mut().for_each(|x| x.score.events = 0);
+        assert_eq!(decide_with_hint(&none, true, Some(&h)).model_name(), "unknown");
+    }
+
+    /// A best candidate whose minimum RTO was fitted (`rto_min_fit.rs`) needs the two-event
+    /// margin even at the sender with a fitted timer: one rival one event behind leaves it
+    /// unknown, two name it.
+    #[test]
+    fn a_fitted_minimum_rto_needs_the_two_event_margin() {
+        let c = cfgs();
+        let mut v = cands(&c, &[1000, 0, 1000], 1);
+        assert_eq!(decide(&v, true).model_name(), "windows-xp");
+        v[1].fitted = true;
+        assert_eq!(decide(&v, true).model_name(), "unknown");
+        let mut w = cands(&c, &[2000, 0, 2000], 2);
+        w[1].fitted = true;
+        assert_eq!(decide(&w, true).model_name(), "windows-xp");
     }
 }

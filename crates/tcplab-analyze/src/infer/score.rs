@@ -126,6 +126,16 @@ impl ModelScore {
         self.timers_fit += u32::from(matches!(c.kind, EventKind::Due(DueKind::Timeout | DueKind::Probe)) && c.cost < WITHIN_TOLERANCE_COST);
     }
 
+    /// Evidence that excludes the model without being a retransmission or a timing (the first
+    /// flight beyond its initial window, `infer::first_flight`): `cost` and one unexplained
+    /// observation, no event.
+    pub fn add_exclusion(&mut self, cost: u64) {
+        if cost > 0 {
+            self.cost = self.cost.saturating_add(cost);
+            self.unexplained += 1;
+        }
+    }
+
     /// Evidence from outside the data retransmissions (SYN back-off, `infer::syn`).
     pub fn add_cost(&mut self, cost: u64) {
         self.cost = self.cost.saturating_add(cost);

@@ -13,7 +13,7 @@
 //!   neither endpoint has a timer armed and none of its packets is left in the arena
 //!   (`FlowState::in_flight`). Nothing can then reach either endpoint again, so freeing is
 //!   invisible in the outputs: the counters and the last congestion snapshot the results need
-//!   are kept ([`Closed`]), and the pair is reused by the next connection that opens. A bulk
+//!   are kept ([`Closed`], a compact row in `Sim::closed`), and the pair is reused by the next connection that opens. A bulk
 //!   flow never ends.
 //! - **Reuse** (`open` in a free pair): the two endpoints are re-initialised in place
 //!   (`Connection::reset_client` / `reset_server`, `reopen`) rather than built and moved over
@@ -32,7 +32,7 @@ use super::traffic::web::Web;
 use super::traffic::{FixedFlows, TrafficSource};
 use super::{seed, summary, Event, FlowState, Sim, SimError};
 use crate::spec::{SimSpec, WorkloadSpec};
-use tcplab_tcp::{CcSnapshot, ConnStats, Connection, SeqNum};
+use tcplab_tcp::{CcSnapshot, Connection, SeqNum};
 use tcplab_time::SimTime;
 
 use super::ground_truth::{SeqUnwrap, SpuriousTracker};
@@ -65,18 +65,42 @@ impl SummaryNames {
     }
 }
 
-/// What the results need from a freed connection.
-#[derive(Copy, Clone, Debug)]
+/// `FlowState::closed` of a flow whose connection has not been freed.
+pub const NOT_CLOSED: u32 = u32::MAX;
+
+/// What the results need from a connection: exactly what its `flows` row and the time-series
+/// sampler read. A freed connection's is kept as a compact row in `Sim::closed` (indexed by
+/// `FlowState::closed`), not in a box per connection (issue 12: per-connection cost).
+#[derive(Copy, Clone, Debug, Default)]
 pub struct Closed {
-    pub client: ConnStats,
-    pub server: ConnStats,
+    /// The client's counters the row reports.
+    pub data_segments_sent: u64,
+    pub retransmissions: [u64; tcplab_tcp::RETRANS_CAUSES],
+    pub timeouts: u64,
+    /// Bytes the server delivered to its application.
+    pub bytes_delivered: u64,
     /// The client's congestion state when it was freed (it cannot change afterwards).
     pub cc: CcSnapshot,
     /// The client's Quick-Start counters, if it requests.
     pub qs: Option<tcplab_tcp::startup::quickstart::host::QsStats>,
-    /// The client's initial window (bytes) and SMSS.
-    pub initial_cwnd: u64,
-    pub smss: u64,
+    /// The client's initial window in segments (initial cwnd / SMSS).
+    pub initial_window_segments: u64,
+}
+
+impl Closed {
+    /// The row of the connection between `client` and `server` as it is now.
+    fn of(client: &Connection, server: &Connection) -> Closed {
+        let st = client.stats();
+        Closed {
+            data_segments_sent: st.data_segments_sent,
+            retransmissions: st.retransmissions,
+            timeouts: st.timeouts,
+            bytes_delivered: server.stats().bytes_delivered,
+            cc: client.cc_snapshot(),
+            qs: client.quick_start().map(|q| q.stats),
+            initial_window_segments: client.initial_cwnd() / client.smss().max(1),
+        }
+    }
 }
 
 /// The traffic sources of `spec`: its fixed flows, then its workloads in order. Every
@@ -120,7 +144,11 @@ impl Sim<'_> {
         let f = self.flows.len() as u32;
         let (iss_c, iss_s) = iss_pair(self.seed, f);
         let mut tcp = a.tcp;
-        tcp.trace = self.trace;
+        if tcp.trace != self.trace {
+            // Only when the run's trace switch differs from the source's settings: a copy
+            // for this flow (tracing runs are the slow, detailed ones anyway).
+            Arc::make_mut(&mut tcp).trace = self.trace;
+        }
         self.flows.push(FlowState {
             drawn_by: s as u32,
             src: a.src as u32,
@@ -129,8 +157,8 @@ impl Sim<'_> {
             in_flight: 0,
             source,
             sharing: tcp.sharing != tcplab_tcp::StateSharing::None,
-            pending: Some(Box::new(tcp)),
-            closed: None,
+            pending: Some(tcp),
+            closed: NOT_CLOSED,
             start: a.at,
             size: a.size,
             fct: None,
@@ -149,7 +177,8 @@ impl Sim<'_> {
         let mut cfg = fl.pending.take().unwrap_or_default();
         let (src, dst, source) = (fl.src, fl.dst, fl.source);
         if self.shared.active {
-            self.shared.prepare(&mut *cfg, src, dst);
+            // Per-connection settings from the host's shared state: this flow's own copy.
+            self.shared.prepare(Arc::make_mut(&mut cfg), src, dst);
         }
         let (iss_c, iss_s) = iss_pair(self.seed, f);
         let start = fl.start;
@@ -224,19 +253,23 @@ impl Sim<'_> {
         if !(c.is_send_complete() && s.fin_received() && c.poll_timeout().is_none() && s.poll_timeout().is_none()) {
             return;
         }
+        self.free_connection(f, slot);
+    }
+
+    /// Frees flow `f`'s endpoint pair `slot` (its connection has ended: `maybe_free`), keeping
+    /// its results row. Out of line: it runs once per connection, while `maybe_free`'s checks
+    /// run after every `drive` and are inlined into the event loop (keeping this out of the
+    /// loop's code measured better for the long flows, which never get here).
+    #[inline(never)]
+    fn free_connection(&mut self, f: u32, slot: u32) {
+        let (c, s) = (&self.endpoints[2 * slot as usize].conn, &self.endpoints[2 * slot as usize + 1].conn);
         if self.shared.active {
             self.shared.on_close(self.now, slot, c);
         }
-        let closed = Closed {
-            client: *c.stats(),
-            server: *s.stats(),
-            cc: c.cc_snapshot(),
-            qs: c.quick_start().map(|q| q.stats),
-            initial_cwnd: c.initial_cwnd(),
-            smss: c.smss(),
-        };
+        let row = Closed::of(c, s);
         let fl = &mut self.flows[f as usize];
-        fl.closed = Some(Box::new(closed));
+        fl.closed = self.closed.len() as u32;
+        self.closed.push(row);
         fl.slot = NO_SLOT;
         self.free_slots.push(slot);
     }
@@ -244,18 +277,21 @@ impl Sim<'_> {
     /// The results row of flow `i`, the run having ended at `end`.
     pub(super) fn flow_summary(&self, i: usize, end: SimTime, names: &SummaryNames) -> FlowSummary {
         let fl = &self.flows[i];
-        let (client, server, qs, iw) = match (&fl.closed, fl.slot) {
-            (Some(c), _) => (c.client, c.server, c.qs, Some(c.initial_cwnd / c.smss.max(1))),
-            (None, NO_SLOT) => (ConnStats::default(), ConnStats::default(), None, None),
-            (None, slot) => {
+        let (row, iw) = match (fl.closed, fl.slot) {
+            (NOT_CLOSED, NO_SLOT) => (Closed::default(), None),
+            (NOT_CLOSED, slot) => {
                 let c = &self.endpoints[2 * slot as usize].conn;
+                let row = Closed::of(c, &self.endpoints[2 * slot as usize + 1].conn);
                 let established = c.state() != tcplab_tcp::ConnState::SynSent;
-                let iw = established.then(|| c.initial_cwnd() / c.smss().max(1));
-                (*c.stats(), *self.endpoints[2 * slot as usize + 1].conn.stats(), c.quick_start().map(|q| q.stats), iw)
+                (row, established.then_some(row.initial_window_segments))
+            }
+            (k, _) => {
+                let row = self.closed[k as usize];
+                (row, Some(row.initial_window_segments))
             }
         };
         let span = fl.fct.unwrap_or_else(|| end.saturating_since(fl.start));
-        let delivered = server.bytes_delivered;
+        let delivered = row.bytes_delivered;
         FlowSummary {
             id: i as u32,
             src: names.nodes[fl.src as usize].clone(),
@@ -265,12 +301,12 @@ impl Sim<'_> {
             start_s: fl.start.as_secs_f64(),
             fct_s: fl.fct.map(|d| d.as_secs_f64()),
             goodput_bps: if span.as_nanos() == 0 { 0.0 } else { delivered as f64 * 8.0 / span.as_secs_f64() },
-            data_segments_sent: client.data_segments_sent,
-            retransmissions: client.retransmissions.iter().sum(),
-            retransmissions_by_cause: summary::by_cause(&client.retransmissions),
+            data_segments_sent: row.data_segments_sent,
+            retransmissions: row.retransmissions.iter().sum(),
+            retransmissions_by_cause: summary::by_cause(&row.retransmissions),
             spurious_retransmissions: fl.truth.spurious(),
-            timeouts: client.timeouts,
-            quick_start: qs.map(|q| summary::FlowQsSummary {
+            timeouts: row.timeouts,
+            quick_start: row.qs.map(|q| summary::FlowQsSummary {
                 requests: q.requests,
                 approvals: q.approvals,
                 failures: q.failures,

@@ -205,12 +205,14 @@ struct FlowState {
     source: u32,
     /// The traffic source that drew it (0: the fixed flows, k + 1: `spec.workloads[k]`).
     drawn_by: u32,
-    /// Settings, held from the draw until the connection opens.
-    pending: Option<Box<tcplab_tcp::TcpConfig>>,
+    /// Settings, held from the draw until the connection opens: the drawing source's shared
+    /// configuration (a reference count, no copy per connection).
+    pending: Option<std::sync::Arc<tcplab_tcp::TcpConfig>>,
     /// The connection shares state with the host's others (`TcpConfig::sharing`).
     sharing: bool,
-    /// What the results need once the endpoints are freed.
-    closed: Option<Box<lifecycle::Closed>>,
+    /// What the results need once the endpoints are freed: its row in `Sim::closed`, or
+    /// `lifecycle::NOT_CLOSED`.
+    closed: u32,
     start: SimTime,
     size: Option<u64>,
     fct: Option<SimDuration>,
@@ -246,6 +248,8 @@ struct Sim<'a> {
     endpoints: Vec<Endpoint>,
     /// Endpoint pairs free for reuse.
     free_slots: Vec<u32>,
+    /// The results rows of the freed connections (`FlowState::closed`), in the order freed.
+    closed: Vec<lifecycle::Closed>,
     flows: Vec<FlowState>,
     /// Where connections come from (`traffic`).
     sources: Vec<Box<dyn traffic::TrafficSource>>,
@@ -327,6 +331,7 @@ impl<'a> Sim<'a> {
             routes,
             endpoints: Vec::new(),
             free_slots: Vec::new(),
+            closed: Vec::new(),
             flows: Vec::with_capacity(spec.flows.len()),
             sources,
             seed: opts.seed,
@@ -525,13 +530,13 @@ impl<'a> Sim<'a> {
         }
         if let Some(rec) = self.rec.as_deref_mut() {
             // Flows from their start to their first tick after they ended (`sampler`).
-            let (flows, endpoints) = (&self.flows, &self.endpoints);
+            let (flows, endpoints, closed) = (&self.flows, &self.endpoints, &self.closed);
             self.sampled.tick(now, flows.len(), |f| flows[f as usize].start, |f| {
                 let fl = &flows[f as usize];
-                let (cc, visit) = match (&fl.closed, fl.slot) {
-                    (Some(c), _) => (c.cc, sampler::Visit::Last),
-                    (None, lifecycle::NO_SLOT) => return sampler::Visit::Skipped, // drawn, opens at this very time
-                    (None, slot) => (endpoints[2 * slot as usize].conn.cc_snapshot(), sampler::Visit::Sampled),
+                let (cc, visit) = match (fl.closed, fl.slot) {
+                    (lifecycle::NOT_CLOSED, lifecycle::NO_SLOT) => return sampler::Visit::Skipped, // drawn, opens at this very time
+                    (lifecycle::NOT_CLOSED, slot) => (endpoints[2 * slot as usize].conn.cc_snapshot(), sampler::Visit::Sampled),
+                    (k, _) => (closed[k as usize].cc, sampler::Visit::Last),
                 };
                 rec.sample(now, f, &cc);
                 visit

@@ -90,6 +90,23 @@ pub trait CongestionController: std::fmt::Debug + Send {
     /// `first` tells which).
     fn on_rto(&mut self, st: CcState, ev: &CcLossEvent, first: bool) -> CcState;
     fn clone_box(&self) -> Box<dyn CongestionController>;
+    /// Called when the sender is re-initialised in place for a new connection
+    /// (`Connection::reset_client` / `reset_server`, a driver reusing an endpoint slot) instead
+    /// of being built again. A controller that is the type [`build`]`(cfg)` builds sets itself
+    /// to exactly the value `build(cfg)` gives and returns true, so the sender keeps its box;
+    /// otherwise it returns false and the sender builds a new one ([`reset_or_build`]). The
+    /// default is false ("rebuild me"): always correct, it only costs the allocation.
+    fn reset(&mut self, _cfg: &crate::config::TcpConfig) -> bool {
+        false
+    }
+}
+
+/// `*cc` becomes what [`build`]`(cfg)` builds: reset in place when the controller can
+/// ([`CongestionController::reset`]), built anew otherwise.
+pub fn reset_or_build(cc: &mut Box<dyn CongestionController>, cfg: &crate::config::TcpConfig) {
+    if !cc.reset(cfg) {
+        *cc = build(cfg);
+    }
 }
 
 /// The controller `TcpConfig` selects: `cc` (Reno or CUBIC) with `abc` (Linux byte counting in
@@ -98,8 +115,7 @@ pub trait CongestionController: std::fmt::Debug + Send {
 pub fn build(cfg: &crate::config::TcpConfig) -> Box<dyn CongestionController> {
     use crate::config::CongestionControl;
     let inner: Box<dyn CongestionController> = match (cfg.cc, cfg.abc) {
-        (CongestionControl::Reno, false) => Box::new(Reno::new()),
-        (CongestionControl::Reno, true) => Box::new(Reno::with_linux_abc()),
+        (CongestionControl::Reno, _) => Box::new(Reno::for_config(cfg)),
         (CongestionControl::Cubic, true) => Box::new(Cubic::new()),
         (CongestionControl::Cubic, false) => Box::new(Cubic::without_abc()),
     };

@@ -57,6 +57,15 @@ impl Reno {
     pub fn with_linux_abc() -> Self {
         Reno { counting: SlowStartCounting::Linux }
     }
+    /// The Reno controller [`super::build`] gives a configuration that selects Reno (before
+    /// any HyStart wrapper): Linux byte counting in slow start when `cfg.abc` is on.
+    pub fn for_config(cfg: &crate::config::TcpConfig) -> Self {
+        if cfg.abc {
+            Reno::with_linux_abc()
+        } else {
+            Reno::new()
+        }
+    }
     fn ssthresh_after_loss(ev: &CcLossEvent) -> u64 {
         // RFC 5681 eq. 4: ssthresh = max (FlightSize / 2, 2*SMSS)
         (ev.flight_size / 2).max(MIN_SSTHRESH_SEGMENTS * ev.smss)
@@ -135,6 +144,15 @@ impl CongestionController for Reno {
 
     fn clone_box(&self) -> Box<dyn CongestionController> {
         Box::new(self.clone())
+    }
+    /// `build` gives a bare Reno exactly when `cfg` selects Reno without HyStart (HyStart
+    /// wraps the controller in its own type).
+    fn reset(&mut self, cfg: &crate::config::TcpConfig) -> bool {
+        if cfg.cc != crate::config::CongestionControl::Reno || cfg.hystart != super::hystart::HystartMode::Off {
+            return false;
+        }
+        *self = Reno::for_config(cfg);
+        true
     }
 }
 

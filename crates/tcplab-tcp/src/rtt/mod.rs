@@ -71,6 +71,15 @@ pub trait RttEstimator: std::fmt::Debug + Send {
     /// Number of consecutive backoffs in effect.
     fn backoff(&self) -> u32;
     fn clone_box(&self) -> Box<dyn RttEstimator>;
+    /// Called when the sender is re-initialised in place for a new connection
+    /// (`Connection::reset_client` / `reset_server`, a driver reusing an endpoint slot) instead
+    /// of being built again. An estimator that is the type [`build`]`(cfg)` builds sets itself
+    /// to exactly the value `build(cfg)` gives and returns true, so the sender keeps its box;
+    /// otherwise it returns false and the sender builds a new one ([`reset_or_build`]). The
+    /// default is false ("rebuild me"): always correct, it only costs the allocation.
+    fn reset(&mut self, _cfg: &TcpConfig) -> bool {
+        false
+    }
 }
 
 impl Clone for Box<dyn RttEstimator> {
@@ -87,7 +96,7 @@ pub fn build(cfg: &TcpConfig) -> Box<dyn RttEstimator> {
     match cfg.rto_estimator {
         // The default configuration has an exact measurement clock, so this is the historical
         // estimator bit for bit.
-        RtoEstimatorKind::Rfc6298 => Box::new(Rfc6298::with_clock(cfg.rto, clock)),
+        RtoEstimatorKind::Rfc6298 => Box::new(Rfc6298::for_config(cfg)),
         RtoEstimatorKind::BsdLite => Box::new(BsdLite::new(&cfg.rto, clock)),
         RtoEstimatorKind::BrakmoPeterson => Box::new(BrakmoPeterson::new(&cfg.rto, clock)),
         RtoEstimatorKind::Decoupled => Box::new(Decoupled::new(&cfg.rto, clock, cfg.timers.slow.granularity())),
@@ -95,6 +104,14 @@ pub fn build(cfg: &TcpConfig) -> Box<dyn RttEstimator> {
         RtoEstimatorKind::Windows => Box::new(windows::estimator(cfg.rto, clock)),
         RtoEstimatorKind::FreeBsd => Box::new(freebsd::estimator(cfg.rto, clock)),
         RtoEstimatorKind::Solaris => Box::new(solaris::estimator(cfg.rto, clock)),
+    }
+}
+
+/// `*est` becomes what [`build`]`(cfg)` builds: reset in place when the estimator can
+/// ([`RttEstimator::reset`]), built anew otherwise.
+pub fn reset_or_build(est: &mut Box<dyn RttEstimator>, cfg: &TcpConfig) {
+    if !est.reset(cfg) {
+        *est = build(cfg);
     }
 }
 

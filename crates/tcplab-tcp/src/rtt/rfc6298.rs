@@ -71,6 +71,12 @@ impl Rfc6298 {
         Rfc6298 { cfg, clock, srtt: None, rttvar: 0, base_rto, backoff: 0 }
     }
 
+    /// The estimator [`super::build`] gives a configuration that selects RFC 6298: `cfg.rto`
+    /// with samples counted by the configured measurement clock.
+    pub fn for_config(cfg: &crate::config::TcpConfig) -> Self {
+        Rfc6298::with_clock(cfg.rto, cfg.timers.rtt_clock)
+    }
+
     fn clamp(&self, rto: u64) -> u64 {
         // RFC 6298 (2.4) round up to min; (2.5) cap at max.
         rto.max(self.cfg.min.as_nanos()).min(self.cfg.max.as_nanos())
@@ -142,6 +148,16 @@ impl RttEstimator for Rfc6298 {
     }
     fn clone_box(&self) -> Box<dyn RttEstimator> {
         Box::new(self.clone())
+    }
+    /// `build` gives this type exactly when `cfg` selects RFC 6298 (`rto_estimator`); the
+    /// profiles' estimators that are RFC 6298 with other constants are rebuilt (their own
+    /// `rto_estimator`).
+    fn reset(&mut self, cfg: &crate::config::TcpConfig) -> bool {
+        if cfg.rto_estimator != crate::config::RtoEstimatorKind::Rfc6298 {
+            return false;
+        }
+        *self = Rfc6298::for_config(cfg);
+        true
     }
 }
 

@@ -309,6 +309,128 @@ impl Sender {
         }
     }
 
+    /// Re-initialises this sender as [`Sender::new`]`(cfg, iss)` builds one, in place (called by
+    /// `Connection::reset_client` / `reset_server` when a driver opens the next connection in
+    /// a finished one's endpoint slot). The boxed algorithm objects are kept when they can
+    /// become what `new` would build (the algorithm traits' `reset` hooks: `rtt`, `cc`,
+    /// `startup` `reset_or_build`) and built anew otherwise; the zero-sized ones (loss detector,
+    /// spurious detector and responder of the RFC defaults, the RFC engine) cost nothing to
+    /// build. Every other field gets the value `new` gives it; the destructuring names every
+    /// field, so a field added to `Sender` does not compile until it is handled here too.
+    /// Equality with `new` is tested field by field (`Debug`) and by behaviour
+    /// (`tests/reset.rs`).
+    pub fn reset(&mut self, cfg: &TcpConfig, iss: SeqNum) {
+        let smss = u64::from(cfg.mss.max(1));
+        let Sender {
+            snd_una,
+            snd_nxt,
+            snd_wnd,
+            snd_wl1,
+            snd_wl2,
+            snd_wscale,
+            smss: my_smss,
+            cc,
+            phase,
+            sb,
+            app_total,
+            app_sent,
+            unlimited,
+            fin_queued,
+            fin_sent,
+            rtt_timing,
+            consecutive_rtos,
+            rescue_rxt,
+            rescue_enabled,
+            persist_backoff,
+            persist_max,
+            sack_ok,
+            ts_ok,
+            established,
+            dupthresh,
+            episode_dupthresh,
+            rtt_sampling,
+            limited_transmit,
+            send_buffer,
+            recovery_cfg,
+            rtt,
+            ccalg,
+            loss,
+            startup,
+            spurious,
+            responder,
+            frto_gate,
+            prior_cc,
+            flight_at_rto,
+            hold_until,
+            recovery_started_at,
+            initial_cwnd,
+            ss,
+            recovery,
+            tlp,
+            qs,
+            ecn,
+            ca_rtt,
+            prr,
+            rack,
+            undo,
+        } = self;
+        *snd_una = iss;
+        *snd_nxt = iss;
+        *snd_wnd = 0;
+        *snd_wl1 = SeqNum(0);
+        *snd_wl2 = SeqNum(0);
+        *snd_wscale = 0;
+        *my_smss = smss;
+        *cc = CcState { cwnd: smss, ssthresh: cfg.initial_ssthresh };
+        *phase = RecoveryPhase::Open;
+        *sb = Scoreboard::new(iss);
+        *app_total = 0;
+        *app_sent = 0;
+        *unlimited = false;
+        *fin_queued = false;
+        *fin_sent = false;
+        *rtt_timing = None;
+        *consecutive_rtos = 0;
+        *rescue_rxt = None;
+        *rescue_enabled = RFC6675_RESCUE_RETRANSMISSION;
+        *persist_backoff = 0;
+        *persist_max = cfg.rto.max;
+        *sack_ok = false;
+        *ts_ok = false;
+        *established = false;
+        *dupthresh = cfg.dupack_threshold;
+        *episode_dupthresh = cfg.dupack_threshold.for_flight(0);
+        *rtt_sampling = cfg.rtt_sampling;
+        *limited_transmit = cfg.limited_transmit;
+        *send_buffer = cfg.send_buffer;
+        *recovery_cfg = cfg.recovery;
+        crate::rtt::reset_or_build(rtt, cfg);
+        crate::cc::reset_or_build(ccalg, cfg);
+        *loss = Box::new(NewRenoDetector);
+        crate::startup::reset_or_build(startup, cfg);
+        *spurious = crate::spurious::build(&cfg.spurious);
+        *responder = crate::spurious::response::build(cfg.spurious.response);
+        *frto_gate = FrtoGate::Off;
+        *prior_cc = CcState { cwnd: smss, ssthresh: cfg.initial_ssthresh };
+        *flight_at_rto = 0;
+        *hold_until = None;
+        *recovery_started_at = None;
+        *initial_cwnd = smss;
+        *ss = startup::StartupState::new(cfg);
+        *recovery = Some(recovery::build(cfg));
+        *tlp = crate::loss::tlp::Tlp {
+            pto_rule: cfg.tlp_pto,
+            ..crate::loss::tlp::Tlp::new(cfg.tlp && cfg.sender == crate::config::SenderModel::Rfc)
+        };
+        *ca_rtt = None;
+        *prr = crate::loss::prr::Prr::new(cfg.prr);
+        *rack = crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc);
+        *undo = crate::linux::cwnd_undo::CwndUndo::new(cfg.cwnd_undo && cfg.sender == crate::config::SenderModel::Rfc);
+        *qs = (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
+            .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss));
+        *ecn = crate::ecn::EcnState::new(cfg.ecn);
+    }
+
     /// The handshake completed. Called once, with the negotiated parameters.
     #[allow(clippy::too_many_arguments)]
     pub fn on_established(&mut self, seg: &Segment, smss: u64, snd_wscale: u8, sack_ok: bool, ts_ok: bool, handshake_rtx: bool) {

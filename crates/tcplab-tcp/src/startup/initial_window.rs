@@ -30,6 +30,14 @@ pub struct InitialWindowPolicy {
     pub ssthresh: u64,
 }
 
+impl InitialWindowPolicy {
+    /// The policy [`super::build`] gives a configuration (alone, or inside the ssthresh
+    /// estimation): the configured initial window and initial ssthresh.
+    pub fn for_config(cfg: &crate::config::TcpConfig) -> Self {
+        InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh }
+    }
+}
+
 impl StartupPolicy for InitialWindowPolicy {
     fn initial_cwnd(&self, ev: &StartupEvent) -> u64 {
         let s = ev.smss;
@@ -49,6 +57,14 @@ impl StartupPolicy for InitialWindowPolicy {
     }
     fn clone_box(&self) -> Box<dyn StartupPolicy> {
         Box::new(self.clone())
+    }
+    /// `build` gives this policy alone exactly when `cfg` asks for no ssthresh estimation.
+    fn reset(&mut self, cfg: &crate::config::TcpConfig) -> bool {
+        if cfg.startup.ssthresh_estimation {
+            return false;
+        }
+        *self = InitialWindowPolicy::for_config(cfg);
+        true
     }
 }
 

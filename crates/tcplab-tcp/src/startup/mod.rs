@@ -79,11 +79,30 @@ pub trait StartupPolicy: std::fmt::Debug + Send {
     /// The initial slow start ended with a loss (fast retransmit or timeout).
     fn on_slow_start_end(&mut self) {}
     fn clone_box(&self) -> Box<dyn StartupPolicy>;
+    /// Called when the sender is re-initialised in place for a new connection
+    /// (`Connection::reset_client` / `reset_server`, a driver reusing an endpoint slot) instead
+    /// of being built again. A policy that is the type [`build`]`(cfg)` builds sets itself to
+    /// exactly the value `build(cfg)` gives and returns true, so the sender keeps its box;
+    /// otherwise it returns false and the sender builds a new one ([`reset_or_build`]). The
+    /// default is false ("rebuild me"): always correct, it only costs the allocation. A policy
+    /// a driver installed (`Connection::set_startup_policy`, e.g. `seeded::SeededStartup`) is
+    /// never what `build` builds and keeps the default.
+    fn reset(&mut self, _cfg: &TcpConfig) -> bool {
+        false
+    }
+}
+
+/// `*policy` becomes what [`build`]`(cfg)` builds: reset in place when the policy can
+/// ([`StartupPolicy::reset`]), built anew otherwise.
+pub fn reset_or_build(policy: &mut Box<dyn StartupPolicy>, cfg: &TcpConfig) {
+    if !policy.reset(cfg) {
+        *policy = build(cfg);
+    }
 }
 
 /// The policy `cfg` asks for.
 pub fn build(cfg: &TcpConfig) -> Box<dyn StartupPolicy> {
-    let iw = InitialWindowPolicy { iw: cfg.initial_window, ssthresh: cfg.initial_ssthresh };
+    let iw = InitialWindowPolicy::for_config(cfg);
     if cfg.startup.ssthresh_estimation {
         Box::new(SsthreshEstimation::new(iw))
     } else {

@@ -1,7 +1,8 @@
 //! The traffic-source seam: what opens connections, and when.
 //!
 //! A [`TrafficSource`] hands the simulator [`Arrival`]s — (time, sender, receiver, size, TCP
-//! settings) — in time order, one at a time ([`TrafficSource::next_arrival`]). The simulator
+//! settings) — in time order, one at a time ([`TrafficSource::next_arrival`]). A workload's
+//! arrivals share its one `Arc<TcpConfig>`: drawing a connection copies no configuration. The simulator
 //! gives each arrival the next flow id when it draws it, opens the connection at its time
 //! (client and server endpoints created then, the data written and closed at once) and frees
 //! the connection's state when it has ended (`Sim::maybe_free`); the flow's results stay in
@@ -26,6 +27,7 @@ pub mod poisson;
 pub mod web;
 
 use crate::spec::{FlowSpec, NodeId};
+use std::sync::Arc;
 use tcplab_tcp::TcpConfig;
 use tcplab_time::{SimDuration, SimTime};
 
@@ -38,8 +40,9 @@ pub struct Arrival {
     pub dst: NodeId,
     /// Bytes the client sends, then closes; `None`: a bulk sender without end.
     pub size: Option<u64>,
-    /// Settings of both endpoints.
-    pub tcp: TcpConfig,
+    /// Settings of both endpoints: shared by every arrival of the source (one configuration
+    /// per workload, a reference count per connection; issue 12's per-connection cost).
+    pub tcp: Arc<TcpConfig>,
 }
 
 /// A source of connections.
@@ -73,7 +76,7 @@ impl FixedFlows {
 
 impl TrafficSource for FixedFlows {
     fn next_arrival(&mut self) -> Option<Arrival> {
-        self.flows.next().map(|f| Arrival { at: SimTime::ZERO + f.start, src: f.src, dst: f.dst, size: f.size, tcp: f.tcp })
+        self.flows.next().map(|f| Arrival { at: SimTime::ZERO + f.start, src: f.src, dst: f.dst, size: f.size, tcp: Arc::new(f.tcp) })
     }
     fn eager(&self) -> bool {
         true

@@ -20,6 +20,8 @@ use crate::sim::seed::{derive, splitmix64, unit_f64};
 use crate::spec::{NodeId, PoissonSpec, SizeDist};
 use rand::RngCore;
 use rand_pcg::Pcg64Mcg;
+use std::sync::Arc;
+use tcplab_tcp::TcpConfig;
 use tcplab_time::{SimDuration, SimTime};
 
 /// Domain separator of traffic-source streams.
@@ -29,6 +31,8 @@ pub const DOMAIN_TRAFFIC: u64 = 0x7472_6166; // "traf"
 #[derive(Debug)]
 pub struct Poisson {
     spec: PoissonSpec,
+    /// `spec.tcp`, shared by every arrival.
+    tcp: Arc<TcpConfig>,
     rng: Pcg64Mcg,
     /// Time of the last arrival drawn.
     last: SimTime,
@@ -45,6 +49,7 @@ impl Poisson {
         let hi = derive(seed, DOMAIN_TRAFFIC, index as u64, 0);
         let stop = at(spec.stop.map_or(end, |s| s.min(end)));
         Poisson {
+            tcp: Arc::new(spec.tcp.clone()),
             last: at(spec.start),
             rng: Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(splitmix64(hi))),
             drawn: 0,
@@ -75,8 +80,9 @@ impl Poisson {
         }
     }
 
-    fn pick(&mut self, from: &[NodeId]) -> NodeId {
-        from[(self.rng.next_u64() % from.len() as u64) as usize]
+    /// One of `from`, uniformly (the node lists are the spec's, not copied per arrival).
+    fn pick(rng: &mut Pcg64Mcg, from: &[NodeId]) -> NodeId {
+        from[(rng.next_u64() % from.len() as u64) as usize]
     }
 }
 
@@ -92,9 +98,9 @@ impl TrafficSource for Poisson {
         self.last = t;
         self.drawn += 1;
         let size = self.size(self.spec.size);
-        let src = self.pick(&self.spec.senders.clone());
-        let dst = self.pick(&self.spec.receivers.clone());
-        Some(Arrival { at: t, src, dst, size: Some(size), tcp: self.spec.tcp.clone() })
+        let src = Poisson::pick(&mut self.rng, &self.spec.senders);
+        let dst = Poisson::pick(&mut self.rng, &self.spec.receivers);
+        Some(Arrival { at: t, src, dst, size: Some(size), tcp: Arc::clone(&self.tcp) })
     }
 
     fn pairs(&self) -> Vec<(NodeId, NodeId)> {

@@ -48,6 +48,8 @@ use rand::RngCore;
 use rand_pcg::Pcg64Mcg;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::sync::Arc;
+use tcplab_tcp::TcpConfig;
 use tcplab_time::{SimDuration, SimTime};
 
 /// 002 §6.4: "an average of 30 web pages per session".
@@ -110,6 +112,8 @@ struct Session {
 #[derive(Debug)]
 pub struct Web {
     spec: WebSpec,
+    /// `spec.tcp`, shared by every arrival.
+    tcp: Arc<TcpConfig>,
     sessions: Vec<Session>,
     heap: BinaryHeap<Reverse<Pending>>,
     seq: u64,
@@ -122,7 +126,8 @@ impl Web {
     /// earlier.
     pub fn new(spec: WebSpec, seed: u64, index: usize, end: SimDuration) -> Web {
         let stop = at(spec.stop.map_or(end, |s| s.min(end)));
-        let mut web = Web { sessions: Vec::with_capacity(spec.sessions as usize), heap: BinaryHeap::new(), seq: 0, stop, spec };
+        let tcp = Arc::new(spec.tcp.clone());
+        let mut web = Web { sessions: Vec::with_capacity(spec.sessions as usize), heap: BinaryHeap::new(), seq: 0, stop, spec, tcp };
         for s in 0..web.spec.sessions {
             let hi = derive(seed, DOMAIN_WEB, index as u64, u64::from(s));
             let mut rng = Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(splitmix64(hi)));
@@ -197,7 +202,7 @@ impl TrafficSource for Web {
                 self.push(next, p.session, Step::Object { server, left: left - 1 });
             }
             let client = self.sessions[p.session as usize].client;
-            return Some(Arrival { at: p.at, src: server, dst: client, size: Some(size), tcp: self.spec.tcp.clone() });
+            return Some(Arrival { at: p.at, src: server, dst: client, size: Some(size), tcp: Arc::clone(&self.tcp) });
         }
     }
 
