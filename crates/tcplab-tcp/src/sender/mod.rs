@@ -373,6 +373,7 @@ impl Sender {
             prr,
             rack,
             undo,
+            count_delivered,
         } = self;
         *snd_una = iss;
         *snd_nxt = iss;
@@ -426,6 +427,7 @@ impl Sender {
         *prr = crate::loss::prr::Prr::new(cfg.prr);
         *rack = crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc);
         *undo = crate::linux::cwnd_undo::CwndUndo::new(cfg.cwnd_undo && cfg.sender == crate::config::SenderModel::Rfc);
+        *count_delivered = cfg.abc;
         *qs = (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
             .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss));
         *ecn = crate::ecn::EcnState::new(cfg.ecn);
