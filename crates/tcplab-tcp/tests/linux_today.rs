@@ -314,8 +314,11 @@ fn a_dsack_of_the_only_retransmission_undoes_the_window_reduction() {
 // - 52 ms: the ACK of 1-10 from the original of 7 (at 42 ms) echoes 21 again, and now nothing
 //   retransmitted is in flight (both copies are below the cumulative ACK): the reduction is
 //   undone at once (tcp_undo_cwnd_reduction: cwnd max(12, prior 14), ssthresh prior, infinite),
-//   the episode ends (tcp_try_keep_open), and that ACK's four segments of byte counting make
-//   cwnd 18. Without cwnd_undo the sender is still in recovery with ssthresh 9 (the recovery
+//   the episode ends (tcp_try_keep_open), and that ACK's byte counting makes cwnd 15: it
+//   cumulatively acknowledges 7-10, but 8-10 were SACKed before, so it newly delivers one
+//   segment, and Linux's tcp_cong_control credits tcp_cong_avoid with acked_sacked (the newly
+//   delivered: tcp_newly_delivered), not with the four (this engine credited four, cwnd 18,
+//   before session 6). Without cwnd_undo the sender is still in recovery with ssthresh 9 (the recovery
 //   point, 21 001, is acknowledged only at 60 ms).
 #[test]
 fn a_partial_ack_from_delayed_originals_undoes_once_no_retransmission_is_out() {
@@ -333,7 +336,7 @@ fn a_partial_ack_from_delayed_originals_undoes_once_no_retransmission_is_out() {
 
     let h = reorder_with(true, true, &both, at_ms(52));
     let (c, u) = (h.a.cc_snapshot(), h.a.cwnd_undo());
-    assert_eq!((c.cwnd, c.ssthresh), (18 * u64::from(MSS), u64::MAX));
+    assert_eq!((c.cwnd, c.ssthresh), (15 * u64::from(MSS), u64::MAX));
     assert_eq!(h.a.recovery_phase(), tcplab_tcp::loss::RecoveryPhase::Open);
     assert_eq!((u.held_at, u.undos, u.partial_undos), (None, 1, 1));
 

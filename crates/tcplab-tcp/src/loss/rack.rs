@@ -171,6 +171,7 @@ impl Rack {
     }
 
     /// RFC 8985 §6.2 steps 1–4 for one ACK.
+    #[inline]
     pub fn on_ack(&mut self, ev: &RackAckEvent) {
         // Step 1: "Update RACK.min_RTT".
         if let Some(r) = ev.rtt_sample {

@@ -181,6 +181,10 @@ pub struct Sender {
     /// Today's Linux cwnd undo in fast recovery (`linux/cwnd_undo.rs`, `undo.rs`; inert unless
     /// `TcpConfig::cwnd_undo`).
     pub undo: crate::linux::cwnd_undo::CwndUndo,
+    /// `TcpConfig::abc` (byte counting as Linux counts): the controller is credited with the
+    /// bytes an ACK newly delivered, not the bytes it cumulatively acknowledged
+    /// (`AckInput::delivered`, Linux `tcp_cong_control`'s `acked_sacked`).
+    pub count_delivered: bool,
 }
 
 impl Clone for Sender {
@@ -237,6 +241,7 @@ impl Clone for Sender {
             prr: self.prr,
             rack: self.rack.clone(),
             undo: self.undo,
+            count_delivered: self.count_delivered,
         }
     }
 }
@@ -297,6 +302,7 @@ impl Sender {
             prr: crate::loss::prr::Prr::new(cfg.prr),
             rack: crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc),
             undo: crate::linux::cwnd_undo::CwndUndo::new(cfg.cwnd_undo && cfg.sender == crate::config::SenderModel::Rfc),
+            count_delivered: cfg.abc,
             qs: (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
                 .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss)),
             ecn: crate::ecn::EcnState::new(cfg.ecn),
@@ -367,6 +373,7 @@ impl Sender {
             prr,
             rack,
             undo,
+            count_delivered,
         } = self;
         *snd_una = iss;
         *snd_nxt = iss;
@@ -420,6 +427,7 @@ impl Sender {
         *prr = crate::loss::prr::Prr::new(cfg.prr);
         *rack = crate::loss::rack::Rack::new(cfg.rack && cfg.sender == crate::config::SenderModel::Rfc);
         *undo = crate::linux::cwnd_undo::CwndUndo::new(cfg.cwnd_undo && cfg.sender == crate::config::SenderModel::Rfc);
+        *count_delivered = cfg.abc;
         *qs = (cfg.quick_start.active() && cfg.sender == crate::config::SenderModel::Rfc)
             .then(|| crate::startup::quickstart::QsHost::new(cfg.quick_start, iss));
         *ecn = crate::ecn::EcnState::new(cfg.ecn);
@@ -578,6 +586,7 @@ impl Sender {
         // RFC 6675 §5: update the scoreboard from the SACK blocks.
         let mut newly_sacked = 0;
         let mut dsack = false;
+        let prior_sacked = self.sb.sacked_bytes();
         self.sb.orig_newly_acked = false;
         self.sb.delivered = Default::default();
         let prior_snd_una = self.snd_una;
@@ -600,7 +609,10 @@ impl Sender {
             self.take_rtt_sample(now, seg, ack, acked, trace);
             self.consecutive_rtos = 0;
         }
-        let a = AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent };
+        // Linux tcp_newly_delivered: "delivered = tp->delivered - prior_delivered;" (newly
+        // SACKed, plus cumulatively acknowledged and not SACKed before; `AckInput::delivered`).
+        let delivered = (bytes_acked + self.sb.sacked_bytes()).saturating_sub(prior_sacked);
+        let a = AckInput { now, seg, prior_snd_una, bytes_acked, delivered, newly_sacked, dsack, had_outstanding, window_changed, newest_sent };
         self.with_recovery(|r, s| r.on_ack(s, &a, timers, trace));
         out.fin_acked = self.fin_acked();
         out
@@ -608,7 +620,7 @@ impl Sender {
 
     /// The RFC engine's ACK path (`recovery::RfcRecovery`), after the shared plumbing.
     pub(crate) fn rfc_on_ack(&mut self, a: &AckInput<'_>, timers: &mut Timers, trace: &mut Trace) {
-        let AckInput { now, seg, prior_snd_una, bytes_acked, newly_sacked, dsack, had_outstanding, window_changed, newest_sent } = *a;
+        let AckInput { now, seg, prior_snd_una, bytes_acked, delivered, newly_sacked, dsack, had_outstanding, window_changed, newest_sent } = *a;
         let ack = seg.ack;
         if self.qs.is_some() {
             // Quick-Start: the Response (matched by its arrival: the receiver echoes on the next
@@ -691,7 +703,9 @@ impl Sender {
             // (a NewReno partial ACK's retransmission of SND.UNA included).
             let decision = if held && decision == LossDecision::PartialAck { LossDecision::None } else { decision };
             let cwnd_before = self.cc.cwnd;
-            self.apply(now, decision, bytes_acked, trace);
+            // What the controller is credited with (`count_delivered`, `apply`).
+            let credited = if self.count_delivered { delivered } else { bytes_acked };
+            self.apply(now, decision, bytes_acked, credited, trace);
             if self.qs.is_some() {
                 if decision == LossDecision::EnterRecovery {
                     // Quick-Start failure if the lost segment is a QS packet (§3.6).
@@ -832,12 +846,32 @@ impl Sender {
         }
     }
 
-    fn apply(&mut self, now: SimTime, d: LossDecision, bytes_acked: u64, trace: &mut Trace) {
+    /// Applies the loss detector's decision. `credited`: the bytes the controller's window
+    /// growth counts on an ACK that may raise it — with `count_delivered` (Linux byte counting)
+    /// the newly delivered bytes, as `tcp_ack` → `tcp_cong_control(sk, ack, delivered, flag,
+    /// sack_state.rate)` hands them on:
+    ///
+    /// ```c
+    /// } else if (tcp_may_raise_cwnd(sk, flag)) {
+    ///     /* Advance cwnd if state allows */
+    ///     tcp_cong_avoid(sk, ack, acked_sacked);
+    /// }
+    /// ```
+    ///
+    /// where `tcp_clean_rtx_queue` counts a cumulatively acknowledged segment as delivered only
+    /// if it was not SACKed before ("if (sacked & TCPCB_SACKED_ACKED) { tp->sacked_out -=
+    /// acked_pcount; } else if (tcp_is_sack(tp)) { tcp_count_delivered(tp, acked_pcount,
+    /// ece_ack); ..."), and `tcp_sacktag_one` counts a segment when it is newly SACKed
+    /// ("state->sack_delivered += pcount"). Otherwise (RFC 5681/3465 counting) every
+    /// cumulatively acknowledged byte. Without SACK, Linux's "reno sacks" (`tcp_remove_reno_sacks`:
+    /// "tcp_count_delivered(tp, max_t(int, acked - tp->sacked_out, 1), ece_ack)") are not
+    /// modelled: the cumulative ACK is credited in full.
+    fn apply(&mut self, now: SimTime, d: LossDecision, bytes_acked: u64, credited: u64, trace: &mut Trace) {
         match d {
             LossDecision::None => {}
             LossDecision::Advance => {
                 self.phase = RecoveryPhase::Open;
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, credited));
             }
             LossDecision::Dupack { dupacks } => self.phase = RecoveryPhase::Disorder { dupacks },
             LossDecision::EnterRecovery => self.enter_recovery(now, trace),
@@ -879,13 +913,13 @@ impl Sender {
                 // a duplicate ACK, so losses already on the scoreboard wait for the next one.
             }
             LossDecision::LossAdvance => {
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, credited));
             }
             LossDecision::ExitLoss => {
                 if self.rack.enabled {
                     self.rack.on_recovery_exit();
                 }
-                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, bytes_acked));
+                self.cc = self.ccalg.on_ack(self.cc, &self.ack_event(now, credited));
                 self.phase = RecoveryPhase::Open;
                 trace.push(TcpEvent::RecoveryExited { at: now, kind: RecoveryKind::Timeout });
             }

@@ -33,6 +33,10 @@ pub struct AckInput<'a> {
     /// SND.UNA before this ACK.
     pub prior_snd_una: crate::seq::SeqNum,
     pub bytes_acked: u64,
+    /// Bytes this ACK newly delivered: newly SACKed plus cumulatively acknowledged bytes that
+    /// were not SACKed before (Linux `tcp_newly_delivered`'s `tp->delivered - prior_delivered`,
+    /// in bytes; D-SACKed bytes are not counted).
+    pub delivered: u64,
     pub newly_sacked: u64,
     /// The first SACK block is a D-SACK (RFC 2883 §4).
     pub dsack: bool,

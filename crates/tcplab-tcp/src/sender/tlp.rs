@@ -28,6 +28,11 @@ impl Sender {
 
     /// (Re)arms the PTO, or cancels it when §7.2 does not allow one. Called after new data
     /// that was not itself a probe left (`new_data`) and after an ACK of new data (`on_ack`).
+    ///
+    /// Inlined into its two callers and split from [`Sender::tlp_arm`] so that the common
+    /// case, a restart that would arm the deadline already armed, costs no call
+    /// (`linux_today cost 7`, docs/benchmarks.md "Engine alone").
+    #[inline]
     pub(super) fn tlp_schedule(&mut self, now: SimTime, timers: &mut Timers) {
         // RFC 8985 §7.2 (paraphrase): "The sender SHOULD start or restart a loss probe PTO
         // timer after transmitting new data (that was not itself a loss probe) or upon
@@ -58,9 +63,16 @@ impl Sender {
             }
             return;
         }
-        let rto_remaining = rto_at.map(|t| t.saturating_since(now));
-        let pto = super::rules::probe_timeout(self.tlp.pto_rule, srtt, flight, self.smss, rto_remaining);
-        timers.arm(TimerKind::Pto, now, pto);
+        self.tlp_arm(inputs, flight, timers);
+    }
+
+    /// Computes and arms the PTO from `inputs` (RFC 8985 §7.2 `calc_PTO`, or Linux's rule) and
+    /// remembers them for [`Sender::tlp_schedule`]'s skip.
+    #[inline(never)]
+    fn tlp_arm(&mut self, inputs: PtoInputs, flight: u64, timers: &mut Timers) {
+        let rto_remaining = inputs.rto_at.map(|t| t.saturating_since(inputs.now));
+        let pto = super::rules::probe_timeout(self.tlp.pto_rule, inputs.srtt, flight, self.smss, rto_remaining);
+        timers.arm(TimerKind::Pto, inputs.now, pto);
         self.tlp.pto_memo = timers.get(TimerKind::Pto).map(|at| (inputs, at));
     }
 
