@@ -100,6 +100,17 @@ def write_atomic(path: Path, data: bytes) -> None:
 SMALL_TABLE_BYTES = 64 * 1024
 
 
+def encode_table(table: pa.Table) -> bytes:
+    """A small table (a study's run file) as Parquet bytes: uncompressed (see
+    :data:`SMALL_TABLE_BYTES`) and without column statistics. Min/max statistics let a
+    reader skip row groups of a large file; a run file has one row group of a few rows, which
+    is read whole anyway, and writing them took 0.23 of 0.60 ms per ``bench-1000`` run file
+    (measured 2026-11-25, docs/benchmarks.md "session 9"). The values are the same."""
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf, compression="none", write_statistics=False)
+    return buf.getvalue().to_pybytes()
+
+
 def write_table_atomic(path: Path, table: pa.Table) -> None:
     """Write a Parquet file via a temporary file, fsync and rename. A table smaller than
     :data:`SMALL_TABLE_BYTES` (a study's run file) is encoded uncompressed into memory and
@@ -108,9 +119,7 @@ def write_table_atomic(path: Path, table: pa.Table) -> None:
     into a buffer (measured 2026-11-25); a larger one is zstd-compressed and streamed to the
     file."""
     if table.nbytes < SMALL_TABLE_BYTES:
-        buf = pa.BufferOutputStream()
-        pq.write_table(table, buf, compression="none")
-        write_atomic(path, buf.getvalue())
+        write_atomic(path, encode_table(table))
         return
     tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
     pq.write_table(table, tmp, compression="zstd")
