@@ -83,7 +83,7 @@ class RunOutcome:
     #: CPU seconds of the worker process inside the simulator.
     sim_cpu_s: float
     #: Wall-clock and CPU seconds of the whole run on the worker (loading, simulating,
-    #: converting).
+    #: converting; not :func:`encode_run`, which follows and records these).
     task_wall_s: float
     task_cpu_s: float
     worker: str
