@@ -69,31 +69,15 @@ def _cell(value: Any, typ: pa.DataType) -> Any:
     return v
 
 
-#: numpy dtype of each non-string type :func:`column_type` gives (and ``seed``'s).
-_NUMPY_DTYPES = {pa.bool_(): np.bool_, pa.int64(): np.int64, pa.float64(): np.float64, pa.uint64(): np.uint64}
-
-
-def _constant(value: Any, typ: pa.DataType, n: int) -> pa.Array:
-    """``n`` copies of ``value`` as an Arrow array of ``typ``, built from buffers
-    (:mod:`tcplab.tables`): ``pa.array`` and ``pa.scalar`` on Python values import pandas,
-    about a second of CPU in each worker process, which encodes run files since session 9
-    and needs nothing else of pandas."""
-    from ..tables import _numeric, _strings
-
-    if pa.types.is_string(typ):
-        return _strings([value] * n)
-    return _numeric(np.full(n, value, dtype=_NUMPY_DTYPES[typ]), None)
-
-
 def run_table(flows: pa.Table, key: str, point: dict[str, Any], seed: int, types: dict[str, pa.DataType]) -> pa.Table:
     """A run's flows table with ``run_key``, the point's columns and ``seed`` in front."""
     n = flows.num_rows
-    cols = [_constant(key, pa.string(), n)]
+    cols = [pa.array([key] * n, pa.string())]
     names = ["run_key"]
     for k, typ in types.items():
-        cols.append(_constant(_cell(point[k], typ), typ, n))
+        cols.append(pa.array([_cell(point[k], typ)] * n, typ))
         names.append(k)
-    cols.append(_constant(seed, pa.uint64(), n))
+    cols.append(pa.array([seed] * n, pa.uint64()))
     names.append("seed")
     fields = [pa.field(nm, c.type, nullable=False) for nm, c in zip(names, cols)]
     schema = pa.schema(fields + list(flows.schema))

@@ -33,9 +33,9 @@ from ..errors import TcplabError
 from ..tables import to_pandas
 from . import ledger as L
 from . import workers as local_workers
-from .results import TABULATION_MODULES, column_types, format_summary, metrics_of, summarize
+from .results import TABULATION_MODULES, column_types, format_summary, metrics_of, run_table, summarize
 from .study import Run, Study, StudyError, label
-from .task import EncodedRun, Filing, RunTask, run_tasks
+from .task import RunOutcome, RunTask, run_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -438,17 +438,16 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
     types = column_types(study)
     jobs = [
         (r.key, RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed,
-                        study.scenario_source, Filing(r.point.as_dict(), types, _entry(study, r))))
+                        study.scenario_source))
         for r in todo
     ]
 
-    def file(i: int, outcome: EncodedRun) -> None:
-        # The worker encoded the run file (task.encode_run): write it, then the ledger line.
-        led.record(outcome.entry, outcome.file)
-        filed[outcome.key] = outcome.table()
+    def file(i: int, outcome: RunOutcome) -> None:
+        r = todo[i]
+        filed[r.key] = _file(led, study, r, outcome, types)
         stats.executed += 1
-        stats.sim_s += outcome.entry["sim_wall_s"]
-        stats.sim_cpu_s += outcome.entry["sim_cpu_s"]
+        stats.sim_s += outcome.sim_wall_s
+        stats.sim_cpu_s += outcome.sim_cpu_s
 
     ex = execute(jobs, run_tasks, file, workers=workers, scheduler=scheduler, progress=progress, total=total,
                  desc=study.name, on_started=warm_up)
@@ -484,10 +483,12 @@ def warm_up(modules: tuple[str, ...] = TABULATION_MODULES) -> threading.Thread:
     return t
 
 
-def _entry(study: Study, r: Run) -> dict[str, Any]:
-    """The ledger entry's fields the driver knows before the run; the worker adds the run's
-    own (:func:`tcplab.sweep.task.encode_run`)."""
-    return {
+def _file(led: L.Ledger, study: Study, r: Run, o: RunOutcome, types: dict[str, pa.DataType]) -> pa.Table:
+    from ..api import PROVENANCE_KEY, add_provenance
+
+    table = run_table(o.flows, r.key, r.point.as_dict(), r.seed, types)
+    table = add_provenance(table, {PROVENANCE_KEY: json.dumps(o.provenance, sort_keys=True)})
+    entry: dict[str, Any] = {
         "key": r.key,
         "study": study.name,
         "scenario": study.scenario_name,
@@ -495,7 +496,19 @@ def _entry(study: Study, r: Run) -> dict[str, Any]:
         "overrides": study.overrides(r.point),
         "seed": r.seed,
         "tcplab_version": study.version,
+        "git_revision": o.provenance.get("git_revision"),
+        "flows": o.flows.num_rows,
+        "sim_wall_s": round(o.sim_wall_s, 6),
+        "sim_cpu_s": round(o.sim_cpu_s, 6),
+        "task_wall_s": round(o.task_wall_s, 6),
+        "task_cpu_s": round(o.task_cpu_s, 6),
+        "sim_time_s": o.summary.get("sim_time_s"),
+        "events": o.summary.get("events"),
+        "worker": o.worker,
+        "finished_utc": L.now_utc(),
     }
+    led.record(entry, table)
+    return table
 
 
 def _jsonable(v: Any) -> Any:

@@ -1,13 +1,8 @@
 """What a worker runs: one simulation of one sweep point, returned to the driver.
 
 The task carries the scenario's text (not its path), so a worker on another machine needs
-only tcplab installed, not the study's files. A sweep's task (one with :class:`Filing`) comes
-back as the run file's bytes, already encoded (:func:`encode_run`), and the run's table in
-Arrow IPC for the study's tidy table; the driver only writes the bytes to the run file (so
-workers need no access to the output directory). Encoding here instead of in the driver
-costs the same CPU but ships bytes, not a pickled Arrow table (0.15 ms to pickle and 0.09 ms
-to unpickle a run's table against 0.02 + 0.02 ms in IPC), and takes the encoding out of the
-driver, whose CPU the workers wait for (docs/benchmarks.md, "session 9").
+only tcplab installed, not the study's files; it returns the run's flows table and summary,
+and the driver writes the run file (so workers need no access to the output directory).
 A task is a pure function of its input, which is what lets Dask re-run it on another worker
 when the first one dies.
 """
@@ -37,36 +32,6 @@ class RunTask:
     seed: int
     #: Where the driver read the scenario (recorded in the provenance, never opened here).
     scenario_source: str = ""
-    #: How to file the run (a sweep's run): the worker then returns an :class:`EncodedRun`.
-    filing: "Filing | None" = None
-
-
-@dataclass(frozen=True)
-class Filing:
-    """What the run file holds besides the run's flows: the point's columns (dotted key →
-    value, with their Arrow types, :func:`tcplab.sweep.results.run_table`) and the ledger
-    entry's fields the driver knows (study, point, overrides, seed, version). The worker adds
-    the run's own (timings, worker, flows, events, ``finished_utc``)."""
-
-    point: dict[str, Any]
-    types: dict[str, pa.DataType]
-    entry: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class EncodedRun:
-    """A sweep's finished run as the worker hands it back: the run file's bytes (Parquet,
-    holding ``entry`` and the provenance as metadata), its ledger entry, and its table in
-    Arrow IPC stream format (no metadata) for ``flows.parquet``."""
-
-    key: str
-    entry: dict[str, Any]
-    file: bytes
-    table_ipc: bytes
-
-    def table(self) -> pa.Table:
-        """The run's table (as the run file holds it, without its metadata)."""
-        return pa.ipc.open_stream(self.table_ipc).read_all()
 
 
 @dataclass(frozen=True)
@@ -83,10 +48,38 @@ class RunOutcome:
     #: CPU seconds of the worker process inside the simulator.
     sim_cpu_s: float
     #: Wall-clock and CPU seconds of the whole run on the worker (loading, simulating,
-    #: converting; not :func:`encode_run`, which follows and records these).
+    #: converting).
     task_wall_s: float
     task_cpu_s: float
     worker: str
+
+    def __reduce__(self):
+        # Shipped from worker to driver with its flows table in Arrow IPC (stream format)
+        # instead of pickle's per-array reduction: for ``bench-1000``'s run (6 rows, 19
+        # columns) Dask's serialization of a task's results cost the worker 0.47 ms per run
+        # and the driver 0.12 ms, against ~0.02 ms each way for the table in IPC (measured
+        # 2026-11-25, docs/benchmarks.md "session 9"). The worker's share is what both
+        # workers' wall time pays on a 2-core machine.
+        fields = tuple(getattr(self, f) for f in _OUTCOME_FIELDS)
+        return _outcome_from_ipc, (fields, _ipc_bytes(self.flows))
+
+
+#: RunOutcome's fields other than ``flows``, in the order :func:`_outcome_from_ipc` takes them.
+_OUTCOME_FIELDS = ("key", "summary", "provenance", "sim_wall_s", "sim_cpu_s", "task_wall_s", "task_cpu_s", "worker")
+
+
+def _ipc_bytes(table: pa.Table) -> bytes:
+    """``table`` (schema, metadata and values) in Arrow's IPC stream format."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _outcome_from_ipc(fields: tuple, flows_ipc: bytes) -> RunOutcome:
+    """The :class:`RunOutcome` :meth:`RunOutcome.__reduce__` shipped."""
+    kw = dict(zip(_OUTCOME_FIELDS, fields))
+    return RunOutcome(flows=pa.ipc.open_stream(flows_ipc).read_all(), **kw)
 
 
 #: Loaded scenarios a worker keeps: a study's runs differ by seed far more often than by
@@ -145,47 +138,13 @@ def run_task(task: RunTask) -> RunOutcome:
     )
 
 
-def encode_run(task: RunTask, o: RunOutcome) -> EncodedRun:
-    """The run file of ``o`` (``task.filing`` says what else it holds): the flows table with
-    the run key, the point's columns and ``seed`` in front, the provenance and the ledger
-    entry as Parquet metadata (:meth:`tcplab.sweep.ledger.Ledger.record`), encoded by
-    :func:`tcplab.sweep.ledger.encode_table`."""
-    from ..api import PROVENANCE_KEY
-    from .ledger import META_KEY, encode_table, now_utc
-    from .results import run_table
-
-    f = task.filing
-    assert f is not None
-    table = run_table(o.flows, task.key, f.point, task.seed, f.types)
-    entry: dict[str, Any] = {
-        **f.entry,
-        "git_revision": o.provenance.get("git_revision"),
-        "flows": o.flows.num_rows,
-        "sim_wall_s": round(o.sim_wall_s, 6),
-        "sim_cpu_s": round(o.sim_cpu_s, 6),
-        "task_wall_s": round(o.task_wall_s, 6),
-        "task_cpu_s": round(o.task_cpu_s, 6),
-        "sim_time_s": o.summary.get("sim_time_s"),
-        "events": o.summary.get("events"),
-        "worker": o.worker,
-        "finished_utc": now_utc(),
-    }
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    meta = {PROVENANCE_KEY: json.dumps(o.provenance, sort_keys=True), META_KEY: json.dumps(entry, sort_keys=True)}
-    data = encode_table(table.replace_schema_metadata(meta))
-    return EncodedRun(task.key, entry, data, sink.getvalue().to_pybytes())
-
-
-def run_tasks(tasks: list[RunTask]) -> list[RunOutcome | EncodedRun | BaseException]:
+def run_tasks(tasks: list[RunTask]) -> list[RunOutcome | BaseException]:
     """Several runs in one Dask task (to spread Dask's per-task cost): each run's outcome, or
     the exception it raised, so that one failing point does not discard the others."""
     out: list[RunOutcome | BaseException] = []
     for t in tasks:
         try:
-            o = run_task(t)
-            out.append(encode_run(t, o) if t.filing is not None else o)
+            out.append(run_task(t))
         except Exception as e:  # noqa: BLE001 - handed back to the driver, which reports it
             out.append(e)
     return out
