@@ -81,6 +81,14 @@ pub trait TimerClock: std::fmt::Debug + Send {
     }
 }
 
+/// `Clone` for the boxed trait object, so that the structs holding one derive `Clone` (a
+/// forked model is a field-by-field copy; nothing is hand-written per field).
+impl Clone for Box<dyn TimerClock> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// A timer clock that can fire at any nanosecond (modern Linux hrtimers; the identity map).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct FineGrainedClock;
@@ -144,21 +152,11 @@ impl TimerKind {
 }
 
 /// The connection's timer table.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Timers {
     deadlines: [Option<SimTime>; TIMER_KINDS],
     clocks: [Box<dyn TimerClock>; CLOCK_SLOTS],
     binding: [ClockSlot; TIMER_KINDS],
-}
-
-impl Clone for Timers {
-    fn clone(&self) -> Self {
-        Timers {
-            deadlines: self.deadlines,
-            clocks: [self.clocks[0].clone_box(), self.clocks[1].clone_box()],
-            binding: self.binding,
-        }
-    }
 }
 
 impl Timers {

@@ -230,7 +230,11 @@ fn decide_among(cands: &[Candidate<'_>], at_sender: bool, replay_had_evidence: b
     let mut order: Vec<&Candidate<'_>> = cands.iter().collect();
     order.sort_by_key(|c| (c.score.cost, c.pruned)); // stable: ties keep candidate order
     let fallback = order.iter().find(|c| c.name == FALLBACK_MODEL && !c.pruned && c.score.cost < best.score.cost + margin);
-    let replayed = fallback.or_else(|| order.iter().find(|c| !c.pruned)).map_or(String::new(), |c| c.name.to_string());
+    // The model that classifies the connection: the fallback if plausible, else the best
+    // not dropped from the replay, else (every candidate dropped early, which the
+    // `analyzer_inference` fuzz target reached, 2026-11-25) the best by cost: `replayed`
+    // always names a candidate.
+    let replayed = fallback.or_else(|| order.iter().find(|c| !c.pruned)).copied().unwrap_or(best).name.to_string();
     let worst = order.last().map_or(0, |c| c.score.cost);
     let evidence = events > 0 && (replay_had_evidence || worst - best.score.cost >= margin);
     let plausible: Vec<&Candidate<'_>> = order.iter().copied().filter(|c| c.score.cost < best.score.cost + margin).collect();
@@ -338,6 +342,21 @@ mod tests {
         assert_eq!((i.model_name(), i.confidence, i.basis), ("unknown", None, Basis::None));
         assert_eq!(i.params, InferredParams::default());
         assert_eq!(i.candidates.len(), 3);
+    }
+
+    /// Every candidate dropped from the replay early (found by the `analyzer_inference` fuzz
+    /// target: `replayed` was empty): `replayed` still names a candidate, the best by cost.
+    #[test]
+    fn with_every_candidate_pruned_the_replayed_model_is_still_a_candidate() {
+        let c = cfgs();
+        let mut v = cands(&c, &[6000, 4000, 6000], 4);
+        for x in &mut v {
+            x.pruned = true;
+            x.score.unexplained = 4;
+        }
+        let i = decide(&v, true);
+        assert_eq!(i.replayed, "windows-xp");
+        assert_eq!(i.model_name(), "unknown");
     }
 
     /// Equal costs with events are still no evidence.

@@ -266,18 +266,12 @@ impl HystartPp {
 }
 
 /// A congestion controller with HyStart or HyStart++ in front of its slow start.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Hystart {
     pub inner: Box<dyn CongestionController>,
     pub mode: HystartMode,
     pub linux: LinuxHystart,
     pub pp: HystartPp,
-}
-
-impl Clone for Hystart {
-    fn clone(&self) -> Self {
-        Hystart { inner: self.inner.clone_box(), mode: self.mode, linux: self.linux, pp: self.pp }
-    }
 }
 
 impl Hystart {

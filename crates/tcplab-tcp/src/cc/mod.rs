@@ -101,6 +101,14 @@ pub trait CongestionController: std::fmt::Debug + Send {
     }
 }
 
+/// `Clone` for the boxed trait object, so that the structs holding one derive `Clone` (a
+/// forked model is a field-by-field copy; nothing is hand-written per field).
+impl Clone for Box<dyn CongestionController> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// `*cc` becomes what [`build`]`(cfg)` builds: reset in place when the controller can
 /// ([`CongestionController::reset`]), built anew otherwise.
 pub fn reset_or_build(cc: &mut Box<dyn CongestionController>, cfg: &crate::config::TcpConfig) {

@@ -56,3 +56,11 @@ pub trait Pacer: std::fmt::Debug + Send {
     fn released(&self) -> u64;
     fn clone_box(&self) -> Box<dyn Pacer>;
 }
+
+/// `Clone` for the boxed trait object, so that the structs holding one derive `Clone` (a
+/// forked model is a field-by-field copy; nothing is hand-written per field).
+impl Clone for Box<dyn Pacer> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}

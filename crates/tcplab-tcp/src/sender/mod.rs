@@ -96,7 +96,7 @@ pub struct AckOutcome {
 }
 
 /// The sending half of a connection.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Sender {
     /// RFC 9293 SND.UNA.
     pub snd_una: SeqNum,
@@ -185,65 +185,6 @@ pub struct Sender {
     /// bytes an ACK newly delivered, not the bytes it cumulatively acknowledged
     /// (`AckInput::delivered`, Linux `tcp_cong_control`'s `acked_sacked`).
     pub count_delivered: bool,
-}
-
-impl Clone for Sender {
-    fn clone(&self) -> Self {
-        Sender {
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-            snd_wnd: self.snd_wnd,
-            snd_wl1: self.snd_wl1,
-            snd_wl2: self.snd_wl2,
-            snd_wscale: self.snd_wscale,
-            smss: self.smss,
-            cc: self.cc,
-            phase: self.phase,
-            sb: self.sb.clone(),
-            app_total: self.app_total,
-            app_sent: self.app_sent,
-            unlimited: self.unlimited,
-            fin_queued: self.fin_queued,
-            fin_sent: self.fin_sent,
-            rtt_timing: self.rtt_timing,
-            consecutive_rtos: self.consecutive_rtos,
-            rescue_rxt: self.rescue_rxt,
-            rescue_enabled: self.rescue_enabled,
-            persist_backoff: self.persist_backoff,
-            persist_max: self.persist_max,
-            sack_ok: self.sack_ok,
-            ts_ok: self.ts_ok,
-            established: self.established,
-            dupthresh: self.dupthresh,
-            episode_dupthresh: self.episode_dupthresh,
-            rtt_sampling: self.rtt_sampling,
-            limited_transmit: self.limited_transmit,
-            send_buffer: self.send_buffer,
-            recovery_cfg: self.recovery_cfg,
-            rtt: self.rtt.clone_box(),
-            ccalg: self.ccalg.clone_box(),
-            loss: self.loss.clone_box(),
-            startup: self.startup.clone_box(),
-            spurious: self.spurious.clone_box(),
-            responder: self.responder.clone_box(),
-            frto_gate: self.frto_gate,
-            prior_cc: self.prior_cc,
-            flight_at_rto: self.flight_at_rto,
-            hold_until: self.hold_until,
-            recovery_started_at: self.recovery_started_at,
-            initial_cwnd: self.initial_cwnd,
-            ss: self.ss.clone(),
-            recovery: self.recovery.clone(),
-            tlp: self.tlp,
-            qs: self.qs.clone(),
-            ecn: self.ecn,
-            ca_rtt: self.ca_rtt,
-            prr: self.prr,
-            rack: self.rack.clone(),
-            undo: self.undo,
-            count_delivered: self.count_delivered,
-        }
-    }
 }
 
 impl Sender {

@@ -15,7 +15,7 @@ use crate::timer::{TimerKind, Timers};
 use tcplab_time::SimTime;
 
 /// The sender's startup bookkeeping.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct StartupState {
     /// Still in the initial slow start (no loss yet) and some mechanism is on.
     active: bool,
@@ -25,17 +25,6 @@ pub struct StartupState {
     pacer: Option<Box<dyn Pacer>>,
     /// 000 §4.2.1: pthresh = ssthresh / 2 and the bandwidth estimate, once estimated.
     pub pthresh: Option<(u64, Rate)>,
-}
-
-impl Clone for StartupState {
-    fn clone(&self) -> Self {
-        StartupState {
-            active: self.active,
-            ssthresh_set: self.ssthresh_set,
-            pacer: self.pacer.as_ref().map(|p| p.clone_box()),
-            pthresh: self.pthresh,
-        }
-    }
 }
 
 /// 000 §4.2.1: "The value of pthresh is then set to half the value of the estimated

@@ -111,6 +111,14 @@ pub trait SpuriousDetector: std::fmt::Debug + Send {
     fn clone_box(&self) -> Box<dyn SpuriousDetector>;
 }
 
+/// `Clone` for the boxed trait object, so that the structs holding one derive `Clone` (a
+/// forked model is a field-by-field copy; nothing is hand-written per field).
+impl Clone for Box<dyn SpuriousDetector> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// Never declares anything spurious (RFC 5681 behaviour).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct NoSpuriousDetection;

@@ -92,6 +92,14 @@ pub trait StartupPolicy: std::fmt::Debug + Send {
     }
 }
 
+/// `Clone` for the boxed trait object, so that the structs holding one derive `Clone` (a
+/// forked model is a field-by-field copy; nothing is hand-written per field).
+impl Clone for Box<dyn StartupPolicy> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// `*policy` becomes what [`build`]`(cfg)` builds: reset in place when the policy can
 /// ([`StartupPolicy::reset`]), built anew otherwise.
 pub fn reset_or_build(policy: &mut Box<dyn StartupPolicy>, cfg: &TcpConfig) {

@@ -53,6 +53,14 @@ pub trait SpuriousResponder: std::fmt::Debug + Send {
     fn clone_box(&self) -> Box<dyn SpuriousResponder>;
 }
 
+/// `Clone` for the boxed trait object, so that the structs holding one derive `Clone` (a
+/// forked model is a field-by-field copy; nothing is hand-written per field).
+impl Clone for Box<dyn SpuriousResponder> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// The responder `r` selects.
 pub fn build(r: SpuriousResponse) -> Box<dyn SpuriousResponder> {
     match r {
