@@ -1201,7 +1201,14 @@ impl DirReplay {
                 }
                 watch.ordered.pop_first();
                 p.verdict = spurious::no_dsack_by_order(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, later);
-                self.drain_ready |= p.verdict.is_some();
+                // `drain_done` hands a decided copy out once its episode has ended; an episode
+                // that ends later sets `drain_ready` itself (`Episode::on_ack`). Asking for a
+                // pass over the held copies now only when this one can go spares one pass per
+                // verdict (the held copies of a SACK-heavy window are hundreds).
+                let episode = p.episode;
+                if p.verdict.is_some() && self.episodes.iter().any(|e| e.id == episode && e.recovery_ns.is_some()) {
+                    self.drain_ready = true;
+                }
             }
         }
     }
