@@ -389,6 +389,7 @@ fn cum_before(p: &Pending, prev_una: u64) -> bool {
 ///   arrived (`spurious::no_dsack_by_order`). The copies an ACK proves arrived are a prefix
 ///   of them in arrival order (TSval and SND.MAX grow with it), so the first one that fails
 ///   ends the look.
+///
 /// Entries of copies decided or handed out meanwhile are dropped when met (lazily).
 #[derive(Clone, Debug, Default)]
 struct Watch {
