@@ -1236,8 +1236,7 @@ impl DirReplay {
                 // that ends later sets `drain_ready` itself (`Episode::on_ack`). Asking for a
                 // pass over the held copies now only when this one can go spares one pass per
                 // verdict (the held copies of a SACK-heavy window are hundreds).
-                let episode = p.episode;
-                if p.verdict.is_some() && self.episodes.iter().any(|e| e.id == episode && e.recovery_ns.is_some()) {
+                if p.verdict.is_some() && recovered(&self.episodes, p.episode) {
                     self.drain_ready = true;
                 }
             }
