@@ -210,6 +210,11 @@ struct Pending {
     /// retransmission's TSval means the receiver lacked the bytes (not that the original's
     /// ACKs were all lost).
     ack_clock_alive: bool,
+    /// An earlier segment carried this copy's TSval (same timestamp tick): an echo of it may
+    /// be that segment's (`spurious::sent_after_arrival`).
+    earlier_sharer: bool,
+    /// SND.MAX when this copy was sent: an ACK of bytes above it answers later data.
+    snd_max_at_tx: u64,
     covered: bool,
     cum_acked: bool,
     verdict: Verdict,
@@ -379,7 +384,12 @@ fn cum_before(p: &Pending, prev_una: u64) -> bool {
 ///   the scoreboard marks a segment SACKed only inside a block of the ACK being processed,
 ///   so coverage can appear nowhere else);
 /// - it waits out RFC 3708's no-D-SACK time (`waiting`, by capture time: cumulatively
-///   acknowledged with the ACK clock alive; only looked at once the receiver sends D-SACKs).
+///   acknowledged with the ACK clock alive; only looked at once the receiver sends D-SACKs);
+/// - the same copies, by arrival (`ordered`), wait for an ACK the receiver sent after they
+///   arrived (`spurious::no_dsack_by_order`). The copies an ACK proves arrived are a prefix
+///   of them in arrival order (TSval and SND.MAX grow with it), so the first one that fails
+///   ends the look.
+///
 /// Entries of copies decided or handed out meanwhile are dropped when met (lazily).
 #[derive(Clone, Debug, Default)]
 struct Watch {
@@ -388,6 +398,7 @@ struct Watch {
     by_end: BinaryHeap<Reverse<(u64, u64)>>,
     uncovered: BTreeSet<(u64, u64)>,
     waiting: BTreeSet<(u64, u64)>,
+    ordered: BTreeSet<u64>,
     /// Longest copy held so far: a block `[l, r)` overlaps copies starting in `[l - max_len, r)`.
     max_len: u64,
     /// Reused list of the pids to look at.
@@ -408,6 +419,7 @@ impl Watch {
         self.by_end.clear();
         self.uncovered.clear();
         self.waiting.clear();
+        self.ordered.clear();
     }
 }
 
@@ -937,6 +949,8 @@ impl DirReplay {
             tsval: if self.timestamps { tsval } else { None },
             tsval_sharer: sharer,
             ack_clock_alive,
+            earlier_sharer: sharer.is_some(),
+            snd_max_at_tx: self.snd_max,
             covered: false,
             cum_acked: false,
             verdict,
@@ -1157,9 +1171,47 @@ impl DirReplay {
                 self.drain_ready = true;
             } else if p.cum_acked && p.ack_clock_alive {
                 watch.waiting.insert((p.ts_ns, pid));
+                watch.ordered.insert(pid);
             }
         }
         watch.scratch = cand;
+        // `no_dsack_by_order`: the copies this ACK proves the receiver had received before
+        // sending it (its echo, or the highest byte it acknowledges), with no D-SACK so far.
+        if self.sack && self.dsack_receiver && !watch.ordered.is_empty() {
+            let acked_high = seg
+                .options
+                .sack
+                .as_slice()
+                .iter()
+                .map(|b| unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base)).min(self.snd_max))
+                .fold(ack, u64::max);
+            while let Some(&pid) = watch.ordered.first() {
+                let Ok(i) = self.pending.binary_search_by_key(&pid, |p| p.pid) else {
+                    watch.ordered.pop_first();
+                    continue;
+                };
+                let p = &mut self.pending[i];
+                if p.verdict.is_some() {
+                    watch.ordered.pop_first();
+                    continue;
+                }
+                let tsv = if self.timestamps { p.tsval } else { None };
+                let later = spurious::sent_after_arrival(tsecr, tsv, p.earlier_sharer, acked_high, p.snd_max_at_tx);
+                if !later {
+                    break;
+                }
+                watch.ordered.pop_first();
+                p.verdict = spurious::no_dsack_by_order(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, later);
+                // `drain_done` hands a decided copy out once its episode has ended; an episode
+                // that ends later sets `drain_ready` itself (`Episode::on_ack`). Asking for a
+                // pass over the held copies now only when this one can go spares one pass per
+                // verdict (the held copies of a SACK-heavy window are hundreds).
+                let episode = p.episode;
+                if p.verdict.is_some() && self.episodes.iter().any(|e| e.id == episode && e.recovery_ns.is_some()) {
+                    self.drain_ready = true;
+                }
+            }
+        }
     }
 
     /// A D-SACK matched to a held copy: its verdict unless it has one already. Returns
