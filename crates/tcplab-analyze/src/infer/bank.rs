@@ -10,8 +10,12 @@
 //! work is the engine observer's, not proportional to the window); memory is N replays per
 //! open connection plus the held rows. A candidate whose cost exceeds the best's by
 //! [`PRUNE_MARGIN`] is dropped (its replay freed, its score frozen as a lower bound), so a
-//! connection that has already told the models apart runs few replays. With one candidate
-//! (`--model NAME`) nothing is held: rows stream out as they are decided.
+//! connection that has already told the models apart runs few replays. Until a segment is
+//! resent only the first candidate is replayed and the events are logged for the others
+//! ([`Cold`]: without a resent segment every replay hands out the same rows, counters and
+//! RTT statistics), so a connection that never resends costs one replay (measured in
+//! docs/benchmarks.md, "Session 8 (infer7)"). With one candidate (`--model NAME`) nothing is
+//! held: rows stream out as they are decided.
 
 use std::sync::Arc;
 
@@ -37,6 +41,11 @@ pub const PRUNE_MARGIN: u64 = 3 * UNEXPLAINED;
 /// retransmission are few — at a 2 ms lag and 10 Mb/s, two full-sized segments' ACKs — and
 /// each try costs a copy of the candidate's replay).
 pub const MAX_ORDER_VARIANTS: usize = 4;
+
+/// The events logged for the replays not yet fed before they are fed anyway ([`Cold`];
+/// tcplab choice: about 150 bytes each, so at most about 150 kB per open connection, the
+/// order of the twelve replays' own state).
+pub const MAX_COLD_EVENTS: usize = 1024;
 
 /// A classified retransmission with the RTT the analyzer reports beside it.
 pub type HeldRow = (RetxOut, Option<u64>);
@@ -70,6 +79,23 @@ pub struct DirBank {
     deferred: std::collections::VecDeque<DeferredAck>,
     /// The highest relative sequence number sent so far (a segment below it is resent).
     snd_max: Option<u32>,
+    /// The highest relative ACK applied to the replays.
+    acked: Option<u32>,
+    /// While no segment has been resent: the events fed to the first live replay only, to
+    /// be fed to the others when one is (`Cold`).
+    cold: Option<Vec<Cold>>,
+}
+
+/// An event logged for the replays not yet fed ([`DirBank`]'s laziness: until a segment is
+/// resent no candidate has evidence and every candidate's replay hands out the same rows,
+/// counters and RTT statistics — all read off the capture — so one replay stands for all;
+/// at the first resent segment, or when the log reaches [`MAX_COLD_EVENTS`], the others
+/// replay the log and join).
+#[derive(Clone, Debug)]
+enum Cold {
+    Data(DataSeg),
+    Ack(DeferredAck),
+    Fin,
 }
 
 /// An ACK held until the sender acted on it (capture time, relative ACK, the segment, the
@@ -102,7 +128,7 @@ impl DirBank {
         let (models, base) = expanded(&models);
         let live = models.iter().enumerate().map(|(idx, m)| Live { idx, replay: DirReplay::new(pos, sack, timestamps, m.as_ref()), held: Vec::new() }).collect();
         let n = models.len();
-        DirBank { stream, models, base, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new(), first: FirstFlight::default(), deferred: Default::default(), snd_max: None }
+        DirBank { stream, models, base, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new(), first: FirstFlight::default(), deferred: Default::default(), snd_max: None, acked: None, cold: (!stream && n > 1).then(Vec::new) }
     }
 
     pub fn position(&self) -> Position {
@@ -147,7 +173,42 @@ impl DirBank {
 
     /// The next data segment carries a FIN ([`DirReplay::note_fin`]).
     pub fn note_fin(&mut self) {
-        self.live.iter_mut().for_each(|l| l.replay.note_fin());
+        match self.cold.as_mut() {
+            Some(log) => {
+                log.push(Cold::Fin);
+                if let Some(l) = self.live.first_mut() {
+                    l.replay.note_fin();
+                }
+            }
+            None => self.live.iter_mut().for_each(|l| l.replay.note_fin()),
+        }
+        self.cap_cold();
+    }
+
+    /// Every replay catches up with the log and is fed from now on ([`Cold`]).
+    fn warm_up(&mut self) {
+        let Some(log) = self.cold.take() else { return };
+        for l in self.live.iter_mut().skip(1) {
+            let grid = &mut self.grids[l.idx];
+            for e in &log {
+                match e {
+                    Cold::Data(d) => {
+                        if let Some(c) = feed_data(l, grid, d) {
+                            self.scores[l.idx].add(c);
+                        }
+                    }
+                    Cold::Ack(a) => feed_ack(l, a, &mut self.scratch),
+                    Cold::Fin => l.replay.note_fin(),
+                }
+            }
+        }
+    }
+
+    /// Bounds the log: past [`MAX_COLD_EVENTS`] every replay is fed.
+    fn cap_cold(&mut self) {
+        if self.cold.as_ref().is_some_and(|log| log.len() >= MAX_COLD_EVENTS) {
+            self.warm_up();
+        }
     }
 
     /// A data segment (see [`DirReplay::on_data`]); scores its evidence under every model.
@@ -173,19 +234,36 @@ impl DirBank {
         if self.snd_max.map_or(true, |m| (end.wrapping_sub(m) as i32) > 0) {
             self.snd_max = Some(end);
         }
+        if resent {
+            self.warm_up();
+        }
         // The deferred ACKs the sender had certainly acted on come first in every order.
         let seen = self.deferred.iter().take_while(|a| a.now.saturating_add(lag) <= now).count();
         let open = if resent { (self.deferred.len() - seen).min(MAX_ORDER_VARIANTS) } else { 0 };
         let fixed = self.deferred.len() - open;
-        for a in self.deferred.drain(..fixed) {
-            for l in self.live.iter_mut() {
-                feed_ack(l, &a, &mut self.scratch);
+        for _ in 0..fixed {
+            if let Some(a) = self.deferred.pop_front() {
+                self.ack_all(a);
+            }
+        }
+        // Only an ACK of new data (a timer restarted or stopped, SND.UNA moved) can make the
+        // segment explicable before it; duplicate ACKs are applied as captured.
+        let acked = self.acked;
+        let advances = self.deferred.iter().any(|a| acked.map_or(true, |u| (a.rel_ack.wrapping_sub(u) as i32) > 0));
+        let open = if advances { open } else { 0 };
+        if open == 0 {
+            while let Some(a) = self.deferred.pop_front() {
+                self.ack_all(a);
             }
         }
         let mut scored = false;
         self.first.on_data(rel_seq, len);
         let seg = DataSeg { now, frame, abs_seq, rel_seq, len, tsval };
-        for l in self.live.iter_mut() {
+        let fed = if self.cold.is_some() { 1 } else { self.live.len() };
+        if let Some(log) = self.cold.as_mut() {
+            log.push(Cold::Data(seg));
+        }
+        for l in self.live.iter_mut().take(fed) {
             let grid = &mut self.grids[l.idx];
             let cost = if open == 0 {
                 feed_data(l, grid, &seg)
@@ -235,9 +313,34 @@ impl DirBank {
                 scored = true;
             }
         }
-        self.deferred.clear();
+        for a in self.deferred.drain(..) {
+            if self.acked.map_or(true, |u| (a.rel_ack.wrapping_sub(u) as i32) > 0) {
+                self.acked = Some(a.rel_ack);
+            }
+        }
         if scored && !self.stream {
             self.prune();
+        }
+        self.cap_cold();
+    }
+
+    /// One ACK to every replay fed (the first only while the others are cold).
+    fn ack_all(&mut self, a: DeferredAck) {
+        if self.acked.map_or(true, |u| (a.rel_ack.wrapping_sub(u) as i32) > 0) {
+            self.acked = Some(a.rel_ack);
+        }
+        match self.cold.as_mut() {
+            Some(log) => {
+                if let Some(l) = self.live.first_mut() {
+                    feed_ack(l, &a, &mut self.scratch);
+                }
+                log.push(Cold::Ack(a));
+            }
+            None => {
+                for l in self.live.iter_mut() {
+                    feed_ack(l, &a, &mut self.scratch);
+                }
+            }
         }
     }
 
@@ -264,16 +367,20 @@ impl DirBank {
     fn release_deferred(&mut self, due: impl Fn(u64) -> bool) {
         while self.deferred.front().is_some_and(|a| due(a.now)) {
             let Some(a) = self.deferred.pop_front() else { break };
-            for l in self.live.iter_mut() {
-                feed_ack(l, &a, &mut self.scratch);
-            }
+            self.ack_all(a);
         }
+        self.cap_cold();
     }
 
     fn prune(&mut self) {
         let Some(best) = self.live.iter().map(|l| self.scores[l.idx].cost).min() else {
             return;
         };
+        // The first live replay is the one fed while the others are cold: before it is
+        // dropped, the others catch up (a cold one dropped was never needed).
+        if self.cold.is_some() && self.live.first().is_some_and(|l| self.scores[l.idx].cost >= best.saturating_add(PRUNE_MARGIN)) {
+            self.warm_up();
+        }
         let (scores, pruned) = (&self.scores, &mut self.pruned);
         self.live.retain(|l| {
             let keep = scores[l.idx].cost < best.saturating_add(PRUNE_MARGIN);
@@ -332,6 +439,8 @@ impl DirBank {
             (inf, chosen)
         });
         let pick = match &inference {
+            // Nothing resent: the one replay fed stands for the chosen one ([`Cold`]).
+            _ if self.cold.is_some() => 0,
             Some((_, Some(idx))) => self.live.iter().position(|l| l.idx == *idx).unwrap_or(0),
             _ => 0,
         };
