@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 from ..errors import TcplabError
 from ..tables import to_pandas
 from . import ledger as L
+from . import timeline
 from . import workers as local_workers
 from .results import TABULATION_MODULES, column_types, format_summary, metrics_of, run_table, summarize
 from .study import Run, Study, StudyError, label
@@ -181,6 +182,7 @@ def _client(workers: int | None, scheduler: str | None):
         from dask.distributed import Client, LocalCluster
     except ImportError as e:  # pragma: no cover - dask is a dependency
         raise SweepError(f"dask.distributed is not installed ({e}); pip install 'dask[distributed]'") from None
+    timeline.mark("dask.distributed imported")
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
@@ -239,6 +241,7 @@ def run_study(
         # ledger (sweep/workers.py); a no-op when `tcplab sweep` started it already.
         local_workers.start()
     resolved = validate(study)
+    timeline.mark("points validated")
     if workers is not None and workers < 1:
         raise StudyError(f"workers: must be at least 1, got {workers}")
     out.mkdir(parents=True, exist_ok=True)
@@ -261,6 +264,7 @@ def _run_locked(study: Study, resolved: list[str], out: Path, t_start: float, *,
     runs = study.runs(resolved)
     todo = [r for r in runs if r.key not in led.entries]
     stats.runs = len(runs)
+    timeline.mark("ledger opened, runs keyed")
     stats.reused = len(runs) - len(todo)
     if stats.reused:
         say(f"{stats.reused} of {len(runs)} runs already in {out}/runs, {len(todo)} to run")
@@ -276,6 +280,7 @@ def _run_locked(study: Study, resolved: list[str], out: Path, t_start: float, *,
     t_tab = time.perf_counter()
     result = tabulate(study, out, led, runs, filed)
     stats.tabulate_s = time.perf_counter() - t_tab
+    timeline.mark("tabulated")
     stats.wall_s = time.perf_counter() - t_start
     ru = resource.getrusage(resource.RUSAGE_SELF)
     stats.driver_cpu_s = ru.ru_utime + ru.ru_stime
@@ -377,6 +382,9 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
     t_start = time.perf_counter()
     client, cluster = _client(workers, scheduler)
     ex.start_s = time.perf_counter() - t_start
+    timeline.mark("cluster up, client connected")
+    if timeline.enabled() and cluster is not None:
+        timeline.processes("worker", [w.pid for w in cluster.workers.values() if getattr(w, "pid", None)])
     # Ctrl-C: the KeyboardInterrupt Python raises can land inside Dask's own waiting code and
     # be swallowed there (seen once in a fresh-clone test run: the sweep then finished with
     # exit 0). The handler also records the interrupt, and the loop raises it again at the next
@@ -396,6 +404,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         payloads = [[jobs[i][1] for i in c] for c in tasks]
         t0 = time.perf_counter()
         futures = client.map(fn, payloads, key=list(by_key), pure=False)
+        timeline.mark("tasks submitted")
         if on_started is not None:
             on_started()
         for fut in as_completed(futures):
@@ -408,6 +417,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
                 continue
             outcomes = fut.result()
             fut.release()
+            timeline.task_done(outcomes)
             for i, outcome in zip(chunk, outcomes):
                 if isinstance(outcome, BaseException):
                     ex.failures.append((i, outcome))
@@ -420,6 +430,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         if interrupted.is_set():
             raise KeyboardInterrupt
         ex.exec_wall_s = time.perf_counter() - t0
+        timeline.mark("last result filed")
     finally:
         if in_main:
             signal.signal(signal.SIGINT, old_handler)
@@ -428,6 +439,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         if cluster is not None:
             cluster.close()
         ex.close_s = time.perf_counter() - t_close
+        timeline.mark("cluster closed")
     return ex
 
 
@@ -516,19 +528,25 @@ def _jsonable(v: Any) -> Any:
 
 
 def _read_runs(led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table]) -> pa.Table:
-    """Every run's table in the study's order: those filed now from memory, the others read
-    back (on threads; reading Parquet releases the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Every run's table in the study's order, in one chunk: those filed now from memory, the
+    others read back (on threads; reading Parquet releases the GIL).
 
-    def read(r: Run) -> pa.Table:
-        t = filed.get(r.key)
-        return t if t is not None else pq.read_table(led.run_path(r.key))
+    Without the thread pool when every run was filed now (a pool's future per run cost 0.11 s
+    for 1000 runs, measured), and combined into one chunk per column: Parquet-encoding 1000
+    one-run chunks cost 0.17 s against 0.01-0.03 s for the combined table, the same file
+    (docs/benchmarks.md, "session 10"); ``to_pandas`` is faster on it too."""
+    missing = [r for r in runs if r.key not in filed]
+    if missing:
+        from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        tables = [t.replace_schema_metadata(None) for t in pool.map(read, runs)]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            read = dict(zip((r.key for r in missing), pool.map(lambda r: pq.read_table(led.run_path(r.key)), missing)))
+    else:
+        read = {}
+    tables = [(filed[r.key] if r.key in filed else read[r.key]).replace_schema_metadata(None) for r in runs]
     if not tables:
         return pa.table({})
-    return pa.concat_tables(tables)
+    return pa.concat_tables(tables).combine_chunks()
 
 
 def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table] | None = None) -> SweepResult:
