@@ -26,11 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from ..errors import TcplabError
-from ..tables import to_pandas
 from . import ledger as L
 from . import timeline
 from . import workers as local_workers
@@ -40,6 +36,11 @@ from .task import RunOutcome, RunTask, run_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+
+# pyarrow (and numpy through it) is not imported before the tasks are submitted: the driver
+# imports it on the warm-up thread while the first runs simulate (`warm_up`; ~0.15-0.25 s
+# of CPU that both workers would otherwise wait out before their first run).
 
 #: Dask tasks per worker the runs are cut into, at least: enough for the scheduler to balance
 #: the load (a worker that gets faster runs takes more tasks) and for a lost task to cost
@@ -447,7 +448,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
              workers, scheduler, progress, total) -> None:
     """Run ``todo`` on Dask, filing each result as it arrives; the tables filed are kept in
     ``filed`` (run key → table) so that tabulation need not read them back."""
-    types = column_types(study)
+    types: dict[str, pa.DataType] | None = None  # on the first result: it needs pyarrow
     jobs = [
         (r.key, RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed,
                         study.scenario_source))
@@ -455,6 +456,9 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
     ]
 
     def file(i: int, outcome: RunOutcome) -> None:
+        nonlocal types
+        if types is None:
+            types = column_types(study)
         r = todo[i]
         filed[r.key] = _file(led, study, r, outcome, types)
         stats.executed += 1
@@ -535,6 +539,9 @@ def _read_runs(led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table]) -> pa
     for 1000 runs, measured), and combined into one chunk per column: Parquet-encoding 1000
     one-run chunks cost 0.17 s against 0.01-0.03 s for the combined table, the same file
     (docs/benchmarks.md, "session 10"); ``to_pandas`` is faster on it too."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     missing = [r for r in runs if r.key not in filed]
     if missing:
         from concurrent.futures import ThreadPoolExecutor
@@ -552,6 +559,10 @@ def _read_runs(led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table]) -> pa
 def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table] | None = None) -> SweepResult:
     """Write ``flows.parquet`` (every run of the study, in the study's order) and the summary
     (``summary.parquet``, ``summary.csv``); return them as DataFrames."""
+    import pyarrow as pa
+
+    from ..tables import to_pandas
+
     table = _read_runs(led, runs, filed or {})
     meta = {b"tcplab.study": json.dumps(study.describe(), sort_keys=True).encode()}
     table = table.replace_schema_metadata(meta)

@@ -15,9 +15,10 @@ import os
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class RunOutcome:
     @functools.cached_property
     def flows(self) -> pa.Table:
         """The flows table, read from :attr:`flows_ipc` (in the driver, once)."""
+        import pyarrow as pa
+
         return pa.ipc.open_stream(self.flows_ipc).read_all()
 
     def __getstate__(self) -> dict[str, Any]:
