@@ -311,6 +311,8 @@ pub struct DirReplay {
     fin_seen: bool,
     /// This direction's SYN (or SYN-ACK) was sent more than once (`set_handshake_retransmitted`).
     handshake_rtx: bool,
+    /// The peer's window from the handshake, scaled, and its shift (`set_peer_window`).
+    peer_window: Option<(u64, u8)>,
     ts_tick_ns: u64,
     first_tsval: Option<u32>,
     /// Smallest (capture time − TSval time) seen: the queue-free sender→capture offset.
@@ -477,6 +479,7 @@ impl DirReplay {
             vantage_gap_ns: 0,
             fin_seen: false,
             handshake_rtx: false,
+            peer_window: None,
             ts_tick_ns: model.ts_tick_ns().max(1),
             first_tsval: None,
             min_ts_offset: None,
@@ -706,6 +709,9 @@ impl DirReplay {
             }
             if self.fin_seen {
                 o.note_fin();
+            }
+            if let Some((w, shift)) = self.peer_window {
+                o.set_peer_window(w, shift);
             }
             self.obs = Some(o);
         }
@@ -1344,6 +1350,12 @@ impl DirReplay {
     /// sender's `Connection::establish` applies them.
     pub fn set_handshake_retransmitted(&mut self, yes: bool) {
         self.handshake_rtx = yes;
+    }
+
+    /// The window this direction's sender learnt in the handshake, scaled, and the shift of
+    /// the peer's later windows (set before data; `Observer::set_peer_window`).
+    pub fn set_peer_window(&mut self, scaled: u64, snd_wscale: u8) {
+        self.peer_window = Some((scaled, snd_wscale));
     }
 
     /// The capture shows a FIN on this direction's next data segment (`Observer::note_fin`;

@@ -278,6 +278,54 @@ impl Scoreboard {
         }
     }
 
+    /// Re-initialises this scoreboard as [`Scoreboard::new`]`(snd_una)` builds one, keeping
+    /// the allocations of its two queues (`segs`, `top_sacked`): a sender resets its scoreboard
+    /// when the handshake completes (`Sender::on_established`) and when a driver opens the next
+    /// connection in a finished one's endpoint slot (`Sender::reset`), which with `new` cost a
+    /// `top_sacked` allocation and the old queues' frees each time (issue 12: four per short
+    /// connection pair). Capacity is not state: every method reads only the entries. The
+    /// destructuring names every field, so a field added to `Scoreboard` does not compile until
+    /// it is handled here too; equality with `new` is tested (`Debug`, below and
+    /// `tests/reset.rs`). Out of line: called twice per connection, never per packet, and kept
+    /// out of its callers' code.
+    #[inline(never)]
+    pub fn reset(&mut self, snd_una: SeqNum) {
+        let Scoreboard {
+            segs,
+            sacked,
+            lost,
+            retrans,
+            high_sacked,
+            lost_upto,
+            top_sacked,
+            top_cap,
+            high_rxt,
+            cache,
+            cache_len,
+            orig_cutoff,
+            orig_newly_acked,
+            delivered,
+            popped,
+            hints,
+        } = self;
+        segs.clear();
+        *sacked = 0;
+        *lost = 0;
+        *retrans = 0;
+        *high_sacked = None;
+        *lost_upto = snd_una;
+        top_sacked.clear();
+        *top_cap = TOP_SACKED_MIN;
+        *high_rxt = snd_una;
+        *cache = [SackBlock::default(); SACK_CACHE];
+        *cache_len = 0;
+        *orig_cutoff = None;
+        *orig_newly_acked = false;
+        *delivered = Delivered::default();
+        *popped = 0;
+        *hints = Default::default();
+    }
+
     pub fn len(&self) -> usize {
         self.segs.len()
     }
@@ -1074,6 +1122,28 @@ mod tests {
         let up = sb.apply_sack(&[blk(200, 600)], SeqNum(0), SeqNum(0), nxt);
         assert_eq!(up.newly_sacked, 200);
         assert!(sb.check_counters());
+    }
+
+    /// `reset` gives exactly what `new` gives (every field, `Debug`) after a scoreboard has
+    /// been through SACKs, losses, retransmissions, a raised `top_cap` and cumulative ACKs, and
+    /// keeps the queues' allocations.
+    #[test]
+    fn a_reset_scoreboard_equals_a_new_one_and_keeps_its_buffers() {
+        let mut sb = board(20);
+        let nxt = SeqNum(2000);
+        sb.apply_sack(&[blk(300, 600), blk(900, 1200), blk(1500, 1700)], SeqNum(0), SeqNum(0), nxt);
+        assert!(sb.update_lost(6, 100) > 0, "a DupThresh above 3 raises top_cap");
+        if let Some(i) = sb.next_retransmit(false) {
+            sb.on_retransmit(i, SimTime(7));
+        }
+        sb.cum_ack(SeqNum(150));
+        sb.orig_cutoff = Some(SimTime(3));
+        assert_ne!(format!("{sb:?}"), format!("{:?}", Scoreboard::new(SeqNum(150))));
+        let (segs_cap, top_cap) = (sb.segs.capacity(), sb.top_sacked.capacity());
+        sb.reset(SeqNum(4_000_000_000));
+        assert_eq!(format!("{sb:?}"), format!("{:?}", Scoreboard::new(SeqNum(4_000_000_000))));
+        assert_eq!((sb.segs.capacity(), sb.top_sacked.capacity()), (segs_cap, top_cap));
+        assert!(segs_cap >= 20 && top_cap >= 6);
     }
 
     // `SackUpdate::changed_blocks`: the blocks that SACKed a segment for the first time (the
