@@ -308,7 +308,10 @@ pub struct FileAnalyzer {
     capture: u32,
     cfg: AnalyzeConfig,
     tracker: ConnTracker,
-    conns: FxHashMap<u64, ConnState>,
+    /// Each open connection's state, boxed: the map's buckets stay 16 bytes, so the lookup
+    /// that every segment makes probes a table that fits in cache (the state itself is
+    /// about a kilobyte, and the buckets of an unboxed map spread over all of it).
+    conns: FxHashMap<u64, Box<ConnState>>,
     scratch: Vec<(RetxOut, Option<u64>)>,
     models: Arc<[Arc<dyn SenderModel>]>,
     finished: Vec<ConnRecord>,
@@ -392,7 +395,7 @@ impl FileAnalyzer {
         let t = seg.ts_ns;
         let s = &seg.segment;
         let choice = self.cfg.vantage;
-        let c = self.conns.entry(obs.conn_id).or_insert_with(ConnState::new);
+        let c = self.conns.entry(obs.conn_id).or_insert_with(|| Box::new(ConnState::new()));
         c.last_ns = c.last_ns.max(t);
         let d = obs.dir;
         c.qs.observe(s);

@@ -15,6 +15,7 @@
 //! | `ack_too_soon` | the ACK covering the bytes arrived sooner after the retransmission than the shortest capture→receiver→capture time → triggered by an earlier copy → spurious | §III-B ("ACK arriving too soon") |
 //! | `timestamp_echo` | the acceptable ACK echoes a TSval older than the retransmission's → spurious; echoes the retransmission's own TSval, carried by no other segment starting below that ACK's cumulative point → needed | RFC 3522 §2 (Eifel detection), RFC 7323 §4.3 (only a segment at the left edge moves TS.Recent; Linux `tcp_replace_ts_recent`) |
 //! | `no_dsack` | SACK in use, the bytes were acknowledged, and no D-SACK came within [`NO_DSACK_WAIT_RTTS`] capture-point RTTs → needed | RFC 3708 §3 (needs a D-SACK receiver: assumed from SACK-permitted in the handshake when the model's receivers send D-SACK, proven by any D-SACK on the connection) |
+//! | `no_dsack_by_order` | as `no_dsack`, but instead of the wait: an ACK passed that the receiver sent after this retransmission had arrived (it echoes a TSval of this copy's tick or later, or it acknowledges bytes first sent after this copy), with no D-SACK for the copy up to and including it → needed | RFC 2883 §4 (the D-SACK rides on the ACK the duplicate triggers, sent at once: RFC 5681 §4.2, Linux `tcp_data_queue` → `tcp_dsack_set` + quick ACK), RFC 7323 §4.3 (the echo is a segment that reached the left edge) |
 //!
 //! The two "needed" verdicts that rest on what the receiver echoed or did not report
 //! (`timestamp_echo` = needed, `no_dsack`) also require that the ACK clock was alive: some
@@ -50,6 +51,7 @@ pub enum Evidence {
     AckTooSoon,
     TimestampEcho,
     NoDsack,
+    NoDsackByOrder,
     None,
 }
 
@@ -63,6 +65,7 @@ impl Evidence {
             Evidence::AckTooSoon => "ack_too_soon",
             Evidence::TimestampEcho => "timestamp_echo",
             Evidence::NoDsack => "no_dsack",
+            Evidence::NoDsackByOrder => "no_dsack_by_order",
             Evidence::None => "none",
         }
     }
@@ -125,6 +128,31 @@ pub fn no_dsack(sack_in_use: bool, dsack_receiver: bool, acked: bool, waited_ns:
     (sack_in_use && dsack_receiver && acked && waited_ns >= wait_ns).then_some((false, Evidence::NoDsack))
 }
 
+/// Did the receiver send an ACK *after* a retransmission reached it? (`no_dsack_by_order`)
+///
+/// RFC 7323 §4.3: TS.Recent (the echo) is set only by a segment at the receiver's left edge,
+/// so an ACK echoing `tsecr` was sent after a segment carrying `tsecr` arrived there. When
+/// `tsecr` is after the copy's TSval, that segment was sent after the copy; when it equals
+/// it, the copy or a later segment of its tick, unless an earlier segment of the same tick
+/// (`earlier_sharer`) carried it too. Without timestamps: the ACK acknowledges (cumulatively
+/// or by SACK: `acked_high`, the highest sequence number it covers, clipped to SND.MAX) bytes
+/// above `snd_max_at_tx`, the highest sequence number sent before the copy, i.e. bytes first
+/// sent after it. Either way the copy, sent first, arrived first.
+pub fn sent_after_arrival(tsecr: Option<u32>, tsval: Option<u32>, earlier_sharer: bool, acked_high: u64, snd_max_at_tx: u64) -> bool {
+    let by_echo = match (tsecr, tsval) {
+        (Some(e), Some(v)) => tcplab_tcp::timer::ts_before(v, e) || (e == v && !earlier_sharer),
+        _ => false,
+    };
+    by_echo || acked_high > snd_max_at_tx
+}
+
+/// RFC 2883 §4 / RFC 3708 §3 without the wait: SACK in use, a D-SACK receiver, the bytes were
+/// acknowledged, and an ACK sent after the copy arrived (`sent_after_arrival`) has passed with
+/// no D-SACK for it → needed.
+pub fn no_dsack_by_order(sack_in_use: bool, dsack_receiver: bool, acked: bool, later_ack_passed: bool) -> Verdict {
+    (sack_in_use && dsack_receiver && acked && later_ack_passed).then_some((false, Evidence::NoDsackByOrder))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +186,32 @@ mod tests {
         assert_eq!(no_dsack(true, true, true, 9, 10), None);
         assert_eq!(no_dsack(false, true, true, 10, 10), None);
         assert_eq!(no_dsack(true, true, false, 10, 10), None);
+    }
+
+    #[test]
+    fn an_ack_sent_after_the_copy_arrived_is_named_by_its_echo_or_by_later_bytes() {
+        // Echo of a later tick: sent after the copy arrived.
+        assert!(sent_after_arrival(Some(106), Some(105), false, 0, 10));
+        // Echo of the copy's own tick: only when no earlier segment carried that TSval.
+        assert!(sent_after_arrival(Some(105), Some(105), false, 0, 10));
+        assert!(!sent_after_arrival(Some(105), Some(105), true, 0, 10));
+        // An older echo says nothing here (Eifel's rule decides those).
+        assert!(!sent_after_arrival(Some(104), Some(105), false, 0, 10));
+        // Modulo 2^32.
+        assert!(sent_after_arrival(Some(1), Some(u32::MAX), false, 0, 10));
+        // Without timestamps: bytes first sent after the copy were acknowledged.
+        assert!(sent_after_arrival(None, None, false, 11, 10));
+        assert!(!sent_after_arrival(None, None, false, 10, 10));
+        assert!(!sent_after_arrival(Some(105), None, false, 10, 10));
+    }
+
+    #[test]
+    fn the_order_rule_needs_sack_a_dsack_receiver_an_ack_of_the_bytes_and_a_later_ack() {
+        assert_eq!(no_dsack_by_order(true, true, true, true), Some((false, Evidence::NoDsackByOrder)));
+        assert_eq!(no_dsack_by_order(false, true, true, true), None);
+        assert_eq!(no_dsack_by_order(true, false, true, true), None);
+        assert_eq!(no_dsack_by_order(true, true, false, true), None);
+        assert_eq!(no_dsack_by_order(true, true, true, false), None);
     }
 
     #[test]

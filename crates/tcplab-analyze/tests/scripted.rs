@@ -210,17 +210,88 @@ fn without_sack_or_timestamps_a_plausible_ack_decides_nothing() {
 
 #[test]
 fn with_sack_and_no_dsack_after_two_round_trips_the_retransmission_was_needed() {
-    let mut s = fast_retransmit_script(false, true);
-    s.ack(305, 6, 0, 0, &[]);
-    s.data(306, 6, 0);
-    s.ack(406, 7, 0, 0, &[]);
-    s.data(500, 7, 0);
     // The longest capture→receiver→capture sample is 199 ms (segment 5, SACKed and then
-    // cumulatively acknowledged): the wait is 2 × 199 + 10 ms after the retransmission.
-    s.ack(650, 8, 0, 0, &[]);
-    let a = analyze_one(&s.write("no-dsack"));
-    let r = a.retransmissions[0];
-    assert_eq!((r.r.spurious, r.r.evidence), (Some(false), Evidence::NoDsack));
+    // cumulatively acknowledged): the wait is 2 × 199 + 10 = 408 ms after the
+    // retransmission (205 ms), i.e. until 613 ms. A window update at 612 ms is too early,
+    // one at 614 ms ends the wait. Nothing is sent after the retransmission, so no ACK can
+    // show that the receiver answered later data (`no_dsack_by_order`).
+    let at = |t: u64| {
+        let mut s = fast_retransmit_script(false, true);
+        s.ack(305, 6, 0, 0, &[]);
+        s.ack(t, 6, 0, 0, &[]);
+        let a = analyze_one(&s.write(&format!("no-dsack-{t}")));
+        let r = a.retransmissions[0];
+        (r.r.spurious, r.r.evidence)
+    };
+    assert_eq!(at(612), (None, Evidence::None));
+    assert_eq!(at(614), (Some(false), Evidence::NoDsack));
+}
+
+/// RFC 2883 §4: the D-SACK rides on the ACK that the duplicate triggers. New segment 6 is
+/// sent after the retransmission of segment 1 (205 ms); the ACK at 406 ms acknowledges it, so
+/// the receiver sent it after segment 6 arrived, and (sent first) the retransmission arrived
+/// before: without a D-SACK up to that ACK the copy was needed, long before the wait (613 ms).
+/// With a D-SACK on that ACK it was spurious.
+#[test]
+fn an_ack_of_data_sent_after_the_retransmission_without_dsack_shows_it_was_needed() {
+    let verdict = |dsack: &[(u32, u32)], upto: u32| {
+        let mut s = fast_retransmit_script(false, true);
+        s.ack(305, 6, 0, 0, &[]);
+        s.data(306, 6, 0);
+        s.ack(406, upto, 0, 0, dsack);
+        let a = analyze_one(&s.write(&format!("by-order-{}-{upto}", dsack.len())));
+        let r = a.retransmissions[0];
+        (r.r.spurious, r.r.evidence)
+    };
+    assert_eq!(verdict(&[], 7), (Some(false), Evidence::NoDsackByOrder));
+    assert_eq!(verdict(&[(1, 2)], 7), (Some(true), Evidence::Dsack));
+    // An ACK that does not reach the new segment proves nothing (capture ends before the wait).
+    assert_eq!(verdict(&[], 6), (None, Evidence::None));
+}
+
+/// The real `tail-loss` capture's pattern (tests/fixtures/linux/tail-loss): the last two
+/// segments are lost, a loss probe re-sends the last one (400 ms, TSval 400), its SACK lets
+/// the sender re-send the hole (500 ms, TSval 500), and the ACK covering everything echoes
+/// 500. That echo was taken from a segment sent after the probe, at the left edge: the
+/// receiver sent it after the probe arrived, and no D-SACK came (RFC 7323 §4.3 + RFC 2883
+/// §4): the probe was needed. The connection ends before the D-SACK wait (610 ms). The hole's
+/// copy is decided by its own echo (Eifel's converse).
+#[test]
+fn a_later_segment_s_echo_without_dsack_shows_a_tail_probe_was_needed() {
+    let mut s = Script::new(true, true);
+    for k in 0..5 {
+        s.data(101 + u64::from(k), k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.ack(202, 2, 202, 102, &[]);
+    s.ack(203, 3, 203, 103, &[]);
+    s.data(400, 4, 400);
+    s.ack(500, 3, 500, 103, &[(4, 5)]);
+    s.data(500, 3, 500);
+    s.ack(600, 5, 600, 500, &[]);
+    let a = analyze_one(&s.write("tail-probe"));
+    let v: Vec<(i64, Option<bool>, Evidence)> = a.retransmissions.iter().map(|r| (r.r.seq, r.r.spurious, r.r.evidence)).collect();
+    assert_eq!(v, vec![(4001, Some(false), Evidence::NoDsackByOrder), (3001, Some(false), Evidence::TimestampEcho)]);
+}
+
+/// The real `rto-min-50ms` capture's pattern: two timeout copies sent in one TSval tick
+/// (1301), acknowledged together by an ACK echoing 1301. The first copy of the tick is proven
+/// to have arrived before that ACK was sent (the echo is its TSval or a later segment's);
+/// the second is not (the echo may be the first copy's), and the connection ends before the
+/// wait: it stays undecided.
+#[test]
+fn of_two_copies_in_one_tick_only_the_first_is_placed_before_the_echo() {
+    let mut s = Script::new(true, true);
+    for k in 0..3 {
+        s.data(101 + u64::from(k), k, 101 + k);
+    }
+    s.ack(201, 1, 201, 101, &[]);
+    s.data(1301, 1, 1301);
+    s.data(1301, 2, 1301);
+    s.ack(1401, 3, 1401, 1301, &[]);
+    let a = analyze_one(&s.write("one-tick"));
+    let v: Vec<(i64, Option<bool>, Evidence)> = a.retransmissions.iter().map(|r| (r.r.seq, r.r.spurious, r.r.evidence)).collect();
+    assert_eq!(v, vec![(1001, Some(false), Evidence::NoDsackByOrder), (2001, None, Evidence::None)]);
 }
 
 #[test]

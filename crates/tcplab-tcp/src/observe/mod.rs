@@ -168,6 +168,9 @@ pub struct Explanation {
 pub struct AckView {
     pub bytes_acked: u64,
     pub newly_sacked: u64,
+    /// Which of the ACK's SACK blocks (bit `k`: the segment's block `k`) SACKed something
+    /// for the first time (`SackUpdate::changed_blocks`).
+    pub changed_blocks: u8,
     /// The first SACK block is a D-SACK (RFC 2883 §4): that block.
     pub dsack: Option<SackBlock>,
     /// A duplicate ACK by the profile's definition (RFC 6675 §2 or RFC 5681 §2).
@@ -635,6 +638,7 @@ impl Observer {
             // RFC 6675 §5 Update() and RFC 2883 §4 D-SACK recognition, on the scoreboard.
             let up = self.sb.apply_sack(blocks, self.snd_una, ack, self.snd_nxt);
             view.newly_sacked = up.newly_sacked;
+            view.changed_blocks = up.changed_blocks;
             view.dsack = up.dsack.then(|| blocks[0]);
         }
         let bytes_acked = u64::from(ack - self.snd_una);
