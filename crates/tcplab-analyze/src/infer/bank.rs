@@ -241,9 +241,11 @@ impl DirBank {
     /// sender at `c + lag`, give or take the lag's measurement error (the lag is read off the
     /// handshake, whose segments differ in size from the ACK). When the capture order leaves
     /// the retransmission unexplained in part (a cost above 0), each candidate replays it
-    /// also before the last ACKs the sender cannot be shown to have acted on yet (`c + lag >
-    /// now`, at most [`MAX_ORDER_VARIANTS`] of them), and keeps the order that explains it
-    /// best (the capture order on a tie). Measured (`examples/infer_corpus`, sender captures
+    /// also before the last ACKs the sender cannot be shown to have acted on yet (`c + gap >
+    /// now`, at most [`MAX_ORDER_VARIANTS`] of them, and only when one of them acknowledges
+    /// new data: duplicate ACKs are applied as captured), and keeps the order that explains
+    /// it best (the capture order on a tie). A resent segment also ends the laziness
+    /// ([`Cold`]) first. Measured (`examples/infer_corpus`, sender captures
     /// 2 ms from the stack): a retransmission timeout and the ACK that would have stopped
     /// it reached the sender in the same microsecond; in capture order the ACK stopped or
     /// restarted the replayed timer and the timeout was unexplained under every candidate,
