@@ -106,6 +106,7 @@ pub(crate) fn ipc_stream(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use tcplab_record::Column;

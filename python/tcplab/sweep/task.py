@@ -66,9 +66,10 @@ class RunOutcome:
     def __getstate__(self) -> dict[str, Any]:
         # Shipped from worker to driver as the core's IPC bytes, never as the decoded table.
         # Building the table in Python (``to_arrow`` + ``add_flow_names``) and encoding it
-        # for Dask cost the worker ~0.8 ms per ``bench-1000`` run, against ~0.05 ms for the
-        # core's bytes (docs/benchmarks.md, "Parameter studies", sessions 9 and 10); the
-        # worker's share is what both workers' wall time pays on a 2-core machine.
+        # cost 0.34 ms of CPU per dumbbell run in one process, the core's bytes 0.03 ms; in
+        # ``bench-1000``'s workers the CPU outside the simulator fell from 0.8-1.0 to about
+        # 0.3 ms per run (docs/benchmarks.md, "Parameter studies", session 10). The workers'
+        # time is what the issue's measure counts in full on a 2-core machine.
         state = dict(self.__dict__)
         state.pop("flows", None)
         return state

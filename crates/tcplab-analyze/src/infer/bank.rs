@@ -42,6 +42,16 @@ pub const PRUNE_MARGIN: u64 = 3 * UNEXPLAINED;
 /// each try costs a copy of the candidate's replay).
 pub const MAX_ORDER_VARIANTS: usize = 4;
 
+/// How much the handshake's capture→sender→capture gap may overstate a later ACK's lag at a
+/// capture a link away from the sender: the gap is read off the SYN-ACK, whose options make
+/// it up to 20 bytes longer than a bare ACK (MSS 4, SACK-permitted 2, timestamps 10, window
+/// scale 3, padding), and the difference is serialized on the link between (tcplab choice:
+/// 20 bytes at 10 Mb/s, 16 µs). Measured (`examples/infer_corpus`, the senders' 100 Mb/s
+/// access links): a bare ACK stamped with the whole gap was 640 ns late, so a timer it
+/// restarted ran out 640 ns after the sender's and a retransmission the sender sent at that
+/// instant read as premature.
+pub const ACK_LAG_SIZE_ERROR_NS: u64 = 16_000;
+
 /// The events logged for the replays not yet fed before they are fed anyway ([`Cold`];
 /// tcplab choice: about 150 bytes each, so at most about 150 kB per open connection, the
 /// order of the twelve replays' own state).
@@ -81,6 +91,8 @@ pub struct DirBank {
     snd_max: Option<u32>,
     /// The highest relative ACK applied to the replays.
     acked: Option<u32>,
+    /// At the sender: the handshake's capture→sender→capture gap ([`DirBank::set_upstream_base`]).
+    gap_ns: u64,
     /// While no segment has been resent: the events fed to the first live replay only, to
     /// be fed to the others when one is (`Cold`).
     cold: Option<Vec<Cold>>,
@@ -128,7 +140,7 @@ impl DirBank {
         let (models, base) = expanded(&models);
         let live = models.iter().enumerate().map(|(idx, m)| Live { idx, replay: DirReplay::new(pos, sack, timestamps, m.as_ref()), held: Vec::new() }).collect();
         let n = models.len();
-        DirBank { stream, models, base, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new(), first: FirstFlight::default(), deferred: Default::default(), snd_max: None, acked: None, cold: (!stream && n > 1).then(Vec::new) }
+        DirBank { stream, models, base, live, scores: vec![ModelScore::default(); n], grids: vec![TickGrid::default(); n], pruned: vec![false; n], scratch: Vec::new(), first: FirstFlight::default(), deferred: Default::default(), snd_max: None, acked: None, gap_ns: 0, cold: (!stream && n > 1).then(Vec::new) }
     }
 
     pub fn position(&self) -> Position {
@@ -140,7 +152,16 @@ impl DirBank {
         self.live.first().map(|l| l.replay.ack_vantage()).unwrap_or_default()
     }
 
+    ///
+    /// At the sender the gap stands for the lag of every later ACK (`DirReplay`'s
+    /// `vantage_gap_ns`); the replays are given it less [`ACK_LAG_SIZE_ERROR_NS`], so that an
+    /// ACK is stamped no later than the sender acted on it (see there). Whether the sender had
+    /// certainly acted on an ACK before a segment is still judged with the whole gap
+    /// ([`DirBank::on_data`]).
     pub fn set_upstream_base(&mut self, ns: u64) {
+        let at_sender = self.position() == Position::Sender;
+        self.gap_ns = if at_sender { ns } else { 0 };
+        let ns = if at_sender { ns.saturating_sub(ACK_LAG_SIZE_ERROR_NS) } else { ns };
         self.live.iter_mut().for_each(|l| l.replay.set_upstream_base(ns));
     }
 
@@ -220,15 +241,17 @@ impl DirBank {
     /// sender at `c + lag`, give or take the lag's measurement error (the lag is read off the
     /// handshake, whose segments differ in size from the ACK). When the capture order leaves
     /// the retransmission unexplained in part (a cost above 0), each candidate replays it
-    /// also before the last ACKs the sender cannot be shown to have acted on yet (`c + lag >
-    /// now`, at most [`MAX_ORDER_VARIANTS`] of them), and keeps the order that explains it
-    /// best (the capture order on a tie). Measured (`examples/infer_corpus`, sender captures
+    /// also before the last ACKs the sender cannot be shown to have acted on yet (`c + gap >
+    /// now`, at most [`MAX_ORDER_VARIANTS`] of them, and only when one of them acknowledges
+    /// new data: duplicate ACKs are applied as captured), and keeps the order that explains
+    /// it best (the capture order on a tie). A resent segment also ends the laziness
+    /// ([`Cold`]) first. Measured (`examples/infer_corpus`, sender captures
     /// 2 ms from the stack): a retransmission timeout and the ACK that would have stopped
     /// it reached the sender in the same microsecond; in capture order the ACK stopped or
     /// restarted the replayed timer and the timeout was unexplained under every candidate,
     /// the true one included.
     pub fn on_data(&mut self, now: u64, frame: u64, abs_seq: u32, rel_seq: u32, len: u32, tsval: Option<u32>) {
-        let lag = self.ack_vantage().lag_ns;
+        let lag = self.gap_ns;
         let resent = self.snd_max.is_some_and(|m| (rel_seq.wrapping_sub(m) as i32) < 0);
         let end = rel_seq.wrapping_add(len);
         if self.snd_max.map_or(true, |m| (end.wrapping_sub(m) as i32) > 0) {
@@ -351,7 +374,7 @@ impl DirBank {
     /// one (capture time + lag before now) are applied at once.
     pub fn on_ack(&mut self, now: u64, rel_ack: u32, seg: &Segment, hs: Option<u64>, out: &mut Vec<HeldRow>) {
         self.first.on_ack();
-        let lag = self.ack_vantage().lag_ns;
+        let lag = self.gap_ns;
         self.deferred.push_back(DeferredAck { now, rel_ack, seg: *seg, hs });
         self.release_deferred(|c| lag == 0 || c.saturating_add(lag) <= now);
         if self.stream {

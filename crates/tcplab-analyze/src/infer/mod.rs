@@ -75,11 +75,12 @@
 //!   unnamed and why.
 //! - infer7, with the handshake's window for RFC 5681 §2 (e) (`Observer::set_peer_window`)
 //!   and a retransmission also replayed before the ACKs the sender may not have acted on yet
-//!   (`bank::DirBank::on_data`): the true profile leaves a retransmission unexplained in 8 of
-//!   412 timeout connections (20 before); 277 of 412 right at the sender (0.672), 68 at the
-//!   bottleneck, none wrong (`--seeds 8`: 477 and 94 of 736, none wrong). In 44 of the 135
-//!   left `unknown` a rival scores no worse than the truth: the evidence's ceiling is 368 of
-//!   412 (0.893) whatever the margin.
+//!   (`bank::DirBank::on_data`), ACKs stamped with the lag less its size error
+//!   (`bank::ACK_LAG_SIZE_ERROR_NS`): the true profile leaves a retransmission unexplained in
+//!   7 of 412 timeout connections (20 before); 302 of 412 right at the sender (0.733), 68 at
+//!   the bottleneck, none wrong (`--seeds 8`: 526 and 94 of 736, none wrong). In 41 of the
+//!   110 left `unknown` a rival scores no worse than the truth: the evidence's ceiling is 371
+//!   of 412 (0.900) whatever the margin.
 //!
 //! # Using it from another stage (what-if replay)
 //!
