@@ -527,16 +527,22 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
     times every seed, on Dask; writes OUT/runs/, OUT/flows.parquet and OUT/summary.csv.
 
     Runs already filed in OUT are not run again: re-run the same command to resume."""
+    from .sweep import timeline
     from .sweep.study import load_study
 
+    timeline.mark("cli: sweep command entered")
     st = load_study(study)
+    timeline.mark("study loaded")
     if not dry_run and out is not None and scheduler is None:
         # Local workers fork from a server that imports tcplab once; started first, it
         # imports while this process does (docs/sweeps.md, "Running").
         from .sweep.workers import start
 
         start()
+        timeline.mark("fork server started")
     from .sweep.runner import dry_run_text, run_study, validate
+
+    timeline.mark("runner imported")
 
     if dry_run:
         click.echo(dry_run_text(st, validate(st), out))
@@ -552,6 +558,7 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
         from .sweep.workers import stop
 
         stop()
+        timeline.mark("fork server stopped")
     if quiet:
         _leave_sweep()
     s = res.stats
@@ -567,6 +574,8 @@ def sweep(study: Path, out, dry_run: bool, workers, scheduler, quiet: bool) -> N
                    f"stopping them, {s.tabulate_s:.1f} s tabulating; {s.sim_s:.1f} s inside the simulator "
                    f"({s.sim_cpu_s:.1f} s CPU); driver process {s.driver_cpu_s:.1f} s CPU")
     click.echo(f"results in {out}/ (flows.parquet, summary.csv)")
+    timeline.mark("report printed")
+    timeline.dump()
     _leave_sweep()
 
 

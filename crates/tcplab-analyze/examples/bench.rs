@@ -23,6 +23,10 @@
 //!     changes keep it). THREADING: `one` reads, tracks and analyses on one thread,
 //!     `pipelined` reads and tracks on a second thread (`tcplab_pcap::pipeline`), `auto`
 //!     (the default, as `tcplab analyze`) pipelined when the machine has two cores
+//! cargo run --release -p tcplab-analyze --example bench -- read FILE.pcap [ROUNDS]
+//!     times the reading half alone (read + decode + track, `for_each_tracked` on one
+//!     thread with a callback that does nothing), best of ROUNDS: what the reading thread
+//!     of a pipelined analysis costs; the analysing thread's share is `run ... one` minus it
 //! ```
 #![allow(clippy::unwrap_used)]
 
@@ -297,6 +301,27 @@ fn main() {
                 }
             }
         }
-        _ => eprintln!("usage: bench sim [FLOWS] [SECONDS] OUT | sack [FLOWS] [EPISODES] OUT | shape FILE | synth PACKETS CONNS OUT | run FILE [ROUNDS] [MODEL] [THREADING]"),
+        Some("read") => {
+            let file = a.get(1).cloned().unwrap();
+            let rounds: u32 = a.get(2).map_or(3, |s| s.parse().unwrap());
+            let mut best = f64::MAX;
+            for round in 0..rounds {
+                let t = Instant::now();
+                let mut reader = CaptureReader::open(&file).unwrap();
+                let mut tracker = tcplab_pcap::ConnTracker::default();
+                let mut n = 0u64;
+                let mut finished = 0usize;
+                tcplab_pcap::for_each_tracked(&mut reader, &mut tracker, Threading::OneThread, |t| {
+                    n += 1;
+                    finished += t.finished.len();
+                });
+                let recs = tracker.finish().len() + finished;
+                let secs = t.elapsed().as_secs_f64();
+                best = best.min(secs);
+                println!("round {round}: read + decode + track {n} packets, {recs} connections, in {secs:.3} s = {:.2} M packets/s", n as f64 / secs / 1e6);
+            }
+            println!("best: {best:.3} s");
+        }
+        _ => eprintln!("usage: bench sim [FLOWS] [SECONDS] OUT | sack [FLOWS] [EPISODES] OUT | shape FILE | synth PACKETS CONNS OUT | run FILE [ROUNDS] [MODEL] [THREADING] | read FILE [ROUNDS]"),
     }
 }

@@ -1,7 +1,9 @@
 //! OS inference on a simulated corpus (docs/validation.md, "Sender OS inference").
 //!
 //! `cargo run --release -p tcplab-analyze --example infer_corpus [-- --flows N] [-- --seeds S] [-- --verbose] [-- --only NAME]`
-//! (or `-- --captures FILE...`: each connection's inference in given captures)
+//! (or `-- --captures FILE...`: each connection's inference in given captures; or
+//! `-- --flows N --dump CASE SEED FLOW`: one case's simulated retransmissions of one flow, its
+//! sender capture kept in $TMPDIR/tcplab-infer-dump, and that flow's inference)
 //! simulates every candidate profile (`infer::DEFAULT_CANDIDATES`) × {SACK+timestamps,
 //! neither} × {short transfers through 5 % loss, longer ones through bursty loss}, captures
 //! at the first sender's access link and at the bottleneck, runs `--model auto` and prints
@@ -45,6 +47,28 @@ fn main() {
         return;
     }
     let flows = arg(&args, "--flows", 10) as usize;
+    if let Some(i) = args.iter().position(|a| a == "--dump") {
+        let (name, seed, flow) = (&args[i + 1], args[i + 2].parse::<u64>().unwrap(), args[i + 3].parse::<u32>().unwrap());
+        let dir = std::env::temp_dir().join("tcplab-infer-dump");
+        std::fs::create_dir_all(&dir).unwrap();
+        for (profile, case) in infer_corpus::cases(flows).into_iter().filter(|(_, c)| c.name == name.as_str()) {
+            let n = case.spec.flows.len();
+            let mut pcap: Vec<(String, std::path::PathBuf)> = (0..n).map(|i| (format!("s{i}-left"), dir.join(format!("sender-{i}.pcap")))).collect();
+            pcap.push(("bottleneck".to_string(), dir.join("middle.pcap")));
+            let truth = corpus::simulate_with(&case, pcap, seed);
+            for t in truth.iter().filter(|t| t.flow == flow) {
+                println!("TRUTH {profile} t={} seq={} cause={} spurious={:?}", t.t_ns, t.seq, t.cause, t.spurious);
+            }
+            let f = dir.join(format!("sender-{flow}.pcap"));
+            println!("capture {}", f.display());
+            let a = tcplab_analyze::analyze_paths(&[&f], &tcplab_analyze::AnalyzeConfig::auto()).unwrap();
+            for c in &a.connections {
+                let inf = tcplab_analyze::infer::infer_connection(c);
+                println!("model {} scores {:?}", inf.map_or("unknown", |i| i.model_name()), inf.map(|i| i.scores.iter().map(|(n, s)| (n.clone(), s.cost, s.unexplained, s.timers_fit)).collect::<Vec<_>>()).unwrap_or_default());
+            }
+        }
+        return;
+    }
     let seeds = arg(&args, "--seeds", 2);
     let verbose = args.iter().any(|a| a == "--verbose");
     let dir = std::env::temp_dir().join(format!("tcplab-infer-corpus-{}", std::process::id()));

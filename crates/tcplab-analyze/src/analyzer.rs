@@ -194,11 +194,21 @@ pub(crate) struct Handshake {
     pub ack_ns: Option<u64>,
     /// (SACK permitted, timestamps) offered in the SYN / SYN-ACK of each direction.
     pub offered: [Option<(bool, bool)>; 2],
+    /// The window shift each direction offered in its SYN / SYN-ACK (RFC 7323 §2.2).
+    pub wscale: [Option<u8>; 2],
+    /// Each direction's last window field (raw) and whether it came on a SYN (never scaled).
+    pub window: [Option<(u16, bool)>; 2],
 }
 
 impl Handshake {
     /// Called for every segment of the connection, in capture order.
     pub fn observe(&mut self, kind: SegKind, d: Dir, t: u64, s: &tcplab_tcp::Segment) {
+        if s.flags.contains(TcpFlags::ACK) || kind == SegKind::Syn {
+            self.window[d.index()] = Some((s.window, kind == SegKind::Syn || kind == SegKind::SynAck));
+        }
+        if matches!(kind, SegKind::Syn | SegKind::SynAck) {
+            self.wscale[d.index()] = s.options.window_scale;
+        }
         match kind {
             SegKind::Syn => {
                 // The last SYN, and the last SYN-ACK after it, before the client's ACK.
@@ -222,6 +232,18 @@ impl Handshake {
                 }
             }
         }
+    }
+
+    /// The window direction `d`'s sender learnt from its peer's last segment, scaled, and the
+    /// shift of the peer's later windows (RFC 7323 §2.2-2.3: scaling only when both ends
+    /// offered it, never on a SYN), as `Sender::on_established` takes it.
+    pub fn peer_window(&self, d: Dir) -> Option<(u64, u8)> {
+        let p = d.reverse().index();
+        let shift = match (self.wscale[0], self.wscale[1]) {
+            (Some(_), Some(_)) => self.wscale[p].unwrap_or(0).min(tcplab_tcp::config::MAX_WINDOW_SCALE),
+            _ => 0,
+        };
+        self.window[p].map(|(w, syn)| (if syn { u64::from(w) } else { u64::from(w) << shift }, shift))
     }
 
     /// The handshake RTT (`rtt::handshake_rtt_ns`), when the capture shows enough of it.
@@ -286,7 +308,10 @@ pub struct FileAnalyzer {
     capture: u32,
     cfg: AnalyzeConfig,
     tracker: ConnTracker,
-    conns: FxHashMap<u64, ConnState>,
+    /// Each open connection's state, boxed: the map's buckets stay 16 bytes, so the lookup
+    /// that every segment makes probes a table that fits in cache (the state itself is
+    /// about a kilobyte, and the buckets of an unboxed map spread over all of it).
+    conns: FxHashMap<u64, Box<ConnState>>,
     scratch: Vec<(RetxOut, Option<u64>)>,
     models: Arc<[Arc<dyn SenderModel>]>,
     finished: Vec<ConnRecord>,
@@ -370,7 +395,7 @@ impl FileAnalyzer {
         let t = seg.ts_ns;
         let s = &seg.segment;
         let choice = self.cfg.vantage;
-        let c = self.conns.entry(obs.conn_id).or_insert_with(ConnState::new);
+        let c = self.conns.entry(obs.conn_id).or_insert_with(|| Box::new(ConnState::new()));
         c.last_ns = c.last_ns.max(t);
         let d = obs.dir;
         c.qs.observe(s);
@@ -441,6 +466,9 @@ impl FileAnalyzer {
                 };
                 r.set_upstream_base(gap);
                 r.set_handshake_rtt(c.handshake_rtt());
+                if let Some((w, shift)) = c.hs.peer_window(d) {
+                    r.set_peer_window(w, shift);
+                }
                 // The sender's handshake was retransmitted (RFC 6298 (5.7); qa finding: the
                 // observer's `on_handshake_retransmitted` was never called): the client's SYN
                 // copies, or a SYN-ACK captured more than once before the client's ACK.

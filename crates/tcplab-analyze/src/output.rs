@@ -16,10 +16,21 @@ struct Interner {
     codes: Vec<u32>,
     values: Vec<String>,
     index: FxHashMap<String, u32>,
+    /// The code of the last value pushed: consecutive rows mostly repeat it (the same capture,
+    /// direction, cause, ...), and comparing with it is cheaper than hashing (the table is
+    /// built after the last segment, on the command's critical path). Codes are the same
+    /// either way.
+    last: Option<u32>,
 }
 
 impl Interner {
     fn push(&mut self, s: &str) {
+        if let Some(c) = self.last {
+            if self.values.get(c as usize).is_some_and(|v| v == s) {
+                self.codes.push(c);
+                return;
+            }
+        }
         let code = match self.index.get(s) {
             Some(&c) => c,
             None => {
@@ -29,6 +40,7 @@ impl Interner {
                 c
             }
         };
+        self.last = Some(code);
         self.codes.push(code);
     }
     fn finish(self) -> ColumnData {

@@ -23,8 +23,9 @@
 //!
 //! Cost per ACK: the retransmissions still waiting for evidence can be hundreds (the repair
 //! of a slow-start overshoot), so an ACK does not pass over them: `Watch` finds the ones
-//! this ACK can change — O(log n) each — and the hand-out pass runs only after a verdict or
-//! an episode's end.
+//! this ACK can change — O(log n) each, and only inside the SACK blocks that marked something
+//! new — and the hand-out pass runs only when a copy can be ready: an episode's end, or a
+//! verdict on a copy whose episode is over (`drain_ready`).
 //!
 //! The sender's view is not the capture's. A retransmission is classified from the state
 //! the sender had when it sent it: as of `horizon`, the capture time of the last ACK it can
@@ -310,6 +311,8 @@ pub struct DirReplay {
     fin_seen: bool,
     /// This direction's SYN (or SYN-ACK) was sent more than once (`set_handshake_retransmitted`).
     handshake_rtx: bool,
+    /// The peer's window from the handshake, scaled, and its shift (`set_peer_window`).
+    peer_window: Option<(u64, u8)>,
     ts_tick_ns: u64,
     first_tsval: Option<u32>,
     /// Smallest (capture time − TSval time) seen: the queue-free sender→capture offset.
@@ -334,8 +337,11 @@ pub struct DirReplay {
     pending: Vec<Pending>,
     /// Which of `pending` an ACK can change.
     watch: Watch,
-    /// A verdict was given or an episode ended since the last hand-out: `drain_done` has
-    /// something to look at.
+    /// Some held copy may be ready to hand out (decided, and its episode over) since the last
+    /// hand-out: set when an episode ends and when a copy of an episode already over is
+    /// decided, the only two ways a copy becomes ready. A verdict inside an episode still
+    /// open (most of them, while an overshoot is repaired) does not set it, so `drain_done`
+    /// does not pass over the hundreds of held copies on every such ACK.
     drain_ready: bool,
     /// Recent copies already decided spurious and handed out: (start, end, capture time).
     /// A later D-SACK of those bytes is theirs, not an older copy's (bounded ring).
@@ -369,6 +375,23 @@ fn trigger_of(cause: Cause, i: &CauseInput, ex: Option<&Explanation>) -> Trigger
     }
 }
 
+/// The open episode with id `id`. Episodes are created with consecutive ids
+/// (`next_episode`), pushed at the back and dropped from the front, so the one asked for sits
+/// at its id's offset from the front: O(1) instead of a search on every held copy of every
+/// hand-out pass (the search is kept for an id not found there).
+fn episode(episodes: &VecDeque<Episode>, id: u32) -> Option<&Episode> {
+    let at = episodes.front().map_or(0, |f| id.wrapping_sub(f.id) as usize);
+    match episodes.get(at) {
+        Some(e) if e.id == id => Some(e),
+        _ => episodes.iter().find(|e| e.id == id),
+    }
+}
+
+/// Episode `id` is over (its recovery time is known): a decided copy of it can be handed out.
+fn recovered(episodes: &VecDeque<Episode>, id: u32) -> bool {
+    episode(episodes, id).is_some_and(|e| e.recovery_ns.is_some())
+}
+
 /// The pending retransmission was already cumulatively acknowledged before this ACK.
 fn cum_before(p: &Pending, prev_una: u64) -> bool {
     prev_una >= p.end
@@ -380,9 +403,12 @@ fn cum_before(p: &Pending, prev_una: u64) -> bool {
 /// - it was never looked at (`fresh`: sent since the last ACK; its bytes may be SACKed already);
 /// - the ACK covers it cumulatively (`by_end`: every undecided copy not yet cumulatively
 ///   acknowledged, by end);
-/// - it is not covered yet and one of the ACK's SACK blocks overlaps it (`uncovered`, by start:
-///   the scoreboard marks a segment SACKed only inside a block of the ACK being processed,
-///   so coverage can appear nowhere else);
+/// - it is not covered yet and one of the ACK's SACK blocks that SACKed something new overlaps
+///   it (`uncovered`, by start: the scoreboard marks a segment SACKed only inside a block of
+///   the ACK being processed, so coverage can appear nowhere else; a block that marked
+///   nothing, `AckView::changed_blocks`, leaves every copy's coverage as it was when the
+///   copy was last looked at, and an uncovered copy is not cumulatively acknowledged, so
+///   none of the rules below can change it);
 /// - it waits out RFC 3708's no-D-SACK time (`waiting`, by capture time: cumulatively
 ///   acknowledged with the ACK clock alive; only looked at once the receiver sends D-SACKs);
 /// - the same copies, by arrival (`ordered`), wait for an ACK the receiver sent after they
@@ -453,6 +479,7 @@ impl DirReplay {
             vantage_gap_ns: 0,
             fin_seen: false,
             handshake_rtx: false,
+            peer_window: None,
             ts_tick_ns: model.ts_tick_ns().max(1),
             first_tsval: None,
             min_ts_offset: None,
@@ -682,6 +709,9 @@ impl DirReplay {
             }
             if self.fin_seen {
                 o.note_fin();
+            }
+            if let Some((w, shift)) = self.peer_window {
+                o.set_peer_window(w, shift);
             }
             self.obs = Some(o);
         }
@@ -934,7 +964,7 @@ impl DirReplay {
         if verdict.is_none() {
             self.watch.add(pid, start, rend);
         } else {
-            self.drain_ready = true;
+            self.drain_ready |= recovered(&self.episodes, self.cur_episode.unwrap_or(0));
         }
         self.pending.push(Pending {
             pid,
@@ -1034,7 +1064,7 @@ impl DirReplay {
             }
             self.drain_ready |= closed;
             if self.phase != PhaseKind::Open {
-                let recover = self.cur_episode.and_then(|id| self.episodes.iter().find(|e| e.id == id)).map(|e| e.recover);
+                let recover = self.cur_episode.and_then(|id| episode(&self.episodes, id)).map(|e| e.recover);
                 if recover.map_or(true, |r| ack >= r) {
                     self.phase_exit = Some((now, self.phase));
                     self.phase = PhaseKind::Open;
@@ -1078,9 +1108,9 @@ impl DirReplay {
                     && !matches!(p.verdict, Some((false, _)))
             });
             match (held, proven) {
-                (Some(p), Some((_, t))) if t < p.ts_ns => self.drain_ready |= Self::take_dsack(p, l, r),
+                (Some(p), Some((_, t))) if t < p.ts_ns => self.drain_ready |= Self::take_dsack(p, l, r) && recovered(&self.episodes, p.episode),
                 (None, None) => {}
-                (Some(p), None) => self.drain_ready |= Self::take_dsack(p, l, r),
+                (Some(p), None) => self.drain_ready |= Self::take_dsack(p, l, r) && recovered(&self.episodes, p.episode),
                 (_, Some((i, _))) => {
                     self.proven_dups.remove(i);
                 }
@@ -1108,7 +1138,13 @@ impl DirReplay {
             watch.by_end.pop();
             cand.push(pid);
         }
-        for b in seg.options.sack.as_slice() {
+        // Only a block that SACKed something new can have covered a copy (`Watch`): the
+        // scoreboard reports which did (`AckView::changed_blocks`); the repeats of earlier
+        // ACKs' blocks (most of a SACK-heavy recovery's) are not searched.
+        for (k, b) in seg.options.sack.as_slice().iter().enumerate() {
+            if k < 8 && view.changed_blocks & (1 << k) == 0 {
+                continue;
+            }
             let l = unwrap_seq(self.snd_max, b.left.0.wrapping_sub(self.base));
             let r = unwrap_seq(self.snd_max, b.right.0.wrapping_sub(self.base));
             let lo = l.saturating_sub(watch.max_len);
@@ -1168,7 +1204,7 @@ impl DirReplay {
                 watch.uncovered.remove(&(p.start, pid));
             }
             if p.verdict.is_some() {
-                self.drain_ready = true;
+                self.drain_ready |= recovered(&self.episodes, p.episode);
             } else if p.cum_acked && p.ack_clock_alive {
                 watch.waiting.insert((p.ts_ns, pid));
                 watch.ordered.insert(pid);
@@ -1206,8 +1242,7 @@ impl DirReplay {
                 // that ends later sets `drain_ready` itself (`Episode::on_ack`). Asking for a
                 // pass over the held copies now only when this one can go spares one pass per
                 // verdict (the held copies of a SACK-heavy window are hundreds).
-                let episode = p.episode;
-                if p.verdict.is_some() && self.episodes.iter().any(|e| e.id == episode && e.recovery_ns.is_some()) {
+                if p.verdict.is_some() && recovered(&self.episodes, p.episode) {
                     self.drain_ready = true;
                 }
             }
@@ -1248,8 +1283,8 @@ impl DirReplay {
 
     /// Hands out the retransmissions that are decided and whose loss episode is over.
     ///
-    /// Nothing can be ready unless a verdict was given or an episode ended since the last
-    /// call (`drain_ready`); the pass over the held copies is skipped otherwise.
+    /// Nothing can be ready unless an episode ended or a copy of an ended episode was decided
+    /// since the last call (`drain_ready`); the pass over the held copies is skipped otherwise.
     pub fn drain_done(&mut self, out: &mut Vec<RetxOut>) {
         if self.pending.is_empty() || !self.drain_ready {
             return;
@@ -1259,7 +1294,7 @@ impl DirReplay {
         let counters = &mut self.counters;
         let proven = &mut self.proven_dups;
         self.pending.retain(|p| {
-            let rec = episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);
+            let rec = episode(episodes, p.episode).and_then(|e| e.recovery_ns);
             if p.verdict.is_some() && rec.is_some() {
                 if matches!(p.verdict, Some((true, _))) && !p.dsack_matched {
                     if proven.len() == PROVEN_DUPS_LEN {
@@ -1296,7 +1331,7 @@ impl DirReplay {
                     p.verdict = spurious::no_dsack(self.sack, self.dsack_receiver, p.cum_acked && p.ack_clock_alive, last_ns.saturating_sub(p.ts_ns), w);
                 }
             }
-            let rec = self.episodes.iter().find(|e| e.id == p.episode).and_then(|e| e.recovery_ns);
+            let rec = episode(&self.episodes, p.episode).and_then(|e| e.recovery_ns);
             out.push(Self::emit(&p, rec, &mut self.counters));
         }
         self.episodes.clear();
@@ -1315,6 +1350,12 @@ impl DirReplay {
     /// sender's `Connection::establish` applies them.
     pub fn set_handshake_retransmitted(&mut self, yes: bool) {
         self.handshake_rtx = yes;
+    }
+
+    /// The window this direction's sender learnt in the handshake, scaled, and the shift of
+    /// the peer's later windows (set before data; `Observer::set_peer_window`).
+    pub fn set_peer_window(&mut self, scaled: u64, snd_wscale: u8) {
+        self.peer_window = Some((scaled, snd_wscale));
     }
 
     /// The capture shows a FIN on this direction's next data segment (`Observer::note_fin`;

@@ -29,6 +29,8 @@ const JUMBO_MSS: u16 = 8960;
 struct Script {
     f: PcapFile,
     mss: u16,
+    /// The SYN-ACK's window (every other segment's is 65535).
+    synack_window: u16,
 }
 
 impl Script {
@@ -44,7 +46,7 @@ impl Script {
     }
 
     fn build(syns: &[u64], mss: u16) -> Script {
-        let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), mss };
+        let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), mss, synack_window: 65535 };
         for &t in syns {
             s.pkt(t * MS, true, SYN, C_ISN, 0, 0);
         }
@@ -58,6 +60,15 @@ impl Script {
         Script::with_syns(&[0])
     }
 
+    /// One SYN; the SYN-ACK advertises `window` (the receiver opens it to 65535 later).
+    fn with_synack_window(window: u16) -> Script {
+        let mut s = Script { f: PcapFile::new(LINKTYPE_RAW, 65535, false, true), mss: JUMBO_MSS, synack_window: window };
+        s.pkt(0, true, SYN, C_ISN, 0, 0);
+        s.pkt(100 * MS, false, SYNACK, S_ISN, C_ISN + 1, 0);
+        s.pkt(100 * MS + 100_000, true, ACK, C_ISN + 1, S_ISN + 1, 0);
+        s
+    }
+
     fn pkt(&mut self, t: u64, client: bool, flags: u8, seq: u32, ack: u32, len: u32) {
         let (src, dst, sport, dport) = if client { ([10, 0, 0, 1], [10, 0, 0, 2], 40000, 80) } else { ([10, 0, 0, 2], [10, 0, 0, 1], 80, 40000) };
         let options = if flags & SYN != 0 { [vec![2, 4], self.mss.to_be_bytes().to_vec()].concat() } else { Vec::new() };
@@ -69,7 +80,7 @@ impl Script {
             seq,
             ack,
             flags,
-            window: 65535,
+            window: if flags == SYNACK { self.synack_window } else { 65535 },
             options,
             payload_len: len,
             captured_payload: 0,
@@ -325,3 +336,53 @@ fn real_linux_senders_are_called_linux() {
 /// route's 50 ms floor fitted, `infer::rto_min_fit`). Left `unknown`: `reorder-many`, where
 /// the `linux` replay leaves two retransmissions unexplained.
 const REAL_LINUX_NAMED: (usize, usize, usize) = (8, 4, 4);
+
+/// RFC 5681 §2 (e): an ACK that changes the advertised window is not a duplicate ACK. The
+/// SYN-ACK advertises 30000 bytes, every later ACK 65535: the first ACK after a lost first
+/// segment updates the window, so the D = 3 stacks fast-retransmit after the fourth ACK
+/// (the third duplicate), and Windows (D = 2) after the third. The replay learns the
+/// handshake's window (`Observer::set_peer_window`); before, it counted the first ACK as a
+/// duplicate and left this fast retransmit unexplained under its own sender's profile
+/// (simulated NewReno senders, `examples/infer_corpus`).
+#[test]
+fn the_first_ack_after_the_handshake_that_opens_the_window_is_not_a_duplicate() {
+    let script = |acks: u32| {
+        let mut s = Script::with_synack_window(30_000);
+        for k in 0..6 {
+            s.data(101, u64::from(k) * 10, k);
+        }
+        for d in 0..acks {
+            s.ack(201 + u64::from(d), 0);
+        }
+        s.data(201 + u64::from(acks) - 1, 100, 0);
+        s.ack(310, 6);
+        s
+    };
+    let i = script(4).infer("win-d3");
+    check(&i, &["linux-2.4", "freebsd-5", "rfc6298"], &["windows-xp"]);
+    let i = script(3).infer("win-d2");
+    check(&i, &["windows-xp"], &["linux-2.4", "freebsd-5", "rfc6298"]);
+}
+
+/// A timeout and the ACK that would have stopped it reach the sender at the same instant:
+/// the capture (100 µs from the sender, the handshake's SYN-ACK → ACK gap) shows the ACK of
+/// everything 99.5 µs before the retransmission, i.e. reaching the sender 0.5 µs after it
+/// left. The replay applies an ACK once the sender has acted on it (`DirBank::on_ack`), and
+/// one that lands within `score::ACK_LAG_PRECISION_NS` of a retransmission in either order
+/// (`DirBank::on_data`), so the 1 s timeout fits the 1 s stacks exactly as in
+/// `a_timeout_after_one_second_fits_only_the_one_second_minimum_stacks`. Before, the ACK
+/// was applied first and stopped the replayed timer: the timeout was unexplained under
+/// every candidate.
+#[test]
+fn a_timeout_that_crosses_the_ack_stopping_it_is_explained() {
+    let mut s = Script::new();
+    for k in 0..4 {
+        s.data(101, u64::from(k) * 10, k);
+    }
+    s.ack(201, 1);
+    s.ack(202, 2);
+    s.pkt(1202 * MS - 99_500, false, ACK, S_ISN + 1, C_ISN + 1 + 4000, 0);
+    s.data(1202, 0, 2);
+    let i = s.infer("rto-crossing-ack");
+    check(&i, &["rfc6298", "bsd-lite"], &["linux", "linux-2.4", "windows-xp", "freebsd-5", "solaris-10"]);
+}

@@ -56,7 +56,9 @@ fn simulated_senders_are_never_attributed_to_another_profile() {
 /// flight against each candidate's initial window, `infer::first_flight` — a three-segment
 /// flight excludes 4.4BSD's one segment — named the last two freebsd-5 and one rfc6298 timeout
 /// connections, tied with bsd-lite, and two rfc6298 and one windows-xp connections without a
-/// timeout.)
+/// timeout. infer7: the replay fixes — the handshake's window for RFC 5681 §2 (e), a
+/// retransmission replayed before the ACKs the sender may not have acted on yet,
+/// `infer::bank::DirBank::on_data` — move no count of this slice.)
 const SNAPSHOT: &str = r"| truth \ inferred | bsd-lite | freebsd-5 | rfc6298 | solaris-10 | windows-xp |
 |---|---|---|---|---|---|
 | bsd-lite | 2 | 0 | 0 | 0 | 0 |

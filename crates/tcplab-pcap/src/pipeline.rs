@@ -13,7 +13,10 @@
 //! How segments cross: in batches of [`BATCH_SEGMENTS`] through a bounded channel of
 //! [`BATCHES_IN_FLIGHT`] full batches; emptied batches go back to the reading thread through
 //! a second channel and are refilled, so after the first batches no memory is allocated per
-//! packet (each segment is copied once, from the reader's slot into its batch). A
+//! packet. A segment is not copied either: each batch slot is a box the reader decodes into
+//! and swaps with its own (`CaptureReader::next_into`; copying the ≈190-byte segment into
+//! the batch was 2.5 % of the instructions of the whole analysis on the SACK-heavy capture,
+//! docs/benchmarks.md, session 8). A
 //! connection the tracker finishes is recorded with the index of the segment whose arrival
 //! finished it, and handed out just before that segment, as
 //! [`ConnTracker::drain_finished`] gives it to a caller that observes one segment at a time.
@@ -77,7 +80,14 @@ pub struct Tracked<'a> {
 
 /// A batch of tracked segments (see the module doc).
 struct Batch {
-    segs: Vec<(CapturedSegment, Observation)>,
+    /// The boxes are allocated on a slot's first fill and kept: `segs[..obs.len()]` hold
+    /// this fill's segments, any others the boxes last swapped in (content unspecified).
+    /// Boxed on purpose: a box is what the reader swaps with its own slot instead of copying
+    /// the segment (`CaptureReader::next_into`).
+    #[allow(clippy::vec_box)]
+    segs: Vec<Box<CapturedSegment>>,
+    /// The tracker's observation of each segment of this fill.
+    obs: Vec<Observation>,
     /// The connections finished while the batch was filled, in order, and beside each the
     /// index in `segs` of the segment whose arrival finished it.
     finished: Vec<ConnRecord>,
@@ -86,26 +96,30 @@ struct Batch {
 
 impl Batch {
     fn new() -> Batch {
-        Batch { segs: Vec::with_capacity(BATCH_SEGMENTS), finished: Vec::new(), finished_at: Vec::new() }
+        Batch { segs: Vec::with_capacity(BATCH_SEGMENTS), obs: Vec::with_capacity(BATCH_SEGMENTS), finished: Vec::new(), finished_at: Vec::new() }
     }
 
     /// Reads and tracks up to `BATCH_SEGMENTS` segments into the (emptied) batch; `false`
     /// once the reader is exhausted.
     fn fill(&mut self, reader: &mut CaptureReader, tracker: &mut ConnTracker) -> bool {
-        self.segs.clear();
+        self.obs.clear();
         self.finished.clear();
         self.finished_at.clear();
-        while self.segs.len() < BATCH_SEGMENTS {
-            let Some(seg) = reader.next_ref() else {
+        while self.obs.len() < BATCH_SEGMENTS {
+            let i = self.obs.len();
+            if i == self.segs.len() {
+                // First fill of this slot: its box (once per slot and batch, not per packet).
+                self.segs.push(Box::new(CapturedSegment::blank()));
+            }
+            if !reader.next_into(&mut self.segs[i]) {
                 return false;
-            };
-            let obs = tracker.observe(seg);
-            let i = self.segs.len();
+            }
+            let obs = tracker.observe(&self.segs[i]);
             for r in tracker.drain_finished() {
                 self.finished.push(r);
                 self.finished_at.push(i);
             }
-            self.segs.push((*seg, obs));
+            self.obs.push(obs);
         }
         true
     }
@@ -113,7 +127,7 @@ impl Batch {
     /// Hands every segment of the batch to `each`, in order.
     fn hand_out(&self, each: &mut impl FnMut(Tracked<'_>)) {
         let mut f = 0;
-        for (i, (seg, obs)) in self.segs.iter().enumerate() {
+        for (i, (seg, obs)) in self.segs.iter().zip(&self.obs).enumerate() {
             let start = f;
             while f < self.finished_at.len() && self.finished_at[f] == i {
                 f += 1;

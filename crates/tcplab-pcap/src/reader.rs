@@ -122,8 +122,10 @@ struct State {
     bytes_used: u64,
     done: bool,
     /// The last TCP segment decoded: [`CaptureReader::next_ref`] lends it out, so a segment
-    /// is written once, in place, and never moved (no copy per packet).
-    slot: CapturedSegment,
+    /// is written once, in place, and never moved (no copy per packet);
+    /// [`CaptureReader::next_into`] hands the box itself over and takes the caller's in its
+    /// place (a pointer swap, no copy either).
+    slot: Box<CapturedSegment>,
 }
 
 /// Streaming reader of TCP segments from a pcap or pcapng file.
@@ -308,7 +310,7 @@ impl CaptureReader {
                 last_ts: None,
                 bytes_used: 0,
                 done: false,
-                slot: CapturedSegment::blank(),
+                slot: Box::new(CapturedSegment::blank()),
             },
         })
     }
@@ -366,9 +368,24 @@ impl CaptureReader {
     /// the end of the file (or where damage stops reading). The analyzer's loop.
     pub fn next_ref(&mut self) -> Option<&CapturedSegment> {
         if self.advance() {
-            Some(&self.st.slot)
+            Some(&*self.st.slot)
         } else {
             None
+        }
+    }
+
+    /// Next TCP segment, decoded in place and handed over by swapping boxes: `slot` receives
+    /// the box the segment was decoded into and the reader keeps `slot`'s old box to decode
+    /// the next one into (its content is overwritten). `false` at the end of the file (or where
+    /// damage stops reading), `slot` then untouched. The pipeline's reading thread fills its
+    /// batches this way (`pipeline.rs`): the segment is written once, where the analysing
+    /// thread will read it.
+    pub fn next_into(&mut self, slot: &mut Box<CapturedSegment>) -> bool {
+        if self.advance() {
+            std::mem::swap(&mut self.st.slot, slot);
+            true
+        } else {
+            false
         }
     }
 

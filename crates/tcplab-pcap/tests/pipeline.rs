@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use tcplab_pcap::pipeline::BATCH_SEGMENTS;
 use tcplab_pcap::synth::{ethernet, ipv4_tcp, PcapFile, TcpSpec};
 use tcplab_pcap::{
-    for_each_tracked, CaptureReader, ConnRecord, ConnTracker, Observation, ReaderConfig, Threading, TrackerConfig,
+    for_each_tracked, CaptureReader, CapturedSegment, ConnRecord, ConnTracker, Observation, ReaderConfig, Threading, TrackerConfig,
 };
 
 const T0: u64 = 1_700_000_000_000_000_000;
@@ -131,4 +131,34 @@ fn a_panic_in_the_callback_reaches_the_caller_pipelined() {
     });
     let panicked = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("for_each_tracked hung after a panic");
     assert!(panicked);
+}
+
+/// `CaptureReader::next_into` (the pipeline's way of filling a batch: boxes swapped, the
+/// segment never copied) hands over exactly the segments `next_ref` lends out, and leaves
+/// the caller's box alone at the end.
+#[test]
+fn next_into_hands_over_what_next_ref_lends() {
+    let open = || CaptureReader::from_reader("pipeline.pcap", Cursor::new(capture()), ReaderConfig::default()).expect("capture");
+    let mut by_ref = open();
+    let mut lent = Vec::new();
+    while let Some(s) = by_ref.next_ref() {
+        lent.push(format!("{s:?}"));
+    }
+    let mut by_swap = open();
+    // Two boxes in turn, as a batch's slots are reused: each is overwritten whole.
+    let mut boxes = [Box::new(CapturedSegment::blank()), Box::new(CapturedSegment::blank())];
+    let mut handed = Vec::new();
+    for k in 0.. {
+        let slot = &mut boxes[k % 2];
+        if !by_swap.next_into(slot) {
+            break;
+        }
+        handed.push(format!("{:?}", **slot));
+    }
+    assert_eq!(lent.len(), CONNS as usize * 18);
+    assert_eq!(handed, lent);
+    let k = lent.len() % 2;
+    let before = format!("{:?}", boxes[k]);
+    assert!(!by_swap.next_into(&mut boxes[k]));
+    assert_eq!(format!("{:?}", boxes[k]), before, "the end leaves the slot untouched");
 }

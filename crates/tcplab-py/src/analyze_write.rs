@@ -130,8 +130,8 @@ fn arrow_array(col: &Column) -> ArrayRef {
     }
 }
 
-/// The record batch of a whole table, with its schema.
-fn record_batch(table: &Table) -> Result<RecordBatch, arrow_schema::ArrowError> {
+/// The record batch of a whole table, with its schema (also the sweep's IPC tables, `ipc.rs`).
+pub(crate) fn record_batch(table: &Table) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let arrays: Vec<ArrayRef> = table.columns.iter().map(arrow_array).collect();
     let fields: Vec<Field> = table
         .columns

@@ -7,6 +7,7 @@
 //! | `load_scenario_json(json, name, overrides)` | JSON → TOML value → `resolve_str` |
 //! | `validate_overrides(text, name, overrides, is_json)` | `tcplab_netsim::scenario::validate_overrides` |
 //! | `run(spec, seed, trace, pcap, hooks)` | `tcplab_netsim::run_with` (GIL released; `hooks`: see `hooks.rs`) |
+//! | `RunOutput.table_ipc(name, names, labels)` | a result table with `flow_name` as Arrow IPC bytes (`ipc.rs`) |
 //! | `Spec.trace_estimate` | `tcplab_netsim::sim::trace_size::estimate` |
 //! | `bench_cases()`, `bench_spec(name)` | `tcplab_netsim::bench` |
 //! | `schema()`, `schema_markdown()` | `tcplab_netsim::scenario::{json_schema, key_tables_markdown}` |
@@ -17,6 +18,7 @@
 mod analyze;
 mod analyze_write;
 mod hooks;
+mod ipc;
 mod packets;
 mod whatif;
 mod tables;
@@ -26,7 +28,7 @@ mod scenario_model;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 use tcplab_netsim::spec::SimSpec;
 use tcplab_record::Table;
@@ -123,6 +125,34 @@ impl PyRunOutput {
     /// buffers move to numpy).
     fn table<'py>(&mut self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyList>> {
         tables::take_table(py, &mut self.tables, name)
+    }
+    /// Table `name` as Arrow IPC stream bytes, with a `flow_name` column from `names` (the
+    /// name of each flow id, None for an unnamed flow) and `labels` (the dictionary): the
+    /// table `tcplab.api.add_flow_names(tcplab.tables.to_arrow(self.table(name)), names,
+    /// labels)` builds, without converting anything in Python (`ipc.rs`). The table stays
+    /// here (it can still be taken with `table`).
+    #[pyo3(signature = (name, names = None, labels = None))]
+    fn table_ipc<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        names: Option<Vec<Option<String>>>,
+        labels: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let table = self
+            .tables
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| PyValueError::new_err(format!("no table named {name:?}")))?;
+        let named = match (&names, &labels) {
+            (Some(n), Some(l)) => Some((n.as_slice(), l.as_slice())),
+            (None, None) => None,
+            _ => return Err(PyValueError::new_err("table_ipc: give both names and labels, or neither")),
+        };
+        let bytes = ipc::named_batch(table, named)
+            .and_then(|b| ipc::ipc_stream(&b))
+            .map_err(|e| PyValueError::new_err(format!("table {name:?} to Arrow IPC: {e}")))?;
+        Ok(PyBytes::new(py, &bytes))
     }
     /// Names of the tables this run produced (`queues` only when a link runs RED).
     #[getter]

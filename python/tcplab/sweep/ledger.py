@@ -31,12 +31,15 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterable
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ..errors import TcplabError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow is imported where a table is written or read, not with this module: the sweep
+# driver imports it once its tasks are submitted (runner.warm_up), not before its first run.
 
 LEDGER = "ledger.jsonl"
 #: Lock file: one driver at a time writes a sweep directory.
@@ -106,6 +109,9 @@ def encode_table(table: pa.Table) -> bytes:
     reader skip row groups of a large file; a run file has one row group of a few rows, which
     is read whole anyway, and writing them took 0.23 of 0.60 ms per ``bench-1000`` run file
     (measured 2026-11-25, docs/benchmarks.md "session 9"). The values are the same."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     buf = pa.BufferOutputStream()
     pq.write_table(table, buf, compression="none", write_statistics=False)
     return buf.getvalue().to_pybytes()
@@ -121,6 +127,8 @@ def write_table_atomic(path: Path, table: pa.Table) -> None:
     if table.nbytes < SMALL_TABLE_BYTES:
         write_atomic(path, encode_table(table))
         return
+    import pyarrow.parquet as pq
+
     tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{path.name}")
     pq.write_table(table, tmp, compression="zstd")
     with open(tmp, "rb") as f:
@@ -187,6 +195,8 @@ class Ledger:
     def _entry_from_file(self, key: str) -> dict[str, Any]:
         # The file's key-value metadata: the table's schema metadata, or (a run file written
         # batch by batch, whatif) metadata added when the writer closed.
+        import pyarrow.parquet as pq
+
         meta = pq.ParquetFile(self.run_path(key)).metadata.metadata or {}
         try:
             e = json.loads(meta[META_KEY])

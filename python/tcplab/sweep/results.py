@@ -21,19 +21,21 @@ from typing import Any, Sequence
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-import pyarrow as pa
-
 from .study import Study, label
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
-#: What tabulation imports that filing does not (pandas, and scipy's special functions for
-#: the t quantile; about 0.3–0.4 s and 0.15 s of CPU on the project machine): imported lazily, so that the sweep
-#: driver can import them while the workers simulate (``runner.warm_up``) instead of before
-#: the first run or after the last, when both workers wait for it.
-TABULATION_MODULES = ("pandas", "scipy.special")
+# numpy and pyarrow are imported by the functions that use them: the sweep driver imports
+# this module before its first run, and them after (runner.warm_up).
+
+#: What the driver needs only once results arrive: filing's pyarrow (and tcplab.api, for the
+#: provenance record), tabulation's pandas and scipy's special functions (the t quantile; about
+#: 0.15–0.25 s, 0.3–0.4 s and 0.15 s of CPU on the project machine). Imported lazily, so that
+#: the sweep driver can import them while the workers simulate (``runner.warm_up``) instead of
+#: before the first run or after the last, when both workers wait for it.
+TABULATION_MODULES = ("pyarrow", "pyarrow.parquet", "tcplab.api", "pandas", "scipy.special")
 
 #: Metrics summarised when the study names none (flows.parquet columns; see docs/outputs.md).
 DEFAULT_METRICS = ("fct_s", "goodput_bps", "retransmissions", "timeouts", "spurious_retransmissions")
@@ -46,6 +48,8 @@ CONFIDENCE = 0.95
 def column_type(values: Sequence[Any]) -> pa.DataType:
     """The Arrow type of a swept key's column, from all of its values in the study: bool,
     int64, float64 when every value is one, else string (lists and tables as TOML text)."""
+    import pyarrow as pa
+
     vals = [label(v) for v in values]
     if all(isinstance(v, bool) for v in vals):
         return pa.bool_()
@@ -61,6 +65,8 @@ def column_types(study: Study) -> dict[str, pa.DataType]:
 
 
 def _cell(value: Any, typ: pa.DataType) -> Any:
+    import pyarrow as pa
+
     v = label(value)
     if pa.types.is_string(typ):
         return v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v)
@@ -71,6 +77,8 @@ def _cell(value: Any, typ: pa.DataType) -> Any:
 
 def run_table(flows: pa.Table, key: str, point: dict[str, Any], seed: int, types: dict[str, pa.DataType]) -> pa.Table:
     """A run's flows table with ``run_key``, the point's columns and ``seed`` in front."""
+    import pyarrow as pa
+
     n = flows.num_rows
     cols = [pa.array([key] * n, pa.string())]
     names = ["run_key"]
@@ -123,6 +131,7 @@ def t_quantile(n: int) -> float:
 def summarize(flows: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
     """Mean and 95 % CI per point and metric (long format): the swept keys, ``metric``,
     ``n`` (seeds with a value), ``mean``, ``std``, ``ci95_low``, ``ci95_high``."""
+    import numpy as np
     import pandas as pd
 
     runs = per_run(flows, keys, metrics)

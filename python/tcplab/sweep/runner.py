@@ -26,12 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from ..errors import TcplabError
-from ..tables import to_pandas
 from . import ledger as L
+from . import timeline
 from . import workers as local_workers
 from .results import TABULATION_MODULES, column_types, format_summary, metrics_of, run_table, summarize
 from .study import Run, Study, StudyError, label
@@ -39,6 +36,11 @@ from .task import RunOutcome, RunTask, run_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+
+# pyarrow (and numpy through it) is not imported before the tasks are submitted: the driver
+# imports it on the warm-up thread while the first runs simulate (`warm_up`; ~0.15-0.25 s
+# of CPU that both workers would otherwise wait out before their first run).
 
 #: Dask tasks per worker the runs are cut into, at least: enough for the scheduler to balance
 #: the load (a worker that gets faster runs takes more tasks) and for a lost task to cost
@@ -47,6 +49,10 @@ if TYPE_CHECKING:
 TASKS_PER_WORKER = 8
 #: Most runs in one task: the progress bar and the filing still advance every few runs.
 MAX_RUNS_PER_TASK = 16
+#: Tasks a single-threaded Dask worker holds at once: the one running and one queued behind
+#: it, so that it starts its next task without waiting for the scheduler (Dask's
+#: ``distributed.scheduler.worker-saturation``, 1.1 by default: ceil(1.1 x 1 thread) = 2).
+TASKS_IN_FLIGHT = 2
 
 
 def chunk_size(n_runs: int, n_workers: int, most: int = MAX_RUNS_PER_TASK) -> int:
@@ -60,12 +66,17 @@ def chunks(n_runs: int, n_workers: int, most: int = MAX_RUNS_PER_TASK) -> list[r
     per task while many remain, then ever smaller tasks ("guided self-scheduling",
     Polychronopoulos & Kuck 1987: a task takes at most the remaining runs / (2 x workers)),
     so that the last tasks are short and a worker that finishes first idles for about one
-    run at the end instead of up to a whole task of MAX_RUNS_PER_TASK runs."""
+    run at the end instead of up to a whole task of MAX_RUNS_PER_TASK runs.
+
+    Divided again by TASKS_IN_FLIGHT: a Dask worker takes its next task while it runs one,
+    so it commits to two tasks ahead, and the rule's bound holds for the pair. Measured
+    (session 10, load ~10): with remaining / (2 x workers) alone, one worker held an 8- and a
+    5-run task while the other ran the last 14 small ones, and idled 1.7 s at the end."""
     size = chunk_size(n_runs, n_workers, most)
     out, start = [], 0
     while start < n_runs:
         left = n_runs - start
-        n = max(1, min(size, -(-left // (2 * max(1, n_workers)))))
+        n = max(1, min(size, -(-left // (2 * max(1, n_workers) * TASKS_IN_FLIGHT))))
         out.append(range(start, start + n))
         start += n
     return out
@@ -181,6 +192,7 @@ def _client(workers: int | None, scheduler: str | None):
         from dask.distributed import Client, LocalCluster
     except ImportError as e:  # pragma: no cover - dask is a dependency
         raise SweepError(f"dask.distributed is not installed ({e}); pip install 'dask[distributed]'") from None
+    timeline.mark("dask.distributed imported")
     if scheduler:
         try:
             client = Client(scheduler, timeout="10s")
@@ -239,6 +251,7 @@ def run_study(
         # ledger (sweep/workers.py); a no-op when `tcplab sweep` started it already.
         local_workers.start()
     resolved = validate(study)
+    timeline.mark("points validated")
     if workers is not None and workers < 1:
         raise StudyError(f"workers: must be at least 1, got {workers}")
     out.mkdir(parents=True, exist_ok=True)
@@ -261,6 +274,7 @@ def _run_locked(study: Study, resolved: list[str], out: Path, t_start: float, *,
     runs = study.runs(resolved)
     todo = [r for r in runs if r.key not in led.entries]
     stats.runs = len(runs)
+    timeline.mark("ledger opened, runs keyed")
     stats.reused = len(runs) - len(todo)
     if stats.reused:
         say(f"{stats.reused} of {len(runs)} runs already in {out}/runs, {len(todo)} to run")
@@ -276,6 +290,7 @@ def _run_locked(study: Study, resolved: list[str], out: Path, t_start: float, *,
     t_tab = time.perf_counter()
     result = tabulate(study, out, led, runs, filed)
     stats.tabulate_s = time.perf_counter() - t_tab
+    timeline.mark("tabulated")
     stats.wall_s = time.perf_counter() - t_start
     ru = resource.getrusage(resource.RUSAGE_SELF)
     stats.driver_cpu_s = ru.ru_utime + ru.ru_stime
@@ -377,6 +392,9 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
     t_start = time.perf_counter()
     client, cluster = _client(workers, scheduler)
     ex.start_s = time.perf_counter() - t_start
+    timeline.mark("cluster up, client connected")
+    if timeline.enabled() and cluster is not None:
+        timeline.processes("worker", [w.pid for w in cluster.workers.values() if getattr(w, "pid", None)])
     # Ctrl-C: the KeyboardInterrupt Python raises can land inside Dask's own waiting code and
     # be swallowed there (seen once in a fresh-clone test run: the sweep then finished with
     # exit 0). The handler also records the interrupt, and the loop raises it again at the next
@@ -396,6 +414,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         payloads = [[jobs[i][1] for i in c] for c in tasks]
         t0 = time.perf_counter()
         futures = client.map(fn, payloads, key=list(by_key), pure=False)
+        timeline.mark("tasks submitted")
         if on_started is not None:
             on_started()
         for fut in as_completed(futures):
@@ -408,6 +427,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
                 continue
             outcomes = fut.result()
             fut.release()
+            timeline.task_done(outcomes)
             for i, outcome in zip(chunk, outcomes):
                 if isinstance(outcome, BaseException):
                     ex.failures.append((i, outcome))
@@ -420,6 +440,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         if interrupted.is_set():
             raise KeyboardInterrupt
         ex.exec_wall_s = time.perf_counter() - t0
+        timeline.mark("last result filed")
     finally:
         if in_main:
             signal.signal(signal.SIGINT, old_handler)
@@ -428,6 +449,7 @@ def _execute_dask(jobs: list[tuple[str, Any]], fn, on_result, bar, *, workers, s
         if cluster is not None:
             cluster.close()
         ex.close_s = time.perf_counter() - t_close
+        timeline.mark("cluster closed")
     return ex
 
 
@@ -435,7 +457,7 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
              workers, scheduler, progress, total) -> None:
     """Run ``todo`` on Dask, filing each result as it arrives; the tables filed are kept in
     ``filed`` (run key → table) so that tabulation need not read them back."""
-    types = column_types(study)
+    types: dict[str, pa.DataType] | None = None  # on the first result: it needs pyarrow
     jobs = [
         (r.key, RunTask(r.key, study.scenario_text, study.scenario_name, tuple(study.overrides(r.point)), r.seed,
                         study.scenario_source))
@@ -443,6 +465,9 @@ def _execute(study: Study, todo: list[Run], led: L.Ledger, stats: SweepStats, fi
     ]
 
     def file(i: int, outcome: RunOutcome) -> None:
+        nonlocal types
+        if types is None:
+            types = column_types(study)
         r = todo[i]
         filed[r.key] = _file(led, study, r, outcome, types)
         stats.executed += 1
@@ -516,24 +541,37 @@ def _jsonable(v: Any) -> Any:
 
 
 def _read_runs(led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table]) -> pa.Table:
-    """Every run's table in the study's order: those filed now from memory, the others read
-    back (on threads; reading Parquet releases the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Every run's table in the study's order, in one chunk: those filed now from memory, the
+    others read back (on threads; reading Parquet releases the GIL).
 
-    def read(r: Run) -> pa.Table:
-        t = filed.get(r.key)
-        return t if t is not None else pq.read_table(led.run_path(r.key))
+    Without the thread pool when every run was filed now (a pool's future per run cost 0.11 s
+    for 1000 runs, measured), and combined into one chunk per column: Parquet-encoding 1000
+    one-run chunks cost 0.17 s against 0.01-0.03 s for the combined table, the same file
+    (docs/benchmarks.md, "session 10"); ``to_pandas`` is faster on it too."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        tables = [t.replace_schema_metadata(None) for t in pool.map(read, runs)]
+    missing = [r for r in runs if r.key not in filed]
+    if missing:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            read = dict(zip((r.key for r in missing), pool.map(lambda r: pq.read_table(led.run_path(r.key)), missing)))
+    else:
+        read = {}
+    tables = [(filed[r.key] if r.key in filed else read[r.key]).replace_schema_metadata(None) for r in runs]
     if not tables:
         return pa.table({})
-    return pa.concat_tables(tables)
+    return pa.concat_tables(tables).combine_chunks()
 
 
 def tabulate(study: Study, out: Path, led: L.Ledger, runs: list[Run], filed: dict[str, pa.Table] | None = None) -> SweepResult:
     """Write ``flows.parquet`` (every run of the study, in the study's order) and the summary
     (``summary.parquet``, ``summary.csv``); return them as DataFrames."""
+    import pyarrow as pa
+
+    from ..tables import to_pandas
+
     table = _read_runs(led, runs, filed or {})
     meta = {b"tcplab.study": json.dumps(study.describe(), sort_keys=True).encode()}
     table = table.replace_schema_metadata(meta)

@@ -15,9 +15,10 @@ import os
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,9 @@ class RunOutcome:
     """A finished run as the worker hands it back."""
 
     key: str
-    flows: pa.Table
+    #: The run's flows table (with ``flow_name``) in Arrow's IPC stream format, as the core
+    #: built it (``_core.RunOutput.table_ipc``); :attr:`flows` is the table.
+    flows_ipc: bytes
     summary: dict[str, Any]
     #: What produced the run, as ``tcplab run`` records it (:func:`tcplab.api.provenance`).
     provenance: dict[str, Any]
@@ -53,33 +56,22 @@ class RunOutcome:
     task_cpu_s: float
     worker: str
 
-    def __reduce__(self):
-        # Shipped from worker to driver with its flows table in Arrow IPC (stream format)
-        # instead of pickle's per-array reduction: for ``bench-1000``'s run (6 rows, 19
-        # columns) Dask's serialization of a task's results cost the worker 0.47 ms per run
-        # and the driver 0.12 ms, against ~0.02 ms each way for the table in IPC (measured
-        # 2026-11-25, docs/benchmarks.md "session 9"). The worker's share is what both
-        # workers' wall time pays on a 2-core machine.
-        fields = tuple(getattr(self, f) for f in _OUTCOME_FIELDS)
-        return _outcome_from_ipc, (fields, _ipc_bytes(self.flows))
+    @functools.cached_property
+    def flows(self) -> pa.Table:
+        """The flows table, read from :attr:`flows_ipc` (in the driver, once)."""
+        import pyarrow as pa
 
+        return pa.ipc.open_stream(self.flows_ipc).read_all()
 
-#: RunOutcome's fields other than ``flows``, in the order :func:`_outcome_from_ipc` takes them.
-_OUTCOME_FIELDS = ("key", "summary", "provenance", "sim_wall_s", "sim_cpu_s", "task_wall_s", "task_cpu_s", "worker")
-
-
-def _ipc_bytes(table: pa.Table) -> bytes:
-    """``table`` (schema, metadata and values) in Arrow's IPC stream format."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _outcome_from_ipc(fields: tuple, flows_ipc: bytes) -> RunOutcome:
-    """The :class:`RunOutcome` :meth:`RunOutcome.__reduce__` shipped."""
-    kw = dict(zip(_OUTCOME_FIELDS, fields))
-    return RunOutcome(flows=pa.ipc.open_stream(flows_ipc).read_all(), **kw)
+    def __getstate__(self) -> dict[str, Any]:
+        # Shipped from worker to driver as the core's IPC bytes, never as the decoded table.
+        # Building the table in Python (``to_arrow`` + ``add_flow_names``) and encoding it
+        # for Dask cost the worker ~0.8 ms per ``bench-1000`` run, against ~0.05 ms for the
+        # core's bytes (docs/benchmarks.md, "Parameter studies", sessions 9 and 10); the
+        # worker's share is what both workers' wall time pays on a 2-core machine.
+        state = dict(self.__dict__)
+        state.pop("flows", None)
+        return state
 
 
 #: Loaded scenarios a worker keeps: a study's runs differ by seed far more often than by
@@ -102,9 +94,8 @@ def run_task(task: RunTask) -> RunOutcome:
     """Load the scenario with the point's overrides and simulate it without tracing.
     Raises :class:`tcplab.ScenarioError` for a point the simulator refuses at run time."""
     from .. import _core
-    from ..api import Scenario, _FlowNames, add_flow_names, provenance
+    from ..api import Scenario, _FlowNames, provenance
     from ..errors import _translate
-    from ..tables import to_arrow
 
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -121,13 +112,15 @@ def run_task(task: RunTask) -> RunOutcome:
     flow_summaries = summary.pop("flows", None) or []  # the same numbers are the flows table
     sc = Scenario(spec, spec.name, spec.default_seed, tuple(spec.link_names), task.overrides, task.scenario_source)
     # As tcplab run's flows table: the flow_name column (a workload's connections named by
-    # their workload), and the same provenance record.
+    # their workload), and the same provenance record. The core builds the table and its
+    # IPC bytes (the same table as add_flow_names(to_arrow(raw.table("flows")), ...):
+    # crates/tcplab-py/src/ipc.rs, tests/test_sweep_core_ipc.py).
     names = _FlowNames(sc)
     names.extend(0, [f.get("workload") for f in flow_summaries])
-    flows = add_flow_names(to_arrow(raw.table("flows")), names.names, names.labels)
+    flows_ipc = raw.table_ipc("flows", names.names, names.labels)
     return RunOutcome(
         key=task.key,
-        flows=flows,
+        flows_ipc=flows_ipc,
         summary=summary,
         provenance=provenance(sc, task.seed),
         sim_wall_s=t2 - t1,

@@ -52,8 +52,8 @@
 //! # Measured (issue 11's goals; docs/validation.md "Sender OS inference")
 //!
 //! `cargo run --release -p tcplab-analyze --example infer_corpus -- --flows 20 --seeds 4`
-//! (7 candidates × 2 option sets × 2 loss patterns × 20 flows × 4 seeds; 416 connections
-//! with a timeout per capture point):
+//! (7 candidates × 2 option sets × 2 loss patterns × 20 flows × 4 seeds; 412 connections
+//! with a timeout per capture point on today's corpus, 416 on the one the first line used):
 //! - replay fidelity: the true profile's replay explains every retransmission of 382 of the
 //!   416 timeout connections at the sender (0.92; 39 of 50 before the fixes of this round
 //!   on the seed-1 slice: RFC 7323 samples, the vantage's ACK lag, Linux's PTO clock, FIN
@@ -73,6 +73,13 @@
 //!   captures 8 of 9 `linux` (`reorder-many`: its replay leaves two retransmissions
 //!   unexplained). The goal of >= 0.99 is not met; docs/validation.md lists what stays
 //!   unnamed and why.
+//! - infer7, with the handshake's window for RFC 5681 §2 (e) (`Observer::set_peer_window`)
+//!   and a retransmission also replayed before the ACKs the sender may not have acted on yet
+//!   (`bank::DirBank::on_data`): the true profile leaves a retransmission unexplained in 8 of
+//!   412 timeout connections (20 before); 277 of 412 right at the sender (0.672), 68 at the
+//!   bottleneck, none wrong (`--seeds 8`: 477 and 94 of 736, none wrong). In 44 of the 135
+//!   left `unknown` a rival scores no worse than the truth: the evidence's ceiling is 368 of
+//!   412 (0.893) whatever the margin.
 //!
 //! # Using it from another stage (what-if replay)
 //!

@@ -168,6 +168,9 @@ pub struct Explanation {
 pub struct AckView {
     pub bytes_acked: u64,
     pub newly_sacked: u64,
+    /// Which of the ACK's SACK blocks (bit `k`: the segment's block `k`) SACKed something
+    /// for the first time (`SackUpdate::changed_blocks`).
+    pub changed_blocks: u8,
     /// The first SACK block is a D-SACK (RFC 2883 §4): that block.
     pub dsack: Option<SackBlock>,
     /// A duplicate ACK by the profile's definition (RFC 6675 §2 or RFC 5681 §2).
@@ -201,7 +204,12 @@ pub struct Observer {
     pto_deadline: Option<SimTime>,
     snd_una: SeqNum,
     snd_nxt: SeqNum,
-    last_window: Option<u16>,
+    /// The peer's window as the sender last learnt it, scaled (`set_peer_window`, then each
+    /// ACK): RFC 5681 §2 (e) compares an ACK's window with it.
+    last_window: Option<u64>,
+    /// The shift the peer's windows are scaled by (RFC 7323 §2.3, `Snd.Wind.Shift`; 0 until
+    /// [`Observer::set_peer_window`] says otherwise).
+    snd_wscale: u8,
     sb: Scoreboard,
     phase: RecoveryPhase,
     dupacks: u32,
@@ -248,6 +256,7 @@ impl Observer {
             snd_una: first_seq,
             snd_nxt: first_seq,
             last_window: None,
+            snd_wscale: 0,
             sb: Scoreboard::new(first_seq),
             phase: RecoveryPhase::Open,
             dupacks: 0,
@@ -262,6 +271,19 @@ impl Observer {
         // RACK.fack starts at SND.UNA (`Sender::on_established` does the same).
         o.rack.fack = first_seq;
         o
+    }
+
+    /// The window the sender learnt in the handshake (`Sender::on_established`: RFC 7323
+    /// §2.2, a SYN's window is never scaled, so `scaled` is the SYN-ACK's raw window for the
+    /// client and the third segment's window `<< snd_wscale` for the server) and the shift
+    /// of the peer's later windows. Without it the first ACK after the handshake is compared
+    /// with nothing and counts as a duplicate ACK; the sender, whose window changed from the
+    /// SYN's unscaled value, does not count it (RFC 5681 §2 (e)). Measured: simulated
+    /// NewReno senders whose first segment was lost fast-retransmitted on the fourth ACK
+    /// after the handshake, and their own profile's replay left it unexplained.
+    pub fn set_peer_window(&mut self, scaled: u64, snd_wscale: u8) {
+        self.last_window = Some(scaled);
+        self.snd_wscale = snd_wscale;
     }
 
     /// The handshake's round trip as the sender measured it (SYN → SYN-ACK at the client,
@@ -593,8 +615,10 @@ impl Observer {
         if ack.lt(self.snd_una) {
             return view;
         }
-        let window_changed = self.last_window.is_some_and(|w| w != seg.window);
-        self.last_window = Some(seg.window);
+        // RFC 7323 §2.3: the window field is shifted by Snd.Wind.Shift (as `Sender::on_ack`).
+        let window = u64::from(seg.window) << self.snd_wscale;
+        let window_changed = self.last_window.is_some_and(|w| w != window);
+        self.last_window = Some(window);
         let mut fin_clamped = seg.options.sack;
         if seg.options.sack.as_slice().iter().any(|b| b.right == self.snd_nxt + 1) {
             // A receiver that SACKs the FIN (Linux: blocks run to end_seq = seq + fin + len,
@@ -614,6 +638,7 @@ impl Observer {
             // RFC 6675 §5 Update() and RFC 2883 §4 D-SACK recognition, on the scoreboard.
             let up = self.sb.apply_sack(blocks, self.snd_una, ack, self.snd_nxt);
             view.newly_sacked = up.newly_sacked;
+            view.changed_blocks = up.changed_blocks;
             view.dsack = up.dsack.then(|| blocks[0]);
         }
         let bytes_acked = u64::from(ack - self.snd_una);

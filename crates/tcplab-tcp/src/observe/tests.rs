@@ -325,3 +325,30 @@ fn a_timestamp_echo_of_a_retransmission_lowers_racks_min_rtt_to_the_tick() {
     assert!(!ex.rack_lost, "{ex:?}");
     assert_eq!(ex.rack_deadline, Some(SimTime(ms(76).0 + 250_000) + crate::loss::rack::TCP_TIMEOUT_MIN));
 }
+
+/// RFC 5681 §2 (e) with RFC 7323 §2.2-2.3: the window the sender learnt from the SYN-ACK
+/// (never scaled) against the first ACK's (scaled by Snd.Wind.Shift). Without the
+/// handshake's window the first ACK is compared with nothing and counts as a duplicate.
+#[test]
+fn the_first_ack_is_compared_with_the_handshake_s_window() {
+    let plain = || {
+        let mut o = Observer::new(&TcpConfig { sack: false, recovery: RecoveryAlgorithm::NewReno, ..cfg() }, seq(0), false, false);
+        for n in 0..4 {
+            o.on_transmit(ms(0), seq(n), MSS, false);
+        }
+        o
+    };
+    // SYN-ACK window 65535 (unscaled), later ACKs 32768 << 5: changed, not a duplicate.
+    let mut o = plain();
+    o.set_peer_window(65_535, 5);
+    let first = Segment { window: 32_768, ..ack(seq(0), &[]) };
+    assert!(!o.on_ack(ms(100), &first, false).is_dupack, "(e): the window changed");
+    assert!(o.on_ack(ms(101), &first, false).is_dupack, "the same window again: a duplicate");
+    // SYN-ACK window 1048576 in bytes is the same as 32768 << 5: unchanged, a duplicate.
+    let mut o = plain();
+    o.set_peer_window(32_768 << 5, 5);
+    assert!(o.on_ack(ms(100), &first, false).is_dupack);
+    // Never told: the first ACK counts (the observer's behaviour before `set_peer_window`).
+    let mut o = plain();
+    assert!(o.on_ack(ms(100), &first, false).is_dupack);
+}

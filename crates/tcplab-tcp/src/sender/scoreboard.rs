@@ -192,6 +192,14 @@ pub struct SackUpdate {
     pub newly_sacked: u64,
     /// The first block was a D-SACK (RFC 2883 §4).
     pub dsack: bool,
+    /// Bit `k` set: the ACK's block `k` SACKed some segment for the first time (its bytes
+    /// are in `newly_sacked`). A block with its bit clear changed nothing on the scoreboard
+    /// (a D-SACK, an invalid block, or one repeated from an earlier ACK), so no range's
+    /// [`Scoreboard::sacked_covers`] answer can have changed inside it: the analyzer's
+    /// replay looks for newly covered retransmissions only inside the blocks with their bit
+    /// set (`tcplab-analyze`'s `sender_replay::Watch`). Blocks past the eighth are never
+    /// flagged (RFC 2018 §3: at most 4 fit in the option).
+    pub changed_blocks: u8,
 }
 
 /// Is the first SACK block of an ACK a D-SACK?
@@ -268,6 +276,54 @@ impl Scoreboard {
             popped: 0,
             hints: Default::default(),
         }
+    }
+
+    /// Re-initialises this scoreboard as [`Scoreboard::new`]`(snd_una)` builds one, keeping
+    /// the allocations of its two queues (`segs`, `top_sacked`): a sender resets its scoreboard
+    /// when the handshake completes (`Sender::on_established`) and when a driver opens the next
+    /// connection in a finished one's endpoint slot (`Sender::reset`), which with `new` cost a
+    /// `top_sacked` allocation and the old queues' frees each time (issue 12: four per short
+    /// connection pair). Capacity is not state: every method reads only the entries. The
+    /// destructuring names every field, so a field added to `Scoreboard` does not compile until
+    /// it is handled here too; equality with `new` is tested (`Debug`, below and
+    /// `tests/reset.rs`). Out of line: called twice per connection, never per packet, and kept
+    /// out of its callers' code.
+    #[inline(never)]
+    pub fn reset(&mut self, snd_una: SeqNum) {
+        let Scoreboard {
+            segs,
+            sacked,
+            lost,
+            retrans,
+            high_sacked,
+            lost_upto,
+            top_sacked,
+            top_cap,
+            high_rxt,
+            cache,
+            cache_len,
+            orig_cutoff,
+            orig_newly_acked,
+            delivered,
+            popped,
+            hints,
+        } = self;
+        segs.clear();
+        *sacked = 0;
+        *lost = 0;
+        *retrans = 0;
+        *high_sacked = None;
+        *lost_upto = snd_una;
+        top_sacked.clear();
+        *top_cap = TOP_SACKED_MIN;
+        *high_rxt = snd_una;
+        *cache = [SackBlock::default(); SACK_CACHE];
+        *cache_len = 0;
+        *orig_cutoff = None;
+        *orig_newly_acked = false;
+        *delivered = Delivered::default();
+        *popped = 0;
+        *hints = Default::default();
     }
 
     pub fn len(&self) -> usize {
@@ -487,7 +543,10 @@ impl Scoreboard {
     }
 
     /// Marks segments whose start is in `[from, to)` and that lie fully inside `blk`.
-    fn sack_range(&mut self, from: SeqNum, to: SeqNum, blk: SackBlock) -> u64 {
+    /// Marks the segments starting in `[from, to)` that end inside `blk`; returns the bytes
+    /// newly SACKed and sets `marked` when any segment was newly marked (a zero-length one
+    /// adds no bytes but changes `sacked_covers`).
+    fn sack_range(&mut self, from: SeqNum, to: SeqNum, blk: SackBlock, marked: &mut bool) -> u64 {
         if !from.lt(to) {
             // Empty range (a cached block that did not grow leftwards): no search.
             return 0;
@@ -499,6 +558,7 @@ impl Scoreboard {
             if !g.start.lt(to) || g.end().gt(blk.right) {
                 break;
             }
+            *marked |= !g.has(SACKED);
             n += self.mark_sacked(i);
             i += 1;
         }
@@ -513,7 +573,7 @@ impl Scoreboard {
     /// [`SackUpdate::dsack`] (loss recovery, the spurious detectors, the Linux sender's undo,
     /// the TLP episode).
     pub fn apply_sack(&mut self, blocks: &[SackBlock], snd_una: SeqNum, seg_ack: SeqNum, snd_nxt: SeqNum) -> SackUpdate {
-        let mut up = SackUpdate { newly_sacked: 0, dsack: is_dsack(blocks, seg_ack) };
+        let mut up = SackUpdate { newly_sacked: 0, dsack: is_dsack(blocks, seg_ack), changed_blocks: 0 };
         let mut new_cache = [SackBlock::default(); SACK_CACHE];
         let mut nc = 0;
         for (k, b) in blocks.iter().enumerate() {
@@ -526,6 +586,7 @@ impl Scoreboard {
                 continue;
             }
             let blk = SackBlock { left, right: b.right };
+            let mut marked = false;
             if nc < SACK_CACHE {
                 new_cache[nc] = blk;
                 nc += 1;
@@ -537,24 +598,27 @@ impl Scoreboard {
             match cached {
                 Some(c) => {
                     // Segments starting in [blk.left, c.left) plus those ending past c.right.
-                    up.newly_sacked += self.sack_range(blk.left, c.left, blk);
-                    if !c.right.lt(blk.right) {
-                        // Did not grow rightwards: every segment inside is marked already.
-                        continue;
-                    }
-                    let mut i = self.find(Hint::SackEdge, |g| g.end().le(c.right) && g.start.lt(c.right));
-                    // partition_point needs a monotone predicate; segments are ordered, so the
-                    // above is monotone as long as they are above SND.UNA.
-                    while i < self.segs.len() {
-                        let g = self.segs[i];
-                        if g.end().gt(blk.right) {
-                            break;
+                    up.newly_sacked += self.sack_range(blk.left, c.left, blk, &mut marked);
+                    // Did not grow rightwards: every segment inside is marked already.
+                    if c.right.lt(blk.right) {
+                        let mut i = self.find(Hint::SackEdge, |g| g.end().le(c.right) && g.start.lt(c.right));
+                        // partition_point needs a monotone predicate; segments are ordered, so
+                        // the above is monotone as long as they are above SND.UNA.
+                        while i < self.segs.len() {
+                            let g = self.segs[i];
+                            if g.end().gt(blk.right) {
+                                break;
+                            }
+                            marked |= !g.has(SACKED);
+                            up.newly_sacked += self.mark_sacked(i);
+                            i += 1;
                         }
-                        up.newly_sacked += self.mark_sacked(i);
-                        i += 1;
                     }
                 }
-                None => up.newly_sacked += self.sack_range(blk.left, blk.right, blk),
+                None => up.newly_sacked += self.sack_range(blk.left, blk.right, blk, &mut marked),
+            }
+            if marked && k < 8 {
+                up.changed_blocks |= 1 << k;
             }
         }
         self.cache = new_cache;
@@ -1057,6 +1121,57 @@ mod tests {
         sb.apply_sack(&[blk(200, 400)], SeqNum(0), SeqNum(0), nxt);
         let up = sb.apply_sack(&[blk(200, 600)], SeqNum(0), SeqNum(0), nxt);
         assert_eq!(up.newly_sacked, 200);
+        assert!(sb.check_counters());
+    }
+
+    /// `reset` gives exactly what `new` gives (every field, `Debug`) after a scoreboard has
+    /// been through SACKs, losses, retransmissions, a raised `top_cap` and cumulative ACKs, and
+    /// keeps the queues' allocations.
+    #[test]
+    fn a_reset_scoreboard_equals_a_new_one_and_keeps_its_buffers() {
+        let mut sb = board(20);
+        let nxt = SeqNum(2000);
+        sb.apply_sack(&[blk(300, 600), blk(900, 1200), blk(1500, 1700)], SeqNum(0), SeqNum(0), nxt);
+        assert!(sb.update_lost(6, 100) > 0, "a DupThresh above 3 raises top_cap");
+        if let Some(i) = sb.next_retransmit(false) {
+            sb.on_retransmit(i, SimTime(7));
+        }
+        sb.cum_ack(SeqNum(150));
+        sb.orig_cutoff = Some(SimTime(3));
+        assert_ne!(format!("{sb:?}"), format!("{:?}", Scoreboard::new(SeqNum(150))));
+        let (segs_cap, top_cap) = (sb.segs.capacity(), sb.top_sacked.capacity());
+        sb.reset(SeqNum(4_000_000_000));
+        assert_eq!(format!("{sb:?}"), format!("{:?}", Scoreboard::new(SeqNum(4_000_000_000))));
+        assert_eq!((sb.segs.capacity(), sb.top_sacked.capacity()), (segs_cap, top_cap));
+        assert!(segs_cap >= 20 && top_cap >= 6);
+    }
+
+    // `SackUpdate::changed_blocks`: the blocks that SACKed a segment for the first time (the
+    // analyzer searches for newly covered retransmissions only inside them).
+    #[test]
+    fn only_blocks_that_sack_something_new_are_flagged_changed() {
+        let mut sb = board(10);
+        let nxt = SeqNum(1000);
+        // Two new blocks: both flagged.
+        let up = sb.apply_sack(&[blk(600, 700), blk(300, 400)], SeqNum(0), SeqNum(0), nxt);
+        assert_eq!(up.changed_blocks, 0b11);
+        // The newest block grows, the older is repeated: only the first is flagged.
+        let up = sb.apply_sack(&[blk(600, 800), blk(300, 400)], SeqNum(0), SeqNum(0), nxt);
+        assert_eq!((up.changed_blocks, up.newly_sacked), (0b01, 100));
+        // A new block reported third, behind two repeats (also when the cache misses it:
+        // the repeat of [300, 400) is not the cached block of the previous ACK's first slot).
+        let up = sb.apply_sack(&[blk(600, 800), blk(300, 400), blk(100, 200)], SeqNum(0), SeqNum(0), nxt);
+        assert_eq!(up.changed_blocks, 0b100);
+        // Nothing new at all.
+        let up = sb.apply_sack(&[blk(100, 200), blk(300, 400), blk(600, 800)], SeqNum(0), SeqNum(0), nxt);
+        assert_eq!((up.changed_blocks, up.newly_sacked), (0, 0));
+        // A block that covers no whole segment marks nothing.
+        let up = sb.apply_sack(&[blk(450, 480)], SeqNum(0), SeqNum(0), nxt);
+        assert_eq!(up.changed_blocks, 0);
+        // A D-SACK (below SEG.ACK) is never flagged; an ordinary block behind it is.
+        let up = sb.apply_sack(&[blk(0, 100), blk(400, 500)], SeqNum(0), SeqNum(100), nxt);
+        assert!(up.dsack);
+        assert_eq!(up.changed_blocks, 0b10);
         assert!(sb.check_counters());
     }
 }

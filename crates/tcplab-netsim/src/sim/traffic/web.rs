@@ -146,6 +146,29 @@ impl Web {
         self.seq += 1;
     }
 
+    /// Replaces the heap's top (the event just handled, of `session`) by the session's next
+    /// events `next`, in the order they were drawn (which gives their insertion order). The
+    /// first takes the top's place (one sift-down instead of a pop and a push: the heap's pop
+    /// order depends only on the (time, insertion order) keys, which are unique).
+    fn replace_top(&mut self, session: u32, next: [Option<(SimTime, Step)>; 2]) {
+        let mut next = next.into_iter().flatten();
+        match next.next() {
+            Some((at, step)) => {
+                let top = Reverse(Pending { at, seq: self.seq, session, step });
+                self.seq += 1;
+                if let Some(mut t) = self.heap.peek_mut() {
+                    *t = top;
+                }
+            }
+            None => {
+                self.heap.pop();
+            }
+        }
+        for (at, step) in next {
+            self.push(at, session, step);
+        }
+    }
+
     /// An object's size in bytes (module docs: Pareto-II packets of `tcp.mss` bytes).
     fn object_bytes(&mut self, session: u32) -> u64 {
         let s = &self.spec;
@@ -174,22 +197,24 @@ fn pick(rng: &mut Pcg64Mcg, from: &[NodeId]) -> NodeId {
 impl TrafficSource for Web {
     fn next_arrival(&mut self) -> Option<Arrival> {
         loop {
-            let Reverse(p) = self.heap.pop()?;
+            let Reverse(p) = *self.heap.peek()?;
             if p.at > self.stop {
                 // Everything left is later still.
                 self.heap.clear();
                 return None;
             }
+            // The session's next page launch and next object, in draw order (`replace_top`).
+            let mut next = [None, None];
             let (server, left) = match p.step {
                 Step::Page => {
                     let sess = &mut self.sessions[p.session as usize];
                     sess.pages_left -= 1;
                     let server = pick(&mut sess.rng, &self.spec.senders);
                     if sess.pages_left > 0 {
-                        let next = p.at + exponential(&mut sess.rng, self.spec.inter_page);
-                        self.push(next, p.session, Step::Page);
+                        next[0] = Some((p.at + exponential(&mut sess.rng, self.spec.inter_page), Step::Page));
                     }
                     if self.spec.objects_per_page == 0 {
+                        self.replace_top(p.session, next);
                         continue;
                     }
                     (server, self.spec.objects_per_page)
@@ -198,9 +223,10 @@ impl TrafficSource for Web {
             };
             let size = self.object_bytes(p.session);
             if left > 1 {
-                let next = p.at + exponential(&mut self.sessions[p.session as usize].rng, self.spec.inter_object);
-                self.push(next, p.session, Step::Object { server, left: left - 1 });
+                let t = p.at + exponential(&mut self.sessions[p.session as usize].rng, self.spec.inter_object);
+                next[1] = Some((t, Step::Object { server, left: left - 1 }));
             }
+            self.replace_top(p.session, next);
             let client = self.sessions[p.session as usize].client;
             return Some(Arrival { at: p.at, src: server, dst: client, size: Some(size), tcp: Arc::clone(&self.tcp) });
         }
