@@ -243,6 +243,16 @@ impl Rack {
         }
     }
 
+    /// True when [`Rack::detect_loss`] can mark nothing and arm no timer, whatever the
+    /// reordering window: no RACK.xmit_ts yet, or nothing SACKed and no retransmission out —
+    /// then every outstanding segment is an original above the cumulative ACK, sent after
+    /// everything delivered, and none can be "sent before RACK.xmit_ts" (the per-ACK fast
+    /// path of Open; the caller may skip computing RACK.reo_wnd).
+    #[inline]
+    pub fn nothing_to_mark(&self, sb: &Scoreboard) -> bool {
+        self.xmit_ts.is_none() || (sb.sacked_bytes() == 0 && self.rtx_queue.is_empty())
+    }
+
     /// RFC 8985 §6.2 step 5 RACK_detect_loss(): "For each segment, Segment, not acknowledged
     /// yet: If RACK_sent_after(RACK.xmit_ts, RACK.end_seq, Segment.xmit_ts, Segment.end_seq):
     /// remaining = Segment.xmit_ts + RACK.rtt + RACK.reo_wnd - Now(); If remaining <= 0:
@@ -251,13 +261,10 @@ impl Rack {
     pub fn detect_loss(&mut self, sb: &mut Scoreboard, now: SimTime, reo_wnd: SimDuration) -> RackLoss {
         self.advanced = false;
         let mut out = RackLoss::default();
-        let Some(rack_ts) = self.xmit_ts else { return out };
-        if sb.sacked_bytes() == 0 && self.rtx_queue.is_empty() {
-            // Nothing SACKed and no retransmission out: every outstanding segment is an
-            // original above the cumulative ACK, sent after everything delivered — none can be
-            // "sent before RACK.xmit_ts" (the per-ACK fast path of Open).
+        if self.nothing_to_mark(sb) {
             return out;
         }
+        let Some(rack_ts) = self.xmit_ts else { return out };
         let wait = self.rtt + reo_wnd;
         // Never-retransmitted segments, in sequence (= send) order from the watermark. The
         // walk stops at the first one that is not (yet) lost; everything it passed is SACKed,

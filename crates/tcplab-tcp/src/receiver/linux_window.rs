@@ -45,7 +45,12 @@
 //! computing `tcp_space` when `rcv_ssthresh` already reached `window_clamp` (its `room` cannot
 //! be positive). A memo of `select_window`'s inputs was tried (session 6) and cost more than it
 //! saved: autotuning moves `rcv_ssthresh`, `sk_rcvbuf` and the queued bytes between ACKs, so it
-//! rarely hit (+85 instructions per packet on `linux_today cost 7`).
+//! rarely hit (+85 instructions per packet on `linux_today cost 7`). Session 7: the common
+//! outcome of each per-segment rule is decided inline and only the rest is a call (the read
+//! against a precomputed `adjust_at` instant, `tcp_grow_window` at the clamp,
+//! `tcp_measure_rcv_mss` on a full-sized segment), `tcp_full_space` is kept with its two
+//! inputs, and the receiver's timestamp clock is read only when an echo gives a sample.
+//! Every output is unchanged (docs/benchmarks.md, "Engine alone").
 //!
 //! Ambiguities resolved / not modelled:
 //! - The application reads everything in order as soon as it arrives, after the ACK that
@@ -135,10 +140,9 @@ pub struct DataSeg {
     pub now: SimTime,
     /// Payload bytes of the segment.
     pub len: u32,
-    /// The segment's TSecr when timestamps are in use.
+    /// The segment's TSecr when timestamps are in use (the receiver's own clock now,
+    /// `timer::ts_now(now)`, is read only when the echo gives a sample).
     pub tsecr: Option<u32>,
-    /// The receiver's timestamp clock now (`ts_now`).
-    pub ts_now: u32,
     /// RCV.NXT after the segment (and what it released from the out-of-order queue).
     pub rcv_nxt: SeqNum,
     /// Out-of-order bytes queued after the segment.
@@ -161,6 +165,9 @@ pub struct LinuxRcvWindow {
     sk_rcvbuf: u64,
     /// `tp->scaling_ratio` (1/256ths).
     scaling_ratio: u64,
+    /// `tcp_full_space` = `__tcp_win_from_space(scaling_ratio, sk_rcvbuf)`, kept with the two
+    /// (they change a few times per connection; every ACK reads it in `select_window`).
+    full_space: u64,
     /// `tp->window_clamp`.
     window_clamp: u64,
     /// `tp->rcv_ssthresh`.
@@ -179,6 +186,10 @@ pub struct LinuxRcvWindow {
     rcvq_time: Option<SimTime>,
     /// `tp->rcv_rtt_est.rtt_us` (<< 3, as the kernel keeps it), 0 = no sample.
     rcv_rtt_us8: u64,
+    /// When the next read may adjust the buffer: `rcvq_time` + `rcv_rtt_us8 >> 3` µs, kept with
+    /// the two ([`LinuxRcvWindow::set_adjust_at`]) so that the per-segment read decides
+    /// "not yet" without a call (`linux_today cost 7`, docs/benchmarks.md "Engine alone").
+    adjust_at: SimTime,
     /// `tp->rcv_rtt_est.seq` / `.time` (the per-window measurement without timestamps).
     rcv_rtt_seq: SeqNum,
     rcv_rtt_time: Option<SimTime>,
@@ -204,6 +215,7 @@ impl LinuxRcvWindow {
             timestamps,
             sk_rcvbuf,
             scaling_ratio: TCP_DEFAULT_SCALING_RATIO,
+            full_space: win_from_space(TCP_DEFAULT_SCALING_RATIO, sk_rcvbuf),
             window_clamp: 0,
             rcv_ssthresh: 0,
             rcv_wnd: 0,
@@ -214,6 +226,7 @@ impl LinuxRcvWindow {
             rcvq_seq: SeqNum(0),
             rcvq_time: None,
             rcv_rtt_us8: 0,
+            adjust_at: SimTime::MAX,
             rcv_rtt_seq: SeqNum(0),
             rcv_rtt_time: None,
             rcv_rtt_last_tsecr: None,
@@ -226,7 +239,8 @@ impl LinuxRcvWindow {
 
     /// `tcp_full_space`: "return tcp_win_from_space(sk, READ_ONCE(sk->sk_rcvbuf));".
     fn full_space(&self) -> u64 {
-        win_from_space(self.scaling_ratio, self.sk_rcvbuf)
+        debug_assert_eq!(self.full_space, win_from_space(self.scaling_ratio, self.sk_rcvbuf));
+        self.full_space
     }
 
     /// `tcp_space`: the buffer less what is queued, at the current ratio.
@@ -296,6 +310,7 @@ impl LinuxRcvWindow {
     pub fn on_established(&mut self, now: SimTime) {
         if self.rcvq_time.is_none() {
             self.rcvq_time = Some(now);
+            self.set_adjust_at();
         }
     }
 
@@ -343,18 +358,32 @@ impl LinuxRcvWindow {
     ///             if (tp->window_clamp < tp->rcv_ssthresh) tp->rcv_ssthresh = tp->window_clamp; } }
     ///     icsk->icsk_ack.rcv_mss = min_t(unsigned int, len, tcp_sk(sk)->advmss); }
     /// ```
+    ///
+    /// A segment shorter than `rcv_mss`, or of exactly `rcv_mss` bytes when that is within
+    /// `advmss` (the common full-sized segment), changes nothing: that test is inlined, the
+    /// rest is not.
+    #[inline]
     fn measure_rcv_mss(&mut self, len: u32) {
-        if len < self.rcv_mss {
+        if len < self.rcv_mss || (len == self.rcv_mss && u64::from(len) <= self.advmss) {
             return;
         }
-        if len != self.rcv_mss {
-            let old = self.scaling_ratio;
-            let val = (u64::from(len) << TCP_RMEM_TO_WIN_SCALE) / truesize(len, self.timestamps);
-            self.scaling_ratio = val.max(1);
-            if old != self.scaling_ratio {
-                self.set_window_clamp(win_from_space(self.scaling_ratio, self.sk_rcvbuf));
-                self.rcv_ssthresh = self.rcv_ssthresh.min(self.window_clamp);
-            }
+        if len == self.rcv_mss {
+            self.set_rcv_mss(len.min(self.advmss as u32));
+        } else {
+            self.measure_rcv_mss_larger(len);
+        }
+    }
+
+    /// [`LinuxRcvWindow::measure_rcv_mss`] for a segment longer than `rcv_mss`.
+    #[inline(never)]
+    fn measure_rcv_mss_larger(&mut self, len: u32) {
+        let old = self.scaling_ratio;
+        let val = (u64::from(len) << TCP_RMEM_TO_WIN_SCALE) / truesize(len, self.timestamps);
+        self.scaling_ratio = val.max(1);
+        self.full_space = win_from_space(self.scaling_ratio, self.sk_rcvbuf);
+        if old != self.scaling_ratio {
+            self.set_window_clamp(win_from_space(self.scaling_ratio, self.sk_rcvbuf));
+            self.rcv_ssthresh = self.rcv_ssthresh.min(self.window_clamp);
         }
         self.set_rcv_mss(len.min(self.advmss as u32));
     }
@@ -395,6 +424,7 @@ impl LinuxRcvWindow {
         } else if !win_dep {
             self.rcv_rtt_us8 = old - (old >> 3) + sample_us;
         }
+        self.set_adjust_at();
     }
 
     /// `tcp_rcv_rtt_measure` (once per window of data, without timestamps' help):
@@ -436,7 +466,7 @@ impl LinuxRcvWindow {
         }
         self.rcv_rtt_last_tsecr = Some(tsecr);
         if seg.len >= self.rcv_mss {
-            let delta = seg.ts_now.wrapping_sub(tsecr) as i32;
+            let delta = crate::timer::ts_now(seg.now).wrapping_sub(tsecr) as i32;
             if delta > 0 {
                 let us = u64::from(delta as u32) * (crate::timer::TS_CLOCK_TICK.as_nanos() / 1_000);
                 self.rcv_rtt_update(us, false);
@@ -481,11 +511,19 @@ impl LinuxRcvWindow {
     ///                 inet_csk(sk)->icsk_ack.quick |= 1; } }
     /// ```
     /// (`truesize_adjust` changes nothing for a linear skb.)
+    #[inline]
     fn grow_window(&mut self, len: u32) -> bool {
-        // room <= window_clamp - rcv_ssthresh: no room, without computing tcp_space.
+        // room <= window_clamp - rcv_ssthresh: no room, without computing tcp_space (inlined:
+        // with the clamp reached, the common case, no call).
         if self.rcv_ssthresh >= self.window_clamp {
             return false;
         }
+        self.grow_window_room(len)
+    }
+
+    /// [`LinuxRcvWindow::grow_window`] below the clamp.
+    #[inline(never)]
+    fn grow_window_room(&mut self, len: u32) -> bool {
         let room = self.window_clamp.min(self.space()) as i64 - self.rcv_ssthresh as i64;
         if room <= 0 {
             return false;
@@ -507,10 +545,11 @@ impl LinuxRcvWindow {
     /// An in-order data segment was queued (`tcp_event_data_recv`'s window part, and
     /// `tcp_rcv_established`'s `tcp_rcv_rtt_measure_ts`). `released` = out-of-order bytes it
     /// moved to the receive queue. True when the receiver should grant one quick ACK
-    /// (`icsk_ack.quick |= 1`).
+    /// (`icsk_ack.quick |= 1`). The caller completed the read an earlier arrival left due
+    /// ([`LinuxRcvWindow::finish_read`]; `Receiver::on_segment_at` does so on entry).
     #[inline]
     pub fn on_in_order(&mut self, seg: &DataSeg, released: u64) -> bool {
-        self.finish_read();
+        debug_assert!(self.read_due.is_none(), "on_in_order: a read is still due");
         self.rcv_rtt_measure_ts(seg);
         self.measure_rcv_mss(seg.len);
         self.rcv_rtt_measure(seg.now, seg.rcv_nxt);
@@ -531,7 +570,7 @@ impl LinuxRcvWindow {
     /// if (sk->sk_socket) tcp_rcvbuf_grow(sk, tp->rcvq_space.space);
     /// ```
     pub fn on_out_of_order(&mut self, seg: &DataSeg) -> bool {
-        self.finish_read();
+        debug_assert!(self.read_due.is_none(), "on_out_of_order: a read is still due");
         self.ooo_bytes = seg.ooo_bytes;
         self.ooo_right = seg.ooo_right;
         let grew = seg.sack && self.grow_window(seg.len);
@@ -569,6 +608,7 @@ impl LinuxRcvWindow {
         let rcvbuf = space_from_win(self.scaling_ratio, rcvwin).min(self.rmem_max);
         if rcvbuf > self.sk_rcvbuf {
             self.sk_rcvbuf = rcvbuf;
+            self.full_space = win_from_space(self.scaling_ratio, rcvbuf);
             self.window_clamp = win_from_space(self.scaling_ratio, rcvbuf);
         }
     }
@@ -591,31 +631,45 @@ impl LinuxRcvWindow {
     /// ```
     /// (the reader reads everything: inq = 0 after the read.) Called several times per
     /// segment, mostly with no read due: that check is inlined, the read is not.
+    /// The first three tests (no RTT sample, no start time, less than an RTT since) are
+    /// one comparison with [`LinuxRcvWindow::set_adjust_at`]'s instant, inlined; the rest is
+    /// not.
     #[inline]
     pub fn finish_read(&mut self) {
         if let Some((now, copied_seq)) = self.read_due.take() {
-            self.read(now, copied_seq);
+            self.unread = 0;
+            if now >= self.adjust_at {
+                self.read(now, copied_seq);
+            }
         }
     }
 
-    /// The read [`LinuxRcvWindow::finish_read`] found due (`tcp_rcv_space_adjust`).
+    /// `adjust_at` for the current `rcvq_time` and `rcv_rtt_us8`: [`LinuxRcvWindow::finish_read`]
+    /// skips the read exactly when `tcp_rcv_space_adjust` returns early — never with no RTT
+    /// sample or no start time (`SimTime::MAX`); with an RTT of 0 µs never skips (`time < 0`
+    /// is false: `SimTime::ZERO`); else "time < rtt_us >> 3" with time = whole µs since
+    /// `rcvq_time` ⇔ now < rcvq_time + (rtt_us >> 3) µs (integers: ⌊d / 1000⌋ < r ⇔ d < 1000 r).
+    fn set_adjust_at(&mut self) {
+        let rtt_us = self.rcv_rtt_us8 >> 3;
+        self.adjust_at = match self.rcvq_time {
+            _ if self.rcv_rtt_us8 == 0 => SimTime::MAX,
+            None => SimTime::MAX,
+            Some(_) if rtt_us == 0 => SimTime::ZERO,
+            Some(t0) => t0.saturating_add(tcplab_time::SimDuration::from_micros(rtt_us)),
+        };
+    }
+
+    /// The read [`LinuxRcvWindow::finish_read`] found due at or after `adjust_at`
+    /// (`tcp_rcv_space_adjust` past its early returns).
     #[inline(never)]
     fn read(&mut self, now: SimTime, copied_seq: SeqNum) {
-        self.unread = 0;
-        if self.rcv_rtt_us8 == 0 {
-            return;
-        }
-        let Some(t0) = self.rcvq_time else { return };
-        let time_us = now.saturating_since(t0).as_nanos() / 1_000;
-        if time_us < self.rcv_rtt_us8 >> 3 {
-            return;
-        }
         let copied = u64::from(copied_seq - self.rcvq_seq);
         if copied > self.rcvq_space {
             self.rcvbuf_grow(copied_seq, copied);
         }
         self.rcvq_seq = copied_seq;
         self.rcvq_time = Some(now);
+        self.set_adjust_at();
     }
 
     /// The window for an outgoing ACK (`tcp_select_window`), `cur_win` = what the last one
@@ -699,7 +753,6 @@ mod tests {
             now: SimTime::from_nanos(now_ms * 1_000_000),
             len: MSS,
             tsecr: None,
-            ts_now: 0,
             rcv_nxt: SeqNum(rcv_nxt),
             ooo_bytes: 0,
             ooo_right: None,
@@ -763,8 +816,8 @@ mod tests {
         let mut w = LinuxRcvWindow::new(RMEM_MAX, MSS, true);
         w.on_syn(10, SeqNum(0));
         w.on_established(SimTime::ZERO);
-        // Timestamps: TSecr 100 echoed at receiver clock 120: a 20 ms sample.
-        let first = DataSeg { tsecr: Some(100), ts_now: 120, ..seg(0, MSS) };
+        // Timestamps: a TSecr 20 ticks before the receiver's clock now: a 20 ms sample.
+        let first = DataSeg { tsecr: Some(crate::timer::ts_now(SimTime::ZERO).wrapping_sub(20)), ..seg(0, MSS) };
         w.on_in_order(&first, 0);
         w.finish_read();
         assert_eq!(w.rcv_rtt_us8 >> 3, 20_000);

@@ -268,7 +268,6 @@ impl Receiver {
                 now,
                 len: seg.len,
                 tsecr: if self.ts_ok { seg.options.timestamps.map(|(_, ecr)| ecr) } else { None },
-                ts_now: if self.ts_ok { crate::timer::ts_now(now) } else { 0 },
                 rcv_nxt: self.rcv_nxt,
                 ooo_bytes: self.ooo_bytes,
                 ooo_right: self.reasm.ranges().last().map(|r| r.right),

@@ -15,13 +15,17 @@ impl Sender {
     /// cumulative acknowledgment. `acked_newest`: the send time of the newest segment the
     /// ACK newly acknowledged when none of them was retransmitted.
     pub(super) fn rack_on_ack(&mut self, now: SimTime, dsack: bool, seg: &crate::segment::Segment, acked: bool, acked_newest: Option<SimTime>) {
-        // Step 1's sample: Linux's ca_rtt_us (SACK, then cumulative, then the TS echo).
+        // Step 1's sample: Linux's ca_rtt_us (SACK, then cumulative, then the TS echo). The
+        // echo is read only when `rack_min_rtt_sample` can use it (no send-time sample and the
+        // ACK advanced SND.UNA): the sender's clock costs a division per ACK otherwise.
+        let sacked_newest = self.sb.delivered.newest_sacked_original;
+        let echo_used = acked && sacked_newest.is_none() && acked_newest.is_none();
         let rtt_sample = super::rules::rack_min_rtt_sample(&super::rules::CaRttInputs {
             now,
             acked_newest,
-            sacked_newest: self.sb.delivered.newest_sacked_original,
+            sacked_newest,
             acked,
-            ts: seg.options.timestamps.filter(|_| self.ts_ok).map(|(_, tsecr)| (crate::timer::ts_now(now), tsecr)),
+            ts: seg.options.timestamps.filter(|_| echo_used && self.ts_ok).map(|(_, tsecr)| (crate::timer::ts_now(now), tsecr)),
         });
         let ev = RackAckEvent {
             now,
@@ -70,6 +74,13 @@ impl Sender {
     /// RFC 8985 §6.2 step 5 and §6.3 (Linux `tcp_rack_mark_lost`): marks what RACK deems lost
     /// and (re)arms or cancels the reordering timer. Returns the bytes newly marked lost.
     pub(super) fn rack_detect(&mut self, now: SimTime, timers: &mut Timers) -> u64 {
+        if self.rack.nothing_to_mark(&self.sb) {
+            // detect_loss's own fast path, taken before RACK.reo_wnd is computed: no loss, no
+            // timeout (the reordering timer is cancelled, as below).
+            self.rack.advanced = false;
+            timers.cancel(TimerKind::RackReo);
+            return 0;
+        }
         let reo_wnd = self.rack_reo_wnd();
         let out = self.rack.detect_loss(&mut self.sb, now, reo_wnd);
         match out.timeout {

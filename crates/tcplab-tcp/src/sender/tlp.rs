@@ -43,6 +43,12 @@ impl Sender {
             timers.cancel(TimerKind::Pto);
             return;
         }
+        self.tlp_restart(now, timers);
+    }
+
+    /// [`Sender::tlp_schedule`] once §7.2 allowed a PTO (`tlp_after_ack` tested it already).
+    #[inline]
+    fn tlp_restart(&mut self, now: SimTime, timers: &mut Timers) {
         let rto_at = timers.get(TimerKind::Rto);
         let srtt = self.rtt.srtt();
         let flight = self.flight_size();
@@ -82,7 +88,7 @@ impl Sender {
         if self.snd_una == self.snd_nxt || !self.tlp_may_arm() {
             timers.cancel(TimerKind::Pto);
         } else if bytes_acked > 0 {
-            self.tlp_schedule(now, timers);
+            self.tlp_restart(now, timers);
         }
     }
 
